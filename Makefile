@@ -1,0 +1,45 @@
+# The two commands of the README:
+#   make run    install what is missing, build, run the main job
+#   make test   install what is missing, build, run every test (also under ASan+UBSan)
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+FLUX       := $(BUILD)/apps/flux/flux
+RESULTS    ?= results
+
+.PHONY: all deps build run test test-release test-asan bench format clean
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUX_WERROR=ON
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Main job. Until the evaluation exists: the paper's workload (Llama 3 8B,
+# 8 layers, TP4 x DP2 on 8 A100s) generated and summarised.
+run: build
+	@mkdir -p $(RESULTS)
+	$(FLUX) generate llama3 --model 8b --layers 8 --tp 4 --dp 2 --gpu a100 -o $(RESULTS)/llama3-8b-L8-tp4-dp2.json
+	$(FLUX) info $(RESULTS)/llama3-8b-L8-tp4-dp2.json
+
+test: test-release test-asan
+
+test-release: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+	  -DFLUX_SANITIZE=ON -DFLUX_WERROR=ON -DFLUX_BUILD_BENCH=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+bench: build
+	bash bench/run.sh $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

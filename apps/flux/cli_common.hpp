@@ -1,0 +1,29 @@
+#pragma once
+// Helpers shared by the CLI's subcommands: option parsing with units and the
+// one place where errors become messages and exit codes.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "flux/core/error.hpp"
+#include "flux/core/system.hpp"
+#include "flux/core/time.hpp"
+
+namespace flux::cli {
+
+/// Options that describe the system (switches, link rate, tau), as strings
+/// with units until validated.
+struct SystemOptions {
+  std::uint32_t switches = 2;
+  double link_gbps = 800.0;
+  std::string tau = "10us";
+
+  void add_to(CLI::App& app, bool with_switches_and_tau);
+  /// Parses and validates; throws core::InputError naming the option.
+  [[nodiscard]] core::System to_system() const;
+};
+
+/// The same error, naming the command-line option (`--micro-batches`)
+/// instead of the library's field (`micro_batches`).
+core::InputError as_option_error(const core::InputError& e);
+
+}  // namespace flux::cli

@@ -1,0 +1,113 @@
+// flux info w.json: counts, bytes, the traffic matrix, the critical path on
+// an ideal network and the compute share.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flux/core/summary.hpp"
+#include "flux/trace/workload_json.hpp"
+
+namespace flux::cli {
+namespace {
+
+struct InfoOptions {
+  std::string input;
+  SystemOptions system;
+  std::size_t top = 10;
+};
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", b, units[u]);
+  return buf;
+}
+
+void print_matrix(const core::Workload& w, std::size_t top) {
+  const std::size_t n = w.accelerators();
+  const auto m = core::traffic_matrix(w);
+  if (n <= 16) {
+    std::printf("traffic matrix (MiB, row = src, column = dst):\n     ");
+    for (std::size_t d = 0; d < n; ++d) std::printf("%8zu", d);
+    std::printf("\n");
+    for (std::size_t s = 0; s < n; ++s) {
+      std::printf("%4zu ", s);
+      for (std::size_t d = 0; d < n; ++d) {
+        const std::uint64_t b = m[s * n + d];
+        if (b == 0) {
+          std::printf("%8s", ".");
+        } else {
+          std::printf("%8.1f", static_cast<double>(b) / (1024.0 * 1024.0));
+        }
+      }
+      std::printf("\n");
+    }
+    return;
+  }
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] != 0) order.push_back(i);
+  }
+  const std::size_t k = std::min(top, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [&](std::size_t a, std::size_t b) { return m[a] != m[b] ? m[a] > m[b] : a < b; });
+  std::printf("traffic matrix: %zu x %zu, %zu pairs with traffic; the %zu largest:\n", n, n,
+              order.size(), k);
+  for (std::size_t i = 0; i < k; ++i) {
+    std::printf("  %6zu -> %-6zu %s\n", order[i] / n, order[i] % n,
+                human_bytes(static_cast<double>(m[order[i]])).c_str());
+  }
+}
+
+void run_info(const InfoOptions& o) {
+  const core::System system = o.system.to_system();
+  const core::Workload w = trace::read_workload(o.input);
+  const core::WorkloadSummary s = core::summarize(w, system);
+  std::printf("workload        %s\n", w.name().c_str());
+  std::printf("accelerators    %u\n", w.accelerators());
+  std::printf("sends           %llu\n", static_cast<unsigned long long>(s.tasks));
+  std::printf("dependencies    %llu\n", static_cast<unsigned long long>(s.deps));
+  std::printf("labels          %llu\n", static_cast<unsigned long long>(s.labels));
+  std::printf("bytes           %s total; per send %s .. %s\n",
+              human_bytes(static_cast<double>(s.total_bytes)).c_str(),
+              human_bytes(static_cast<double>(s.min_bytes)).c_str(),
+              human_bytes(static_cast<double>(s.max_bytes)).c_str());
+  std::printf("pairs           %llu (src, dst) with traffic\n",
+              static_cast<unsigned long long>(s.pairs));
+  std::printf("link            %g Gb/s: transmission %s in all\n", system.link_gbps,
+              core::format_duration(s.transmission_sum_ps).c_str());
+  std::printf("compute         %s in all (edges, releases, tails)\n",
+              core::format_duration(s.total_compute_ps).c_str());
+  std::printf("critical path   %s on an ideal network (every pair connected, no reconfiguration)\n",
+              core::format_duration(s.critical_path_ps).c_str());
+  const double share = s.critical_path_ps
+                           ? static_cast<double>(s.compute_on_path_ps) /
+                                 static_cast<double>(s.critical_path_ps)
+                           : 0.0;
+  std::printf("compute share   %.1f%% of the critical path is compute, %.1f%% transmission\n",
+              100 * share, 100 * (1 - share));
+  print_matrix(w, o.top);
+}
+
+}  // namespace
+
+void register_info(CLI::App& app) {
+  auto opts = std::make_shared<InfoOptions>();
+  auto* info = app.add_subcommand("info", "summarise a workload file");
+  info->add_option("workload", opts->input, "workload file (flux.workload/v1 JSON)")
+      ->required();
+  opts->system.add_to(*info, false);
+  info->add_option("--top", opts->top, "pairs to list when the matrix is too large to print")
+      ->capture_default_str();
+  info->callback([opts] { run_info(*opts); });
+}
+
+}  // namespace flux::cli

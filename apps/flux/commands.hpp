@@ -1,0 +1,11 @@
+#pragma once
+// One register_* per subcommand; each adds itself to the app and runs from
+// its callback (errors propagate as exceptions to main).
+#include <CLI/CLI.hpp>
+
+namespace flux::cli {
+
+void register_generate(CLI::App& app);
+void register_info(CLI::App& app);
+
+}  // namespace flux::cli

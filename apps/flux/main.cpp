@@ -1,0 +1,32 @@
+// flux: the command-line front end. Each subcommand is a thin layer over the
+// library; errors from the library arrive as exceptions and are reported here,
+// once, with a non-zero exit code.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "commands.hpp"
+#include "flux/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"flux: workload-aware optical circuit switch scheduling for LLM training"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "flux 0.1.0");
+  flux::cli::register_generate(app);
+  flux::cli::register_info(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const flux::core::InputError& e) {
+    std::cerr << "flux: error: " << e.what() << "\n";
+    return 2;
+  } catch (const flux::core::Error& e) {
+    std::cerr << "flux: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "flux: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,103 @@
+#pragma once
+// The workload of the paper's section 3: one training iteration as a DAG
+// G = (V, E). Each vertex is an atomic point-to-point send (src, dst, bytes);
+// each edge (u, v) carries the compute time c_{u,v} >= 0 that must elapse
+// between the end of u and the start of v.
+//
+// Extension (docs/model.md): a task may carry `release` (earliest start: the
+// compute before its first send) and `tail` (compute after it before the
+// iteration ends). Both default to 0, which is exactly the paper's model.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flux/core/ids.hpp"
+#include "flux/core/time.hpp"
+
+namespace flux::core {
+
+inline constexpr std::uint32_t kNoLabel = 0xffffffffu;
+
+struct Task {
+  std::uint64_t id = 0;  ///< user-visible id, unique within the workload
+  Rank src;
+  Rank dst;
+  std::uint64_t bytes = 0;
+  TimePs release_ps = 0;  ///< earliest start (compute before it), >= 0
+  TimePs tail_ps = 0;     ///< compute after it before the iteration ends, >= 0
+  std::uint32_t label = kNoLabel;  ///< index into WorkloadData::labels, or kNoLabel
+};
+
+/// A dependency edge: `to` may start `compute_ps` after `from` has finished.
+struct Dep {
+  TaskIndex from;
+  TaskIndex to;
+  TimePs compute_ps = 0;
+};
+
+/// Plain data from which a Workload is built (by a reader or a generator).
+/// Deps refer to tasks by their position in `tasks`.
+struct WorkloadData {
+  std::string name;
+  std::uint32_t accelerators = 0;
+  std::vector<Task> tasks;
+  std::vector<Dep> deps;
+  std::vector<std::string> labels;  ///< interned label strings
+};
+
+/// A validated, immutable workload DAG with adjacency in both directions and
+/// a topological order.
+class Workload {
+ public:
+  /// Validates `data` and builds the adjacency. Throws InputError naming the
+  /// field and value: duplicate ids, endpoints out of range, src == dst,
+  /// bytes == 0, negative or absurd times, deps naming missing tasks, a cycle
+  /// (one cycle is reported by task ids).
+  explicit Workload(WorkloadData data);
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] std::uint32_t accelerators() const { return accelerators_; }
+  [[nodiscard]] std::size_t num_tasks() const { return tasks_.size(); }
+  [[nodiscard]] std::size_t num_deps() const { return deps_.size(); }
+  [[nodiscard]] std::span<const Task> tasks() const { return tasks_; }
+  [[nodiscard]] const Task& task(TaskIndex v) const { return tasks_[v.value()]; }
+  [[nodiscard]] std::string_view label(TaskIndex v) const;
+  [[nodiscard]] std::span<const std::string> labels() const { return labels_; }
+
+  /// All edges, sorted by (from, to): children of u are a contiguous range.
+  [[nodiscard]] std::span<const Dep> deps() const { return deps_; }
+  /// Outgoing edges of u (each Dep has from == u).
+  [[nodiscard]] std::span<const Dep> out_edges(TaskIndex u) const;
+  /// Incoming edges of v, as indices into deps().
+  [[nodiscard]] std::span<const std::uint32_t> in_edge_ids(TaskIndex v) const;
+  /// Tasks in a topological order (parents before children), ties by index.
+  [[nodiscard]] std::span<const TaskIndex> topo_order() const { return topo_; }
+  /// Position of v in topo_order().
+  [[nodiscard]] std::uint32_t topo_position(TaskIndex v) const { return topo_pos_[v.value()]; }
+
+  /// Task with the given user id, if any.
+  [[nodiscard]] std::optional<TaskIndex> find(std::uint64_t id) const;
+  [[nodiscard]] std::uint64_t total_bytes() const;
+
+  /// Gives the plain data back (e.g. to modify and rebuild).
+  [[nodiscard]] WorkloadData data() const;
+
+ private:
+  std::string name_;
+  std::uint32_t accelerators_ = 0;
+  std::vector<Task> tasks_;
+  std::vector<Dep> deps_;
+  std::vector<std::string> labels_;
+  std::vector<std::uint32_t> out_offsets_;  // deps_[out_offsets_[u] .. out_offsets_[u+1])
+  std::vector<std::uint32_t> in_offsets_;
+  std::vector<std::uint32_t> in_edges_;
+  std::vector<TaskIndex> topo_;
+  std::vector<std::uint32_t> topo_pos_;
+  bool dense_ids_ = true;  // task i has id i: find() needs no map
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> id_index_;  // sorted, when !dense_ids_
+};
+
+}  // namespace flux::core

@@ -1,0 +1,62 @@
+#pragma once
+// A schedule: for task-level schedulers (flux-milp, flux) a switch and a start
+// time per send; for every scheduler, per switch, the circuit timeline the OCS
+// executes. A circuit is the unordered pair {a, b} (a < b) of accelerators it
+// joins on one switch; while it is set up (the reconfiguration window
+// [up - tau, up)) and while it is up ([up, down)) both ports are taken.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flux/core/ids.hpp"
+#include "flux/core/system.hpp"
+#include "flux/core/time.hpp"
+
+namespace flux::schedule {
+
+/// Outcome of a scheduler run.
+enum class SolveStatus : std::uint8_t {
+  kOptimal,     ///< proven optimal (gap 0 within tolerance)
+  kFeasible,    ///< a valid schedule; optimality not proven (gap may be reported)
+  kInfeasible,  ///< proven that no schedule exists
+  kNoSolution,  ///< stopped (time limit) before finding any schedule
+  kError,       ///< the solver failed
+};
+std::string_view to_string(SolveStatus s);
+/// Throws core::InputError on an unknown name.
+SolveStatus solve_status_from_string(std::string_view s);
+
+struct TaskAssignment {
+  std::uint64_t task_id = 0;  ///< the workload's task id
+  core::SwitchId sw;
+  core::TimePs start_ps = 0;
+};
+
+struct CircuitInterval {
+  core::Rank a;  ///< a < b
+  core::Rank b;
+  core::TimePs setup_ps = 0;  ///< reconfiguration starts (up_ps - tau, or up_ps if preset)
+  core::TimePs up_ps = 0;     ///< circuit carries data from here ...
+  core::TimePs down_ps = 0;   ///< ... until here (exclusive)
+};
+
+struct SwitchTimeline {
+  std::vector<CircuitInterval> circuits;  ///< sorted by (up_ps, a, b)
+};
+
+struct Schedule {
+  std::string scheduler;
+  std::string workload;  ///< the workload's name
+  core::System system;
+  core::TimePs makespan_ps = 0;
+  SolveStatus status = SolveStatus::kFeasible;
+  std::optional<core::TimePs> lower_bound_ps;
+  std::optional<double> gap;           ///< (makespan - bound) / bound
+  std::optional<double> solve_time_s;  ///< wall time of the scheduler
+  std::vector<TaskAssignment> tasks;   ///< empty for circuit-only schedulers
+  std::vector<SwitchTimeline> timelines;  ///< one per switch (size == system.switches)
+};
+
+}  // namespace flux::schedule

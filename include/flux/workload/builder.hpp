@@ -1,0 +1,43 @@
+#pragma once
+// Incremental construction of a Workload by generators and importers. Tasks
+// get ids equal to their index (0, 1, 2, ...); labels are interned.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "flux/core/workload.hpp"
+
+namespace flux::workload {
+
+class WorkloadBuilder {
+ public:
+  WorkloadBuilder(std::string name, std::uint32_t accelerators);
+
+  /// Adds a send; its id is its index. Returns the index.
+  core::TaskIndex add_send(core::Rank src, core::Rank dst, std::uint64_t bytes,
+                           std::uint32_t label = core::kNoLabel);
+  /// Adds the edge from -> to with `compute_ps` of compute between them.
+  void add_dep(core::TaskIndex from, core::TaskIndex to, core::TimePs compute_ps = 0);
+  /// Raises the task's release (earliest start) to at least `ps`.
+  void raise_release(core::TaskIndex v, core::TimePs ps);
+  /// Raises the task's tail (compute after it) to at least `ps`.
+  void raise_tail(core::TaskIndex v, core::TimePs ps);
+  /// Index of `label` in the label table, adding it if new.
+  std::uint32_t intern_label(std::string_view label);
+
+  void reserve(std::size_t tasks, std::size_t deps);
+  [[nodiscard]] std::size_t num_tasks() const { return data_.tasks.size(); }
+  [[nodiscard]] std::size_t num_deps() const { return data_.deps.size(); }
+  [[nodiscard]] const core::Task& task(core::TaskIndex v) const { return data_.tasks[v.value()]; }
+  [[nodiscard]] std::uint32_t accelerators() const { return data_.accelerators; }
+
+  /// Validates and returns the workload; the builder is left empty.
+  core::Workload build() &&;
+
+ private:
+  core::WorkloadData data_;
+  std::unordered_map<std::string, std::uint32_t> label_index_;
+};
+
+}  // namespace flux::workload

@@ -1,0 +1,84 @@
+#pragma once
+// Collectives decomposed into point-to-point sends by a named algorithm.
+//
+// Sizes: `bytes` is the per-rank buffer of the collective:
+//   all-reduce      every rank holds a vector of `bytes`; all end with the sum
+//   reduce-scatter  every rank holds `bytes`; each ends with its reduced 1/p
+//   all-gather      every rank ends with `bytes` (it starts with its 1/p)
+//   all-to-all      every rank sends bytes/p to each other rank
+// A buffer of B bytes on p ranks is cut into p chunks; chunk c has
+// floor(B/p) bytes plus one if c < B mod p. Chunks of 0 bytes send nothing.
+//
+// Algorithms (p = group size):
+//   ring    reduce-scatter and all-gather: p-1 steps each; at step j rank i
+//           sends one chunk to rank i+1. All-reduce = reduce-scatter then
+//           all-gather: 2(p-1) steps of B/p. A rank's step-j send waits for
+//           its step-(j-1) receive.
+//   direct  reduce-scatter: every rank sends chunk j to rank j (one step);
+//           all-gather: every rank sends its chunk to every other rank.
+//           All-reduce = both; a rank's all-gather sends wait for all its
+//           reduce-scatter receives. All-to-all: one step of p(p-1) sends.
+//   halving-doubling  (Rabenseifner) reduce-scatter by recursive halving
+//           (log2 p steps, partner i xor p/2, p/4, ..., sizes B/2, B/4, ...),
+//           all-gather by recursive doubling (sizes reversed). For p not a
+//           power of two, the r = p - 2^k extra ranks first send their whole
+//           buffer to a partner among the first r ranks and get the result
+//           back at the end (all-reduce halves the buffer cut into 2^k
+//           pieces; reduce-scatter and all-gather halve blocks of one or two
+//           chunks so each rank still ends with its own chunk). A send waits
+//           for all of the rank's earlier receives in the collective: the
+//           data it carries was reduced from every one of them.
+//   All-to-all is the direct pattern whatever the algorithm.
+// Zero-byte sends are not emitted; a send then waits for the receives that
+// did happen, so dependencies stay transitive.
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "flux/core/ids.hpp"
+#include "flux/workload/builder.hpp"
+
+namespace flux::workload {
+
+enum class CollectiveKind : std::uint8_t { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
+enum class Algorithm : std::uint8_t { kRing, kDirect, kHalvingDoubling };
+
+std::string_view to_string(CollectiveKind k);
+std::string_view to_string(Algorithm a);
+/// "ring", "direct", "halving-doubling"; throws core::InputError otherwise.
+Algorithm algorithm_from_string(std::string_view name);
+
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  Algorithm algorithm = Algorithm::kRing;
+  std::vector<core::Rank> group;  ///< distinct ranks; position = rank within the group
+  std::uint64_t bytes = 0;        ///< per-rank buffer, see above
+  std::uint32_t label = core::kNoLabel;
+};
+
+/// The sends one collective added, seen from each member (same order as
+/// spec.group).
+struct CollectiveTasks {
+  /// Sends of member i that depend on nothing else in the collective: they
+  /// wait only for what came before the collective on that rank.
+  std::vector<std::vector<core::TaskIndex>> initial;
+  /// Tasks involving member i (as source or destination) with no successor
+  /// involving member i in the collective: when all have finished, member i
+  /// is done with the collective.
+  std::vector<std::vector<core::TaskIndex>> terminal;
+  /// True when every member's terminal tasks include a descendant of one of
+  /// its initial sends (lets a caller drop frontier entries they dominate).
+  /// Exactly: for every member with at least one task, some terminal task of
+  /// the member is one of its initial sends or is reachable from one along
+  /// the collective's dependencies. Members without tasks do not count (so a
+  /// collective with no tasks gives true); a member with tasks but no initial
+  /// send makes it false.
+  bool terminal_follows_initial = false;
+};
+
+/// Appends the collective's sends and their dependencies to `builder`.
+/// Throws core::InputError on an empty or repeated group or a rank out of range.
+CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& spec);
+
+}  // namespace flux::workload

@@ -1,0 +1,85 @@
+#pragma once
+// One training iteration of a Llama-3-style dense transformer under
+// Megatron-LM tensor parallelism (TP, innermost: a TP group is tp consecutive
+// ranks) and data parallelism (DP, outer: rank = dp_index * tp + tp_index),
+// as a DAG of point-to-point sends with compute on its edges.
+//
+// Per micro-batch and layer (Megatron-LM): forward, an all-reduce of the
+// activation (micro_batch * seq * hidden bf16 values) after the attention
+// block and after the MLP block; backward, an all-reduce of the activation
+// gradient of the same size after the MLP block's and after the attention
+// block's backward GEMMs (input and weight gradients, as Megatron-LM does
+// without its optional asynchronous overlap). Each all-reduce blocks the
+// rank's compute, as the paper's DAG (compute on edges between a rank's
+// consecutive sends) implies. After the last micro-batch's backward of a layer,
+// the layer's gradient all-reduce over its DP group (the layer's parameters
+// / tp, bf16) is launched and overlaps the backward of earlier layers; the
+// optimizer step (trailing compute) waits for all of them. Collectives become
+// sends by the chosen algorithm (collectives.hpp). Compute comes from the
+// roofline model (compute.hpp), placed on edges between a rank's consecutive
+// sends; compute before a rank's first send is its release, after its last
+// sends their tail. docs/model.md gives every operation and its size.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "flux/core/workload.hpp"
+#include "flux/workload/collectives.hpp"
+#include "flux/workload/compute.hpp"
+
+namespace flux::workload {
+
+struct ModelConfig {
+  std::string name;
+  std::uint32_t layers = 0;
+  std::uint64_t hidden = 0;
+  std::uint64_t ffn = 0;
+  std::uint32_t heads = 0;
+  std::uint32_t kv_heads = 0;
+  std::uint64_t vocab = 0;
+
+  /// Published Llama 3 / 3.1 configurations: "8b", "70b", "405b".
+  static ModelConfig llama3(std::string_view size);
+  void validate() const;
+  [[nodiscard]] std::uint64_t head_dim() const { return hidden / heads; }
+};
+
+struct TrainingConfig {
+  ModelConfig model = ModelConfig::llama3("8b");
+  std::uint32_t tp = 1;
+  std::uint32_t dp = 1;
+  std::uint64_t seq = 8192;         ///< sequence length, tokens
+  std::uint64_t micro_batch = 1;    ///< sequences per micro-batch
+  std::uint32_t micro_batches = 1;  ///< per iteration (gradient accumulation)
+  GpuSpec gpu = GpuSpec::preset("a100");
+  Algorithm collective = Algorithm::kRing;
+  /// Also model the vocabulary-parallel embedding, LM head and loss, and the
+  /// DP all-reduce of their gradients. Off: `layers` transformer layers only.
+  bool embeddings = false;
+  /// Model the optimizer step (Adam, memory bound) as trailing compute.
+  bool optimizer = true;
+
+  /// Throws core::InputError naming the field: zero sizes, tp not dividing
+  /// heads / ffn / hidden, tp*dp == 1 (no communication), ...
+  void validate() const;
+  [[nodiscard]] std::uint32_t ranks() const { return tp * dp; }
+};
+
+/// Compute time of each phase of one transformer layer on one TP rank, per
+/// micro-batch, in picoseconds.
+struct LayerCompute {
+  core::TimePs attn_fwd = 0;  ///< residual, norm, QKV, RoPE, attention, O-proj
+  core::TimePs mlp_fwd = 0;   ///< residual, norm, gate/up, SwiGLU, down
+  core::TimePs mlp_bwd = 0;   ///< down dgrad + wgrad, SwiGLU bwd, gate/up dgrad + wgrad
+  core::TimePs attn_bwd = 0;  ///< O-proj dgrad + wgrad, attention bwd, RoPE bwd, QKV dgrad + wgrad
+  core::TimePs norm_bwd = 0;  ///< after each backward all-reduce: norm bwd and residual
+};
+LayerCompute layer_compute(const TrainingConfig& c);
+
+/// Parameters of one transformer layer held by one TP rank.
+std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp);
+
+/// Generates the iteration. Validates `c` first.
+core::Workload generate_llama(const TrainingConfig& c);
+
+}  // namespace flux::workload

@@ -1,0 +1,46 @@
+#include "flux/core/system.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "flux/core/error.hpp"
+
+namespace flux::core {
+namespace {
+__extension__ typedef unsigned __int128 U128;  // GCC/Clang extension, silences -Wpedantic
+}  // namespace
+
+void System::validate() const {
+  if (switches == 0) {
+    throw InputError("", "switches", "0", "a system needs at least one switch");
+  }
+  if (!std::isfinite(link_gbps) || link_gbps <= 0 || link_gbps > 1e9) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", link_gbps);
+    throw InputError("", "link_gbps", buf,
+                     "must be a positive, finite rate in Gb/s (at most 1e9)");
+  }
+  if (link_bps() == 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", link_gbps);
+    throw InputError("", "link_gbps", buf, "below 1 bit/s");
+  }
+  if (reconfig_delay_ps < 0) {
+    throw InputError("", "reconfig_delay", std::to_string(reconfig_delay_ps) + " ps",
+                     "must not be negative");
+  }
+}
+
+std::uint64_t System::link_bps() const {
+  return static_cast<std::uint64_t>(std::llround(link_gbps * 1e9));
+}
+
+TimePs System::transmission_ps(std::uint64_t bytes) const {
+  // p = ceil(bytes * 8 bit * 1e12 ps/s / rate), exact in 128-bit integers.
+  const U128 num = static_cast<U128>(bytes) * 8u * 1'000'000'000'000u;
+  const U128 bps = link_bps();
+  return static_cast<TimePs>((num + bps - 1) / bps);
+}
+
+}  // namespace flux::core

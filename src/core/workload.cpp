@@ -1,0 +1,208 @@
+#include "flux/core/workload.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "flux/core/error.hpp"
+
+namespace flux::core {
+namespace {
+
+// Generous sanity bound on any single time in a workload: 1e6 s.
+constexpr TimePs kMaxTimePs = 1'000'000 * kPsPerS;
+
+std::string task_field(std::size_t i, const char* name) {
+  return "tasks[" + std::to_string(i) + "]." + name;
+}
+std::string dep_field(std::size_t j, const char* name) {
+  return "deps[" + std::to_string(j) + "]." + name;
+}
+std::string ps_value(TimePs ps) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.12g s", ps_to_seconds(ps));
+  return buf;
+}
+
+void validate_plain(std::uint32_t accelerators, const std::vector<Task>& tasks,
+                    const std::vector<Dep>& deps, std::size_t num_labels) {
+  if (tasks.size() >= 0xffffffffu || deps.size() >= 0xffffffffu) {
+    throw InputError("", "tasks", std::to_string(tasks.size()),
+                     "too many tasks or deps (limit 2^32-1 each)");
+  }
+  if (accelerators == 0) {
+    throw InputError("", "accelerators", "0", "a workload needs at least one accelerator");
+  }
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    if (t.src.value() >= accelerators) {
+      throw InputError("", task_field(i, "src"), std::to_string(t.src.value()),
+                       "out of range: accelerators are 0.." + std::to_string(accelerators - 1));
+    }
+    if (t.dst.value() >= accelerators) {
+      throw InputError("", task_field(i, "dst"), std::to_string(t.dst.value()),
+                       "out of range: accelerators are 0.." + std::to_string(accelerators - 1));
+    }
+    if (t.src == t.dst) {
+      throw InputError("", task_field(i, "dst"), std::to_string(t.dst.value()),
+                       "equals src: a send needs two different accelerators");
+    }
+    if (t.bytes == 0) {
+      throw InputError("", task_field(i, "bytes"), "0", "a send must move at least one byte");
+    }
+    if (t.release_ps < 0 || t.release_ps > kMaxTimePs) {
+      throw InputError("", task_field(i, "release_s"), ps_value(t.release_ps),
+                       "must be between 0 and 1e6 s");
+    }
+    if (t.tail_ps < 0 || t.tail_ps > kMaxTimePs) {
+      throw InputError("", task_field(i, "tail_s"), ps_value(t.tail_ps),
+                       "must be between 0 and 1e6 s");
+    }
+    if (t.label != kNoLabel && t.label >= num_labels) {
+      throw InputError("", task_field(i, "label"), std::to_string(t.label),
+                       "no such entry in the label table");
+    }
+  }
+  for (std::size_t j = 0; j < deps.size(); ++j) {
+    const Dep& e = deps[j];
+    if (e.from.value() >= tasks.size()) {
+      throw InputError("", dep_field(j, "from"), std::to_string(e.from.value()), "no such task");
+    }
+    if (e.to.value() >= tasks.size()) {
+      throw InputError("", dep_field(j, "to"), std::to_string(e.to.value()), "no such task");
+    }
+    if (e.compute_ps < 0 || e.compute_ps > kMaxTimePs) {
+      throw InputError("", dep_field(j, "compute_s"), ps_value(e.compute_ps),
+                       "must be between 0 and 1e6 s");
+    }
+  }
+}
+
+}  // namespace
+
+Workload::Workload(WorkloadData data)
+    : name_(std::move(data.name)),
+      accelerators_(data.accelerators),
+      tasks_(std::move(data.tasks)),
+      deps_(std::move(data.deps)),
+      labels_(std::move(data.labels)) {
+  validate_plain(accelerators_, tasks_, deps_, labels_.size());
+  const std::size_t n = tasks_.size();
+
+  // Unique ids; the common case (task i has id i) needs no lookup table.
+  for (std::size_t i = 0; i < n && dense_ids_; ++i) dense_ids_ = tasks_[i].id == i;
+  if (!dense_ids_) {
+    id_index_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      id_index_.emplace_back(tasks_[i].id, static_cast<std::uint32_t>(i));
+    }
+    std::sort(id_index_.begin(), id_index_.end());
+    for (std::size_t i = 1; i < n; ++i) {
+      if (id_index_[i].first == id_index_[i - 1].first) {
+        throw InputError("", task_field(id_index_[i].second, "id"),
+                         std::to_string(id_index_[i].first),
+                         "duplicate id (also tasks[" + std::to_string(id_index_[i - 1].second) +
+                             "])");
+      }
+    }
+  }
+
+  // Adjacency: deps sorted by (from, to) so out-edges are contiguous.
+  std::stable_sort(deps_.begin(), deps_.end(), [](const Dep& a, const Dep& b) {
+    return a.from != b.from ? a.from < b.from : a.to < b.to;
+  });
+  out_offsets_.assign(n + 1, 0);
+  in_offsets_.assign(n + 1, 0);
+  for (const Dep& e : deps_) {
+    ++out_offsets_[e.from.value() + 1];
+    ++in_offsets_[e.to.value() + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    out_offsets_[i + 1] += out_offsets_[i];
+    in_offsets_[i + 1] += in_offsets_[i];
+  }
+  in_edges_.resize(deps_.size());
+  {
+    std::vector<std::uint32_t> fill(in_offsets_.begin(), in_offsets_.end() - 1);
+    for (std::size_t j = 0; j < deps_.size(); ++j) {
+      in_edges_[fill[deps_[j].to.value()]++] = static_cast<std::uint32_t>(j);
+    }
+  }
+
+  // Kahn's algorithm; a FIFO of ready tasks seeded in index order.
+  std::vector<std::uint32_t> indegree(n);
+  for (std::size_t v = 0; v < n; ++v) indegree[v] = in_offsets_[v + 1] - in_offsets_[v];
+  topo_.reserve(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    if (indegree[v] == 0) topo_.emplace_back(static_cast<std::uint32_t>(v));
+  }
+  for (std::size_t head = 0; head < topo_.size(); ++head) {
+    for (const Dep& e : out_edges(topo_[head])) {
+      if (--indegree[e.to.value()] == 0) topo_.push_back(e.to);
+    }
+  }
+  if (topo_.size() != n) {
+    // Every task left has an unprocessed parent: walk parents until one repeats.
+    std::uint32_t v = 0;
+    while (indegree[v] == 0) ++v;
+    std::vector<std::uint32_t> seen_at(n, 0xffffffffu), path;
+    while (seen_at[v] == 0xffffffffu) {
+      seen_at[v] = static_cast<std::uint32_t>(path.size());
+      path.push_back(v);
+      for (std::uint32_t j : in_edge_ids(TaskIndex(v))) {
+        const std::uint32_t u = deps_[j].from.value();
+        if (indegree[u] != 0) {
+          v = u;
+          break;
+        }
+      }
+    }
+    // path[seen_at[v]..] walks backwards along a cycle; print it forwards.
+    std::string cycle;
+    for (std::size_t k = path.size(); k-- > seen_at[v];) {
+      cycle += std::to_string(tasks_[path[k]].id) + " -> ";
+    }
+    cycle += std::to_string(tasks_[path.back()].id);
+    throw InputError("", "deps", cycle, "the dependencies form a cycle");
+  }
+  topo_pos_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) topo_pos_[topo_[k].value()] = static_cast<std::uint32_t>(k);
+}
+
+std::string_view Workload::label(TaskIndex v) const {
+  const std::uint32_t l = tasks_[v.value()].label;
+  return l == kNoLabel ? std::string_view() : std::string_view(labels_[l]);
+}
+
+std::span<const Dep> Workload::out_edges(TaskIndex u) const {
+  return std::span<const Dep>(deps_).subspan(out_offsets_[u.value()],
+                                             out_offsets_[u.value() + 1] - out_offsets_[u.value()]);
+}
+
+std::span<const std::uint32_t> Workload::in_edge_ids(TaskIndex v) const {
+  return std::span<const std::uint32_t>(in_edges_).subspan(
+      in_offsets_[v.value()], in_offsets_[v.value() + 1] - in_offsets_[v.value()]);
+}
+
+std::optional<TaskIndex> Workload::find(std::uint64_t id) const {
+  if (dense_ids_) {
+    if (id < tasks_.size()) return TaskIndex(static_cast<std::uint32_t>(id));
+    return std::nullopt;
+  }
+  auto it = std::lower_bound(id_index_.begin(), id_index_.end(),
+                             std::make_pair(id, std::uint32_t{0}));
+  if (it == id_index_.end() || it->first != id) return std::nullopt;
+  return TaskIndex(it->second);
+}
+
+std::uint64_t Workload::total_bytes() const {
+  std::uint64_t sum = 0;
+  for (const Task& t : tasks_) sum += t.bytes;
+  return sum;
+}
+
+WorkloadData Workload::data() const {
+  return WorkloadData{name_, accelerators_, tasks_, deps_, labels_};
+}
+
+}  // namespace flux::core

@@ -1,0 +1,365 @@
+// Llama 3 training-iteration generator. The model, its operations and their
+// sizes are in docs/model.md ("LLM training workload"); the schedule of
+// compute and collectives per rank is in llama.hpp.
+//
+// Every rank runs the same program (SPMD). Each rank keeps a *frontier*: a set
+// of (task, wait) entries meaning "the rank's compute may proceed once `task`
+// has finished and `wait` more compute has elapsed"; an entry with no task
+// stands for the start of the iteration. Compute adds to every wait;
+// launching a collective connects the frontier to the rank's initial sends in
+// it (an edge with the wait as compute, or a release for the start entry);
+// waiting for a collective adds its terminal tasks with wait 0. A blocking
+// collective whose terminal tasks descend from its initial sends replaces the
+// frontier (older entries are dominated). At the end the optimizer step
+// becomes the tail of every entry left.
+#include "flux/workload/llama.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flux/core/error.hpp"
+#include "flux/workload/builder.hpp"
+
+namespace flux::workload {
+namespace {
+
+using core::Rank;
+using core::TaskIndex;
+using core::TimePs;
+
+constexpr double kBf16 = 2;  // bytes per activation / gradient value
+constexpr double kFp32 = 4;
+// Mixed-precision Adam per parameter: read fp32 master, m, v and the bf16
+// gradient; write master, m, v and the bf16 weight.
+constexpr double kAdamBytesPerParam = 3 * kFp32 + kBf16 + 3 * kFp32 + kBf16;
+
+// Concatenation without operator+ chains (GCC 12 reports a false -Wrestrict
+// on those).
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (std::string_view p : parts) s.append(p);
+  return s;
+}
+
+struct Entry {
+  TaskIndex task;  // invalid: start of the iteration
+  TimePs wait = 0;
+};
+
+class Frontier {
+ public:
+  Frontier() : entries_{Entry{}} {}
+
+  void compute(TimePs d) {
+    for (Entry& e : entries_) e.wait += d;
+  }
+
+  void connect(WorkloadBuilder& b, const std::vector<TaskIndex>& initial) const {
+    for (TaskIndex v : initial) {
+      for (const Entry& e : entries_) {
+        if (e.task.valid()) {
+          b.add_dep(e.task, v, e.wait);
+        } else {
+          b.raise_release(v, e.wait);
+        }
+      }
+    }
+  }
+
+  void join(const std::vector<TaskIndex>& terminal, bool replace) {
+    if (replace) entries_.clear();
+    for (TaskIndex t : terminal) {
+      auto it = std::find_if(entries_.begin(), entries_.end(),
+                             [&](const Entry& e) { return e.task == t; });
+      if (it == entries_.end()) entries_.push_back(Entry{t, 0});
+    }
+  }
+
+  [[nodiscard]] const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+class Generator {
+ public:
+  explicit Generator(const TrainingConfig& c)
+      : c_(c),
+        b_(name(c), c.ranks()),
+        frontier_(c.ranks()),
+        outstanding_(c.ranks()),
+        tokens_(static_cast<double>(c.micro_batch * c.seq)),
+        act_bytes_(c.micro_batch * c.seq * c.model.hidden * 2) {}
+
+  core::Workload run() {
+    const LayerCompute lc = layer_compute(c_);
+    const std::uint32_t layers = c_.model.layers;
+    for (std::uint32_t mb = 0; mb < c_.micro_batches; ++mb) {
+      const std::string p = cat({"mb", std::to_string(mb), "."});
+      const bool last_mb = mb + 1 == c_.micro_batches;
+      if (c_.embeddings) embedding_forward(p);
+      for (std::uint32_t l = 0; l < layers; ++l) {
+        const std::string L = cat({p, "L", std::to_string(l), "."});
+        compute(lc.attn_fwd);
+        tp_allreduce(act_bytes_, cat({L, "fwd.attn.tp-ar"}));
+        compute(lc.mlp_fwd);
+        tp_allreduce(act_bytes_, cat({L, "fwd.mlp.tp-ar"}));
+      }
+      if (c_.embeddings) head_forward_backward(p, last_mb);
+      for (std::uint32_t l = layers; l-- > 0;) {
+        const std::string L = cat({p, "L", std::to_string(l), "."});
+        compute(lc.mlp_bwd);
+        tp_allreduce(act_bytes_, cat({L, "bwd.mlp.tp-ar"}));
+        compute(lc.norm_bwd + lc.attn_bwd);
+        tp_allreduce(act_bytes_, cat({L, "bwd.attn.tp-ar"}));
+        compute(lc.norm_bwd);
+        if (last_mb) {
+          dp_allreduce(layer_params_per_rank(c_.model, c_.tp) * 2,
+                       cat({"L", std::to_string(l), ".dp-ar"}));
+        }
+      }
+      if (c_.embeddings) {
+        // Embedding backward: scatter-add of the output gradient, no TP traffic.
+        compute(memory(2 * tokens_ * hidden() * kBf16));
+        if (last_mb) dp_allreduce(vocab_shard() * c_.model.hidden * 2, "embed.dp-ar");
+      }
+    }
+    finish();
+    return std::move(b_).build();
+  }
+
+ private:
+  static std::string name(const TrainingConfig& c) {
+    return cat({"llama3-", c.model.name, "-L", std::to_string(c.model.layers), "-tp",
+                std::to_string(c.tp), "-dp", std::to_string(c.dp), "-", c.gpu.name});
+  }
+
+  [[nodiscard]] double hidden() const { return static_cast<double>(c_.model.hidden); }
+  [[nodiscard]] std::uint64_t vocab_shard() const {
+    return (c_.model.vocab + c_.tp - 1) / c_.tp;
+  }
+  [[nodiscard]] TimePs memory(double bytes) const {
+    return roofline_ps(c_.gpu, OpClass::kMemory, memory_cost(bytes));
+  }
+  [[nodiscard]] TimePs gemm(double m, double k, double n) const {
+    return roofline_ps(c_.gpu, OpClass::kGemm, gemm_cost(m, k, n));
+  }
+
+  void compute(TimePs d) {
+    for (Frontier& f : frontier_) f.compute(d);
+  }
+
+  // Vocabulary-parallel embedding: a lookup in the local vocabulary shard,
+  // then an all-reduce of the activation.
+  void embedding_forward(const std::string& p) {
+    compute(memory(2 * tokens_ * hidden() * kBf16));
+    tp_allreduce(act_bytes_, cat({p, "embed.fwd.tp-ar"}));
+  }
+
+  // Final norm, column-parallel LM head and vocabulary-parallel cross entropy
+  // (three all-reduces of one fp32 per token: max logit, target logit, sum of
+  // exponentials), then the backward through them: after the LM head's input
+  // and weight gradients, its input gradient is all-reduced.
+  void head_forward_backward(const std::string& p, bool last_mb) {
+    const double v = static_cast<double>(vocab_shard());
+    const std::uint64_t per_token = c_.micro_batch * c_.seq * 4;
+    compute(memory(2 * tokens_ * hidden() * kBf16) + gemm(tokens_, hidden(), v) +
+            memory(tokens_ * v * kBf16));
+    tp_allreduce(per_token, cat({p, "loss.max.tp-ar"}));
+    tp_allreduce(per_token, cat({p, "loss.target.tp-ar"}));
+    compute(memory(tokens_ * v * kBf16));
+    tp_allreduce(per_token, cat({p, "loss.sumexp.tp-ar"}));
+    compute(memory(2 * tokens_ * v * kBf16) + gemm(tokens_, v, hidden()) +
+            gemm(v, tokens_, hidden()));
+    tp_allreduce(act_bytes_, cat({p, "head.bwd.tp-ar"}));
+    compute(memory(3 * tokens_ * hidden() * kBf16));
+    if (last_mb) dp_allreduce((vocab_shard() + 1) * c_.model.hidden * 2, "head.dp-ar");
+  }
+
+  // Blocking all-reduce over every TP group.
+  void tp_allreduce(std::uint64_t bytes, const std::string& label) {
+    if (c_.tp < 2) return;
+    CollectiveSpec spec;
+    spec.kind = CollectiveKind::kAllReduce;
+    spec.algorithm = c_.collective;
+    spec.bytes = bytes;
+    spec.label = b_.intern_label(label);
+    for (std::uint32_t d = 0; d < c_.dp; ++d) {
+      spec.group.clear();
+      for (std::uint32_t t = 0; t < c_.tp; ++t) spec.group.emplace_back(d * c_.tp + t);
+      const CollectiveTasks ct = emit_collective(b_, spec);
+      for (std::uint32_t t = 0; t < c_.tp; ++t) {
+        Frontier& f = frontier_[d * c_.tp + t];
+        f.connect(b_, ct.initial[t]);
+        f.join(ct.terminal[t], ct.terminal_follows_initial && !ct.initial[t].empty());
+      }
+    }
+  }
+
+  // Gradient all-reduce over every DP group, launched now and awaited only by
+  // the optimizer step at the end of the iteration.
+  void dp_allreduce(std::uint64_t bytes, const std::string& label) {
+    if (c_.dp < 2) return;
+    CollectiveSpec spec;
+    spec.kind = CollectiveKind::kAllReduce;
+    spec.algorithm = c_.collective;
+    spec.bytes = bytes;
+    spec.label = b_.intern_label(label);
+    for (std::uint32_t t = 0; t < c_.tp; ++t) {
+      spec.group.clear();
+      for (std::uint32_t d = 0; d < c_.dp; ++d) spec.group.emplace_back(d * c_.tp + t);
+      const CollectiveTasks ct = emit_collective(b_, spec);
+      for (std::uint32_t d = 0; d < c_.dp; ++d) {
+        const std::uint32_t r = d * c_.tp + t;
+        frontier_[r].connect(b_, ct.initial[d]);
+        for (TaskIndex v : ct.terminal[d]) outstanding_[r].push_back(v);
+      }
+    }
+  }
+
+  void finish() {
+    TimePs optimizer = 0;
+    if (c_.optimizer) {
+      std::uint64_t params = layer_params_per_rank(c_.model, c_.tp) * c_.model.layers;
+      if (c_.embeddings) params += (2 * vocab_shard() + 1) * c_.model.hidden;
+      optimizer = memory(kAdamBytesPerParam * static_cast<double>(params));
+    }
+    for (std::uint32_t r = 0; r < c_.ranks(); ++r) {
+      for (const Entry& e : frontier_[r].entries()) {
+        if (e.task.valid()) b_.raise_tail(e.task, e.wait + optimizer);
+      }
+      for (TaskIndex v : outstanding_[r]) b_.raise_tail(v, optimizer);
+    }
+  }
+
+  const TrainingConfig& c_;
+  WorkloadBuilder b_;
+  std::vector<Frontier> frontier_;
+  std::vector<std::vector<TaskIndex>> outstanding_;
+  double tokens_;
+  std::uint64_t act_bytes_;
+};
+
+}  // namespace
+
+ModelConfig ModelConfig::llama3(std::string_view size) {
+  // Llama 3 / 3.1 model cards (Grattafiori et al. 2024, Table 3).
+  if (size == "8b") return ModelConfig{"8b", 32, 4096, 14336, 32, 8, 128256};
+  if (size == "70b") return ModelConfig{"70b", 80, 8192, 28672, 64, 8, 128256};
+  if (size == "405b") return ModelConfig{"405b", 126, 16384, 53248, 128, 8, 128256};
+  throw core::InputError("", "model", std::string(size), "unknown Llama 3 model (use 8b, 70b, 405b)");
+}
+
+void ModelConfig::validate() const {
+  auto positive = [](const char* field, std::uint64_t v) {
+    if (v == 0) throw core::InputError("", field, "0", "must be positive");
+  };
+  positive("layers", layers);
+  positive("hidden", hidden);
+  positive("ffn", ffn);
+  positive("heads", heads);
+  positive("kv_heads", kv_heads);
+  positive("vocab", vocab);
+  if (hidden % heads != 0) {
+    throw core::InputError("", "heads", std::to_string(heads),
+                           "must divide hidden (" + std::to_string(hidden) + ")");
+  }
+  if (heads % kv_heads != 0) {
+    throw core::InputError("", "kv_heads", std::to_string(kv_heads),
+                           "must divide heads (" + std::to_string(heads) + ")");
+  }
+}
+
+void TrainingConfig::validate() const {
+  model.validate();
+  gpu.validate();
+  auto positive = [](const char* field, std::uint64_t v) {
+    if (v == 0) throw core::InputError("", field, "0", "must be positive");
+  };
+  positive("tp", tp);
+  positive("dp", dp);
+  positive("seq", seq);
+  positive("micro_batch", micro_batch);
+  positive("micro_batches", micro_batches);
+  const auto t = std::to_string(tp);
+  if (static_cast<std::uint64_t>(tp) * dp > (1u << 20)) {
+    throw core::InputError("", "dp", std::to_string(dp), "tp * dp exceeds 2^20 ranks");
+  }
+  if (tp * dp < 2) {
+    throw core::InputError("", "tp", t, "tp * dp must be at least 2 (one rank sends nothing)");
+  }
+  if (model.heads % tp != 0) {
+    throw core::InputError("", "tp", t, "must divide the attention heads (" +
+                                            std::to_string(model.heads) + ")");
+  }
+  if (model.ffn % tp != 0) {
+    throw core::InputError("", "tp", t, "must divide the FFN size (" + std::to_string(model.ffn) + ")");
+  }
+  if (model.kv_heads % tp != 0 && tp % model.kv_heads != 0) {
+    throw core::InputError("", "tp", t, "must divide or be a multiple of the KV heads (" +
+                                            std::to_string(model.kv_heads) + ")");
+  }
+}
+
+LayerCompute layer_compute(const TrainingConfig& c) {
+  const ModelConfig& m = c.model;
+  const GpuSpec& g = c.gpu;
+  const double T = static_cast<double>(c.micro_batch * c.seq);
+  const double h = static_cast<double>(m.hidden);
+  const double d = static_cast<double>(m.head_dim());
+  const double q = static_cast<double>(m.heads / c.tp) * d;
+  // With tp > kv_heads each rank keeps one (replicated) KV head.
+  const double kv = static_cast<double>(std::max<std::uint32_t>(1, m.kv_heads / c.tp)) * d;
+  const double f = static_cast<double>(m.ffn / c.tp);
+  auto gemm = [&](double a, double k, double n) {
+    return roofline_ps(g, OpClass::kGemm, gemm_cost(a, k, n));
+  };
+  auto mem = [&](double bytes) { return roofline_ps(g, OpClass::kMemory, memory_cost(bytes)); };
+  // Causal flash attention: QK^T and PV are 2 * seq^2 * head_dim FLOPs each
+  // per head and sequence, halved by the causal mask.
+  const double seq = static_cast<double>(c.seq);
+  const OpCost attn{0.5 * 4 * static_cast<double>(c.micro_batch) * seq * seq * d * (q / d),
+                    kBf16 * T * (2 * q + 2 * kv)};
+  const TimePs residual = mem(3 * T * h * kBf16);
+  const TimePs norm = mem(2 * T * h * kBf16);
+  const TimePs norm_bwd = mem(3 * T * h * kBf16);
+  const TimePs rope = mem(2 * T * (q + kv) * kBf16);
+
+  LayerCompute r;
+  r.attn_fwd = residual + norm + gemm(T, h, q + 2 * kv) + rope +
+               roofline_ps(g, OpClass::kAttention, attn) + gemm(T, q, h);
+  r.mlp_fwd = residual + norm + gemm(T, h, 2 * f) + mem(3 * T * f * kBf16) + gemm(T, f, h);
+  // Backward of a GEMM: an input-gradient (dgrad) and a weight-gradient
+  // (wgrad) GEMM of the same size.
+  r.mlp_bwd = gemm(T, h, f) + gemm(f, T, h) + mem(5 * T * f * kBf16) + gemm(T, 2 * f, h) +
+              gemm(h, T, 2 * f);
+  // Flash-attention backward: 2.5x the forward FLOPs (five GEMMs instead of
+  // two), twice the forward memory traffic.
+  const OpCost attn_bwd{2.5 * attn.flops, 2 * attn.bytes};
+  r.attn_bwd = gemm(T, h, q) + gemm(q, T, h) + roofline_ps(g, OpClass::kAttention, attn_bwd) +
+               rope + gemm(T, q + 2 * kv, h) + gemm(h, T, q + 2 * kv);
+  r.norm_bwd = norm_bwd + residual;
+  return r;
+}
+
+std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
+  const std::uint64_t h = m.hidden;
+  const std::uint64_t d = m.head_dim();
+  const std::uint64_t q = (m.heads / tp) * d;
+  const std::uint64_t kv = std::max<std::uint64_t>(1, m.kv_heads / tp) * d;
+  const std::uint64_t f = m.ffn / tp;
+  // Q, K, V and O projections; gate, up and down; two RMSNorm weight vectors
+  // (replicated on every TP rank).
+  return h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h;
+}
+
+core::Workload generate_llama(const TrainingConfig& c) {
+  c.validate();
+  return Generator(c).run();
+}
+
+}  // namespace flux::workload
