@@ -6,3 +6,4 @@ build=${1:-build}
 for filter in BM_Paper8b BM_Llama405b; do
   "$build/bench/generate_bench" --benchmark_filter="$filter" --benchmark_counters_tabular=true
 done
+"$build/bench/dag_bench" --benchmark_counters_tabular=true

@@ -16,19 +16,23 @@ bool Reachability::reaches(TaskIndex u, TaskIndex v) const {
   if (u == v) return false;
   const std::uint32_t target_pos = w_.topo_position(v);
   if (w_.topo_position(u) >= target_pos) return false;
-  // Depth-first search from u, never entering tasks past v in topological order.
-  std::vector<std::uint32_t> stack{u.value()};
-  std::vector<bool> seen(w_.num_tasks(), false);
-  seen[u.value()] = true;
-  while (!stack.empty()) {
-    const TaskIndex x(stack.back());
-    stack.pop_back();
+  // Depth-first search from u, never entering tasks past v in topological
+  // order. Visited marks are epochs, so no per-query clearing.
+  if (seen_.size() != w_.num_tasks() || ++epoch_ == 0) {
+    seen_.assign(w_.num_tasks(), 0);
+    epoch_ = 1;
+  }
+  stack_.assign(1, u.value());
+  seen_[u.value()] = epoch_;
+  while (!stack_.empty()) {
+    const TaskIndex x(stack_.back());
+    stack_.pop_back();
     for (const Dep& e : w_.out_edges(x)) {
       if (e.to == v) return true;
       const std::uint32_t y = e.to.value();
-      if (!seen[y] && w_.topo_position(e.to) < target_pos) {
-        seen[y] = true;
-        stack.push_back(y);
+      if (seen_[y] != epoch_ && w_.topo_position(e.to) < target_pos) {
+        seen_[y] = epoch_;
+        stack_.push_back(y);
       }
     }
   }

@@ -17,8 +17,9 @@ namespace flux::core {
 std::vector<TimePs> transmission_times(const Workload& w, const System& system);
 
 /// Ancestor/descendant queries. Single queries search forward from u, pruned
-/// by topological position; batches sweep the DAG once per 64 distinct
+/// by topological position; batches sweep the DAG once per 512 distinct
 /// sources with one bit per source, O(E * sources / 64) time and O(V) memory.
+/// Keeps scratch space between single queries: one object per thread.
 class Reachability {
  public:
   explicit Reachability(const Workload& w) : w_(w) {}
@@ -35,6 +36,9 @@ class Reachability {
 
  private:
   const Workload& w_;
+  mutable std::vector<std::uint32_t> seen_;  // seen_[x] == epoch_: visited by this query
+  mutable std::vector<std::uint32_t> stack_;
+  mutable std::uint32_t epoch_ = 0;
 };
 
 /// Longest-path timing on an ideal network (every pair always connected, no

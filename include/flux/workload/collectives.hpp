@@ -61,7 +61,13 @@ struct CollectiveSpec {
 /// spec.group).
 struct CollectiveTasks {
   /// Sends of member i that depend on nothing else in the collective: they
-  /// wait only for what came before the collective on that rank.
+  /// wait only for what came before the collective on that rank. A member
+  /// all of whose sends wait for others' data (halving-doubling partners of
+  /// the extra ranks) gets its first send here, so that its participation
+  /// still follows its own compute. The caller connects the rank's preceding
+  /// compute to these sends only: later sends of the rank wait for the data
+  /// they carry, as in the paper's DAG (compute on edges between a rank's
+  /// consecutive sends); docs/model.md discusses what this leaves out.
   std::vector<std::vector<core::TaskIndex>> initial;
   /// Tasks involving member i (as source or destination) with no successor
   /// involving member i in the collective: when all have finished, member i
@@ -72,8 +78,7 @@ struct CollectiveTasks {
   /// Exactly: for every member with at least one task, some terminal task of
   /// the member is one of its initial sends or is reachable from one along
   /// the collective's dependencies. Members without tasks do not count (so a
-  /// collective with no tasks gives true); a member with tasks but no initial
-  /// send makes it false.
+  /// collective with no tasks gives true).
   bool terminal_follows_initial = false;
 };
 

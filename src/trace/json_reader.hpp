@@ -1,0 +1,120 @@
+#pragma once
+// Internal to flux::trace: a schema-driven streaming JSON reader on top of
+// nlohmann's SAX interface. No DOM is built; the reader walks a fixed schema
+// (objects with known keys, arrays of one element type, typed leaves),
+// checks every structural rule itself and hands converted leaf values to a
+// Handler, which fills the caller's data structures as they stream by.
+//
+// Errors are core::InputError naming the JSON path ("tasks[3].bytes"), the
+// value as written and the problem. The root's "format" key is checked as
+// soon as it is seen, wherever it is: a file of another format or version is
+// reported as such, not by whatever its first unexpected key happens to be.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "flux/core/time.hpp"
+
+namespace flux::trace::detail {
+
+enum class Kind : std::uint8_t {
+  kObject,
+  kArray,
+  kString,
+  kUint,         ///< integer 0 .. 2^63-1
+  kTime,         ///< seconds >= 0, finite, converted to picoseconds
+  kSignedTime,   ///< seconds of either sign, finite, converted to picoseconds
+  kNumber,       ///< any number
+  kNonNegative,  ///< number >= 0
+};
+
+struct Field {
+  std::string_view name;
+  int node = -1;  ///< index into Schema::nodes
+  bool required = true;
+};
+
+struct Node {
+  Kind kind = Kind::kString;
+  std::span<const Field> fields = {};  ///< kObject: its keys (at most 32)
+  int element = -1;                    ///< kArray: the node of every element
+};
+
+struct Schema {
+  std::span<const Node> nodes;  ///< nodes[0] is the root, an object with a "format" key
+  std::string_view format;      ///< the only accepted value of "format"
+};
+
+/// One converted leaf value.
+struct Leaf {
+  std::string_view text;  ///< kString: the string; numbers: the token as written
+  std::uint64_t u = 0;    ///< kUint
+  double d = 0;           ///< kTime, kSignedTime (seconds), kNumber, kNonNegative
+  core::TimePs ps = 0;    ///< kTime, kSignedTime
+};
+
+/// Where the reader is, for error messages from a Handler.
+class Cursor {
+ public:
+  virtual ~Cursor() = default;
+  /// JSON path of the current value, e.g. "tasks[3].bytes"; inside begin()
+  /// and end() of an object, the object's path ("tasks[3]").
+  [[nodiscard]] virtual std::string path() const = 0;
+};
+
+/// Receives the document in order. May throw core::InputError (without a
+/// source); the reader attributes it to the file.
+class Handler {
+ public:
+  virtual ~Handler() = default;
+  virtual void begin(int /*node*/, const Cursor& /*at*/) {}
+  virtual void end(int /*node*/, const Cursor& /*at*/) {}
+  virtual void leaf(int node, const Leaf& value, const Cursor& at) = 0;
+};
+
+/// Streams `text` through `schema` into `handler`. Throws core::InputError
+/// with `source` as its source.
+void read_json(std::string_view text, std::string_view source, const Schema& schema,
+               Handler& handler);
+/// Same, reading the file (never loaded whole into memory).
+void read_json_file(const std::filesystem::path& file, const Schema& schema, Handler& handler);
+
+/// A string for error messages: quoted, escaped, cut after 80 characters.
+std::string quoted(std::string_view s);
+
+/// Writes through `write` to a temporary file next to `file`, then renames it
+/// over `file`. On any error the temporary file is removed, `file` is left as
+/// it was, and the error is rethrown (I/O errors as core::InputError naming
+/// `file`).
+template <class F>
+void save_atomically(const std::filesystem::path& file, F&& write);
+
+// Implementation detail of save_atomically.
+class TempFile {
+ public:
+  explicit TempFile(const std::filesystem::path& target);
+  ~TempFile();
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  [[nodiscard]] std::ostream& stream() { return out_; }
+  /// Flushes, closes, checks for write errors and renames over the target.
+  void commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+template <class F>
+void save_atomically(const std::filesystem::path& file, F&& write) {
+  TempFile tmp(file);
+  write(tmp.stream());
+  tmp.commit();
+}
+
+}  // namespace flux::trace::detail

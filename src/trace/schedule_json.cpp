@@ -1,0 +1,398 @@
+// flux.schedule/v1: streaming reader (schema-driven SAX, no DOM) and writer.
+#include "flux/trace/schedule_json.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "flux/core/error.hpp"
+#include "flux/trace/json_writer.hpp"
+#include "json_reader.hpp"
+
+namespace flux::trace {
+namespace {
+
+using detail::Field;
+using detail::Kind;
+using detail::Node;
+using schedule::CircuitInterval;
+
+constexpr std::uint64_t kMaxId32 = 0xffff'fffeULL;  // strong ids reserve 2^32-1
+constexpr std::uint64_t kMaxSwitches = 1 << 20;     // a timeline is allocated per switch
+
+enum NodeId : int {
+  kRoot,
+  kFormat,
+  kScheduler,
+  kWorkload,
+  kSystem,
+  kSwitches,
+  kLinkGbps,
+  kReconfig,
+  kMakespan,
+  kStatus,
+  kLowerBound,
+  kGap,
+  kSolveTime,
+  kTasks,
+  kTask,
+  kTaskId,
+  kTaskSwitch,
+  kStart,
+  kCircuits,
+  kCircuit,
+  kCircuitSwitch,
+  kIntervals,
+  kInterval,
+  kA,
+  kB,
+  kSetup,
+  kUp,
+  kDown,
+  kNumNodes
+};
+
+constexpr std::array<Field, 11> kRootFields = {{{"format", kFormat, true},
+                                                {"scheduler", kScheduler, true},
+                                                {"workload", kWorkload, true},
+                                                {"system", kSystem, true},
+                                                {"makespan_s", kMakespan, true},
+                                                {"status", kStatus, true},
+                                                {"lower_bound_s", kLowerBound, false},
+                                                {"gap", kGap, false},
+                                                {"solve_time_s", kSolveTime, false},
+                                                {"tasks", kTasks, true},
+                                                {"circuits", kCircuits, true}}};
+constexpr std::array<Field, 3> kSystemFields = {{{"switches", kSwitches, true},
+                                                 {"link_gbps", kLinkGbps, true},
+                                                 {"reconfig_delay_s", kReconfig, true}}};
+constexpr std::array<Field, 3> kTaskFields = {
+    {{"id", kTaskId, true}, {"switch", kTaskSwitch, true}, {"start_s", kStart, true}}};
+constexpr std::array<Field, 2> kCircuitFields = {
+    {{"switch", kCircuitSwitch, true}, {"intervals", kIntervals, true}}};
+constexpr std::array<Field, 5> kIntervalFields = {{{"a", kA, true},
+                                                   {"b", kB, true},
+                                                   {"setup_s", kSetup, true},
+                                                   {"up_s", kUp, true},
+                                                   {"down_s", kDown, true}}};
+
+constexpr std::array<Node, kNumNodes> kNodes = {{
+    {Kind::kObject, kRootFields},      // kRoot
+    {Kind::kString},                   // kFormat
+    {Kind::kString},                   // kScheduler
+    {Kind::kString},                   // kWorkload
+    {Kind::kObject, kSystemFields},    // kSystem
+    {Kind::kUint},                     // kSwitches
+    {Kind::kNumber},                   // kLinkGbps
+    {Kind::kTime},                     // kReconfig
+    {Kind::kTime},                     // kMakespan
+    {Kind::kString},                   // kStatus
+    {Kind::kTime},                     // kLowerBound
+    {Kind::kNumber},                   // kGap
+    {Kind::kNonNegative},              // kSolveTime
+    {Kind::kArray, {}, kTask},         // kTasks
+    {Kind::kObject, kTaskFields},      // kTask
+    {Kind::kUint},                     // kTaskId
+    {Kind::kUint},                     // kTaskSwitch
+    {Kind::kTime},                     // kStart
+    {Kind::kArray, {}, kCircuit},      // kCircuits
+    {Kind::kObject, kCircuitFields},   // kCircuit
+    {Kind::kUint},                     // kCircuitSwitch
+    {Kind::kArray, {}, kInterval},     // kIntervals
+    {Kind::kObject, kIntervalFields},  // kInterval
+    {Kind::kUint},                     // kA
+    {Kind::kUint},                     // kB
+    {Kind::kSignedTime},               // kSetup: up - tau, before 0 for a preset circuit
+    {Kind::kTime},                     // kUp
+    {Kind::kTime},                     // kDown
+}};
+
+constexpr detail::Schema kSchema{kNodes, kScheduleFormat};
+
+std::string seconds_text(core::TimePs ps) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, core::ps_to_seconds(ps));
+  return std::string(buf, r.ptr);
+}
+
+std::uint32_t id32(const detail::Leaf& v, const detail::Cursor& at) {
+  if (v.u > kMaxId32) {
+    throw core::InputError("", at.path(), std::string(v.text), "out of range (at most 2^32-2)");
+  }
+  return static_cast<std::uint32_t>(v.u);
+}
+
+// One "circuits" entry as read, placed into the timelines at the end.
+struct CircuitEntry {
+  std::uint32_t sw = 0;
+  std::vector<CircuitInterval> intervals;
+};
+
+class ScheduleHandler final : public detail::Handler {
+ public:
+  void begin(int node, const detail::Cursor& /*at*/) override {
+    if (node == kTask) task_ = schedule::TaskAssignment{};
+    if (node == kCircuit) circuit_ = CircuitEntry{};
+    if (node == kInterval) interval_ = CircuitInterval{};
+  }
+
+  void end(int node, const detail::Cursor& at) override {
+    switch (node) {
+      case kSystem:
+        validate_system();
+        break;
+      case kTask:
+        s_.tasks.push_back(task_);
+        break;
+      case kInterval:
+        check_interval(at.path());
+        break;
+      case kCircuit: {
+        if (!circuits_.empty() && circuit_.sw <= circuits_.back().sw) {
+          throw core::InputError("", at.path() + ".switch", std::to_string(circuit_.sw),
+                                 "circuits entries must list switches in increasing order "
+                                 "(previous: " +
+                                     std::to_string(circuits_.back().sw) + ")");
+        }
+        circuits_.push_back(std::move(circuit_));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void leaf(int node, const detail::Leaf& v, const detail::Cursor& at) override {
+    switch (node) {
+      case kScheduler:
+        s_.scheduler = v.text;
+        break;
+      case kWorkload:
+        s_.workload = v.text;
+        break;
+      case kSwitches:
+        if (v.u > kMaxSwitches) {
+          throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^20");
+        }
+        s_.system.switches = static_cast<std::uint32_t>(v.u);
+        break;
+      case kLinkGbps:
+        s_.system.link_gbps = v.d;
+        break;
+      case kReconfig:
+        s_.system.reconfig_delay_ps = v.ps;
+        break;
+      case kMakespan:
+        s_.makespan_ps = v.ps;
+        break;
+      case kStatus:
+        try {
+          s_.status = schedule::solve_status_from_string(v.text);
+        } catch (const core::InputError& e) {
+          throw core::InputError("", at.path(), detail::quoted(v.text), e.problem());
+        }
+        break;
+      case kLowerBound:
+        s_.lower_bound_ps = v.ps;
+        break;
+      case kGap:
+        s_.gap = v.d;
+        break;
+      case kSolveTime:
+        s_.solve_time_s = v.d;
+        break;
+      case kTaskId:
+        task_.task_id = v.u;
+        break;
+      case kTaskSwitch:
+        task_.sw = core::SwitchId(id32(v, at));
+        break;
+      case kStart:
+        task_.start_ps = v.ps;
+        break;
+      case kCircuitSwitch:
+        circuit_.sw = id32(v, at);
+        break;
+      case kA:
+        interval_.a = core::Rank(id32(v, at));
+        break;
+      case kB:
+        interval_.b = core::Rank(id32(v, at));
+        break;
+      case kSetup:
+        interval_.setup_ps = v.ps;
+        break;
+      case kUp:
+        interval_.up_ps = v.ps;
+        break;
+      case kDown:
+        interval_.down_ps = v.ps;
+        break;
+      default:
+        break;
+    }
+  }
+
+  // After the document: switch numbers against system.switches, which may
+  // come anywhere in the file.
+  schedule::Schedule finish() {
+    const std::uint32_t n = s_.system.switches;
+    const std::string range = "out of range: the system has " + std::to_string(n) +
+                              " switches (0.." + std::to_string(n - 1) + ")";
+    for (std::size_t i = 0; i < s_.tasks.size(); ++i) {
+      if (s_.tasks[i].sw.value() >= n) {
+        throw core::InputError("", "tasks[" + std::to_string(i) + "].switch",
+                               std::to_string(s_.tasks[i].sw.value()), range);
+      }
+    }
+    s_.timelines.assign(n, schedule::SwitchTimeline{});
+    for (std::size_t k = 0; k < circuits_.size(); ++k) {
+      if (circuits_[k].sw >= n) {
+        throw core::InputError("", "circuits[" + std::to_string(k) + "].switch",
+                               std::to_string(circuits_[k].sw), range);
+      }
+      s_.timelines[circuits_[k].sw].circuits = std::move(circuits_[k].intervals);
+    }
+    circuits_ = {};
+    return std::move(s_);
+  }
+
+ private:
+  void validate_system() {
+    try {
+      s_.system.validate();
+    } catch (const core::InputError& e) {
+      std::string field = e.field();
+      if (field == "reconfig_delay") field = "reconfig_delay_s";
+      throw core::InputError("", "system." + field, e.value(), e.problem());
+    }
+  }
+
+  void check_interval(const std::string& path) {
+    const CircuitInterval& c = interval_;
+    if (c.a == c.b) {
+      throw core::InputError("", path + ".b", std::to_string(c.b.value()),
+                             "equals a: a circuit joins two different accelerators");
+    }
+    if (c.b < c.a) {
+      throw core::InputError("", path + ".a", std::to_string(c.a.value()),
+                             "must be less than b (" + std::to_string(c.b.value()) +
+                                 "): a circuit is written as the pair a < b");
+    }
+    if (c.setup_ps > c.up_ps) {
+      throw core::InputError("", path + ".setup_s", seconds_text(c.setup_ps),
+                             "after up_s (" + seconds_text(c.up_ps) + ")");
+    }
+    if (c.up_ps > c.down_ps) {
+      throw core::InputError("", path + ".down_s", seconds_text(c.down_ps),
+                             "before up_s (" + seconds_text(c.up_ps) + ")");
+    }
+    circuit_.intervals.push_back(c);
+  }
+
+  schedule::Schedule s_;
+  schedule::TaskAssignment task_;
+  CircuitEntry circuit_;
+  CircuitInterval interval_;
+  std::vector<CircuitEntry> circuits_;
+};
+
+schedule::Schedule build(ScheduleHandler& handler, const std::string& source) {
+  try {
+    return handler.finish();
+  } catch (const core::InputError& e) {
+    throw e.with_source(source);
+  }
+}
+
+void check_utf8(std::string_view s, const char* field) {
+  if (!is_valid_utf8(s)) {
+    throw core::InputError("", field, detail::quoted(s), "not valid UTF-8 (JSON strings must be)");
+  }
+}
+
+}  // namespace
+
+schedule::Schedule read_schedule(const std::filesystem::path& file) {
+  ScheduleHandler handler;
+  detail::read_json_file(file, kSchema, handler);
+  return build(handler, file.string());
+}
+
+schedule::Schedule parse_schedule(std::string_view text, std::string_view source) {
+  ScheduleHandler handler;
+  detail::read_json(text, source, kSchema, handler);
+  return build(handler, std::string(source));
+}
+
+void write_schedule(std::ostream& out, const schedule::Schedule& s) {
+  check_utf8(s.scheduler, "scheduler");
+  check_utf8(s.workload, "workload");
+  if (s.timelines.size() > s.system.switches) {
+    throw std::invalid_argument("write_schedule: " + std::to_string(s.timelines.size()) +
+                                " timelines for " + std::to_string(s.system.switches) +
+                                " switches");
+  }
+  JsonWriter j(out, JsonWriter::Style::kPretty);
+  j.begin_object();
+  j.member("format", kScheduleFormat);
+  j.member("scheduler", s.scheduler);
+  j.member("workload", s.workload);
+  j.key("system").begin_object();
+  j.member("switches", s.system.switches);
+  j.member("link_gbps", s.system.link_gbps);
+  j.member("reconfig_delay_s", core::ps_to_seconds(s.system.reconfig_delay_ps));
+  j.end_object();
+  j.member("makespan_s", core::ps_to_seconds(s.makespan_ps));
+  j.member("status", schedule::to_string(s.status));
+  if (s.lower_bound_ps) j.member("lower_bound_s", core::ps_to_seconds(*s.lower_bound_ps));
+  if (s.gap) j.member("gap", *s.gap);
+  if (s.solve_time_s) j.member("solve_time_s", *s.solve_time_s);
+  j.key("tasks").begin_array();
+  for (const schedule::TaskAssignment& t : s.tasks) {
+    j.begin_object();
+    j.member("id", t.task_id);
+    j.member("switch", t.sw.value());
+    j.member("start_s", core::ps_to_seconds(t.start_ps));
+    j.end_object();
+  }
+  j.end_array();
+  j.key("circuits").begin_array();
+  for (std::uint32_t k = 0; k < s.system.switches; ++k) {
+    j.begin_object();
+    j.member("switch", k);
+    j.key("intervals").begin_array();
+    if (k < s.timelines.size()) {
+      for (const CircuitInterval& c : s.timelines[k].circuits) {
+        j.begin_object();
+        j.member("a", c.a.value());
+        j.member("b", c.b.value());
+        j.member("setup_s", core::ps_to_seconds(c.setup_ps));
+        j.member("up_s", core::ps_to_seconds(c.up_ps));
+        j.member("down_s", core::ps_to_seconds(c.down_ps));
+        j.end_object();
+      }
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  j.finish();
+}
+
+void save_schedule(const std::filesystem::path& file, const schedule::Schedule& s) {
+  try {
+    detail::save_atomically(file, [&](std::ostream& out) { write_schedule(out, s); });
+  } catch (const core::InputError& e) {
+    throw e.with_source(file.string());
+  }
+}
+
+}  // namespace flux::trace

@@ -1,0 +1,320 @@
+// flux.workload/v1: streaming reader (schema-driven SAX, no DOM) and writer.
+#include "flux/trace/workload_json.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "flux/core/error.hpp"
+#include "flux/trace/json_writer.hpp"
+#include "json_reader.hpp"
+
+namespace flux::trace {
+namespace {
+
+using detail::Field;
+using detail::Kind;
+using detail::Node;
+
+constexpr std::uint64_t kMaxRank = 0xffff'fffeULL;  // core::Rank reserves 2^32-1
+constexpr std::size_t kMaxTasks = 0xffff'fffeULL;   // core::TaskIndex likewise
+
+// Schema nodes; the numbers index kNodes.
+enum NodeId : int {
+  kRoot,
+  kFormat,
+  kName,
+  kAccelerators,
+  kTasks,
+  kTask,
+  kTaskId,
+  kSrc,
+  kDst,
+  kBytes,
+  kLabel,
+  kRelease,
+  kTail,
+  kDeps,
+  kDep,
+  kFrom,
+  kTo,
+  kCompute,
+  kNumNodes
+};
+
+constexpr std::array<Field, 5> kRootFields = {{{"format", kFormat, true},
+                                               {"name", kName, true},
+                                               {"accelerators", kAccelerators, true},
+                                               {"tasks", kTasks, true},
+                                               {"deps", kDeps, true}}};
+constexpr std::array<Field, 7> kTaskFields = {{{"id", kTaskId, true},
+                                               {"src", kSrc, true},
+                                               {"dst", kDst, true},
+                                               {"bytes", kBytes, true},
+                                               {"label", kLabel, false},
+                                               {"release_s", kRelease, false},
+                                               {"tail_s", kTail, false}}};
+constexpr std::array<Field, 3> kDepFields = {
+    {{"from", kFrom, true}, {"to", kTo, true}, {"compute_s", kCompute, true}}};
+
+constexpr std::array<Node, kNumNodes> kNodes = {{
+    {Kind::kObject, kRootFields},  // kRoot
+    {Kind::kString},               // kFormat
+    {Kind::kString},               // kName
+    {Kind::kUint},                 // kAccelerators
+    {Kind::kArray, {}, kTask},     // kTasks
+    {Kind::kObject, kTaskFields},  // kTask
+    {Kind::kUint},                 // kTaskId
+    {Kind::kUint},                 // kSrc
+    {Kind::kUint},                 // kDst
+    {Kind::kUint},                 // kBytes
+    {Kind::kString},               // kLabel
+    {Kind::kTime},                 // kRelease
+    {Kind::kTime},                 // kTail
+    {Kind::kArray, {}, kDep},      // kDeps
+    {Kind::kObject, kDepFields},   // kDep
+    {Kind::kUint},                 // kFrom
+    {Kind::kUint},                 // kTo
+    {Kind::kTime},                 // kCompute
+}};
+
+constexpr detail::Schema kSchema{kNodes, kWorkloadFormat};
+
+// A dep as written: task ids, resolved to indices once the tasks are known.
+struct RawDep {
+  std::uint64_t from = 0;
+  std::uint64_t to = 0;
+  core::TimePs compute_ps = 0;
+};
+
+// Builds WorkloadData as the document streams by. Deps are resolved as they
+// arrive when "tasks" came first (as Flux writes it), else buffered.
+class WorkloadHandler final : public detail::Handler {
+ public:
+  void begin(int node, const detail::Cursor& /*at*/) override {
+    if (node == kTask) {
+      task_ = core::Task{};
+    } else if (node == kDeps) {
+      if (tasks_done_) index_ids();
+    }
+  }
+
+  void end(int node, const detail::Cursor& at) override {
+    switch (node) {
+      case kTask:
+        if (data_.tasks.size() >= kMaxTasks) {
+          throw core::InputError("", at.path(), "", "too many tasks (at most 2^32-2)");
+        }
+        data_.tasks.push_back(task_);
+        break;
+      case kTasks:
+        tasks_done_ = true;
+        data_.tasks.shrink_to_fit();
+        break;
+      case kDep:
+        if (tasks_done_) {
+          data_.deps.push_back(resolve(dep_, at.path()));
+        } else {
+          deferred_.push_back(dep_);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  void leaf(int node, const detail::Leaf& v, const detail::Cursor& at) override {
+    switch (node) {
+      case kName:
+        data_.name = v.text;
+        break;
+      case kAccelerators:
+        if (v.u > kMaxRank + 1)
+          throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^32-1");
+        data_.accelerators = static_cast<std::uint32_t>(v.u);
+        break;
+      case kTaskId:
+        task_.id = v.u;
+        break;
+      case kSrc:
+        task_.src = rank(v, at);
+        break;
+      case kDst:
+        task_.dst = rank(v, at);
+        break;
+      case kBytes:
+        task_.bytes = v.u;
+        break;
+      case kLabel:
+        task_.label = intern(v.text);
+        break;
+      case kRelease:
+        task_.release_ps = v.ps;
+        break;
+      case kTail:
+        task_.tail_ps = v.ps;
+        break;
+      case kFrom:
+        dep_.from = v.u;
+        break;
+      case kTo:
+        dep_.to = v.u;
+        break;
+      case kCompute:
+        dep_.compute_ps = v.ps;
+        break;
+      default:
+        break;
+    }
+  }
+
+  // After the document: resolves buffered deps and validates the graph.
+  core::Workload finish() {
+    if (!deferred_.empty()) {
+      index_ids();
+      data_.deps.reserve(deferred_.size());
+      for (std::size_t j = 0; j < deferred_.size(); ++j) {
+        data_.deps.push_back(resolve(deferred_[j], "deps[" + std::to_string(j) + "]"));
+      }
+      deferred_ = {};
+    }
+    data_.deps.shrink_to_fit();
+    label_index_ = {};
+    return core::Workload(std::move(data_));
+  }
+
+ private:
+  static core::Rank rank(const detail::Leaf& v, const detail::Cursor& at) {
+    if (v.u > kMaxRank) {
+      throw core::InputError("", at.path(), std::string(v.text), "out of range (at most 2^32-2)");
+    }
+    return core::Rank(static_cast<std::uint32_t>(v.u));
+  }
+
+  std::uint32_t intern(std::string_view label) {
+    auto [it, inserted] = label_index_.try_emplace(std::string(label),
+                                                   static_cast<std::uint32_t>(data_.labels.size()));
+    if (inserted) data_.labels.emplace_back(label);
+    return it->second;
+  }
+
+  // Prepares id -> index lookups; ids equal to positions need no table.
+  void index_ids() {
+    const auto& tasks = data_.tasks;
+    dense_ = true;
+    for (std::size_t i = 0; i < tasks.size() && dense_; ++i) dense_ = tasks[i].id == i;
+    if (dense_) return;
+    ids_.clear();
+    ids_.reserve(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      ids_.emplace_back(tasks[i].id, static_cast<std::uint32_t>(i));
+    }
+    std::sort(ids_.begin(), ids_.end());
+  }
+
+  [[nodiscard]] std::optional<std::uint32_t> index_of(std::uint64_t id) const {
+    if (dense_) {
+      if (id < data_.tasks.size()) return static_cast<std::uint32_t>(id);
+      return std::nullopt;
+    }
+    const auto it = std::lower_bound(ids_.begin(), ids_.end(), std::make_pair(id, 0u));
+    if (it == ids_.end() || it->first != id) return std::nullopt;
+    return it->second;
+  }
+
+  [[nodiscard]] core::Dep resolve(const RawDep& d, const std::string& path) const {
+    const auto from = index_of(d.from);
+    if (!from)
+      throw core::InputError("", path + ".from", std::to_string(d.from), "no task has this id");
+    const auto to = index_of(d.to);
+    if (!to) throw core::InputError("", path + ".to", std::to_string(d.to), "no task has this id");
+    return core::Dep{core::TaskIndex(*from), core::TaskIndex(*to), d.compute_ps};
+  }
+
+  core::WorkloadData data_;
+  core::Task task_;
+  RawDep dep_;
+  bool tasks_done_ = false;
+  std::vector<RawDep> deferred_;  // deps seen before the tasks
+  bool dense_ = true;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ids_;  // sorted, when !dense_
+  std::unordered_map<std::string, std::uint32_t> label_index_;
+};
+
+core::Workload build(WorkloadHandler& handler, const std::string& source) {
+  try {
+    return handler.finish();
+  } catch (const core::InputError& e) {
+    throw e.with_source(source);
+  }
+}
+
+void check_utf8(std::string_view s, const std::string& field) {
+  if (!is_valid_utf8(s)) {
+    throw core::InputError("", field, detail::quoted(s), "not valid UTF-8 (JSON strings must be)");
+  }
+}
+
+}  // namespace
+
+core::Workload read_workload(const std::filesystem::path& file) {
+  WorkloadHandler handler;
+  detail::read_json_file(file, kSchema, handler);
+  return build(handler, file.string());
+}
+
+core::Workload parse_workload(std::string_view text, std::string_view source) {
+  WorkloadHandler handler;
+  detail::read_json(text, source, kSchema, handler);
+  return build(handler, std::string(source));
+}
+
+void write_workload(std::ostream& out, const core::Workload& w) {
+  check_utf8(w.name(), "name");
+  for (const std::string& label : w.labels()) check_utf8(label, "label");
+  const std::span<const core::Task> tasks = w.tasks();
+  JsonWriter j(out, JsonWriter::Style::kPretty);
+  j.begin_object();
+  j.member("format", kWorkloadFormat);
+  j.member("name", w.name());
+  j.member("accelerators", w.accelerators());
+  j.key("tasks").begin_array();
+  for (const core::Task& t : tasks) {
+    j.begin_object();
+    j.member("id", t.id);
+    j.member("src", t.src.value());
+    j.member("dst", t.dst.value());
+    j.member("bytes", t.bytes);
+    if (t.label != core::kNoLabel) j.member("label", w.labels()[t.label]);
+    if (t.release_ps != 0) j.member("release_s", core::ps_to_seconds(t.release_ps));
+    if (t.tail_ps != 0) j.member("tail_s", core::ps_to_seconds(t.tail_ps));
+    j.end_object();
+  }
+  j.end_array();
+  j.key("deps").begin_array();
+  for (const core::Dep& e : w.deps()) {
+    j.begin_object();
+    j.member("from", tasks[e.from.value()].id);
+    j.member("to", tasks[e.to.value()].id);
+    j.member("compute_s", core::ps_to_seconds(e.compute_ps));
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  j.finish();
+}
+
+void save_workload(const std::filesystem::path& file, const core::Workload& w) {
+  try {
+    detail::save_atomically(file, [&](std::ostream& out) { write_workload(out, w); });
+  } catch (const core::InputError& e) {
+    throw e.with_source(file.string());
+  }
+}
+
+}  // namespace flux::trace

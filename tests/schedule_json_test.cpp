@@ -1,0 +1,408 @@
+// flux.schedule/v1 reader and writer, and the SolveStatus names.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "flux/core/error.hpp"
+#include "flux/schedule/schedule.hpp"
+#include "flux/trace/schedule_json.hpp"
+
+namespace flux::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using core::Rank;
+using core::SwitchId;
+using schedule::CircuitInterval;
+using schedule::Schedule;
+using schedule::SolveStatus;
+
+Schedule sample() {
+  Schedule s;
+  s.scheduler = "flux-milp";
+  s.workload = "llama3-8b \"tp2\"";
+  s.system.switches = 3;
+  s.system.link_gbps = 812.5;
+  s.system.reconfig_delay_ps = 10 * core::kPsPerUs + 1;
+  s.makespan_ps = 123'456'789'012;
+  s.status = SolveStatus::kOptimal;
+  s.lower_bound_ps = 123'000'000'001;
+  s.gap = 0.0037070844;
+  s.solve_time_s = 12.75;
+  s.tasks = {{0, SwitchId(2), 0}, {17, SwitchId(0), 5'000'000'003}, {5, SwitchId(1), 7}};
+  s.timelines.resize(3);
+  s.timelines[0].circuits = {CircuitInterval{Rank(0), Rank(1), 0, 0, 1'000'000},
+                             CircuitInterval{Rank(2), Rank(5), 100, 10'000'100, 20'000'000}};
+  s.timelines[2].circuits = {CircuitInterval{Rank(1), Rank(3), 3, 3, 3}};
+  return s;
+}
+
+void expect_same(const Schedule& a, const Schedule& b) {
+  EXPECT_EQ(a.scheduler, b.scheduler);
+  EXPECT_EQ(a.workload, b.workload);
+  EXPECT_EQ(a.system.switches, b.system.switches);
+  EXPECT_EQ(a.system.link_gbps, b.system.link_gbps);
+  EXPECT_EQ(a.system.reconfig_delay_ps, b.system.reconfig_delay_ps);
+  EXPECT_EQ(a.makespan_ps, b.makespan_ps);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.lower_bound_ps, b.lower_bound_ps);
+  EXPECT_EQ(a.gap, b.gap);
+  EXPECT_EQ(a.solve_time_s, b.solve_time_s);
+  ASSERT_EQ(a.tasks.size(), b.tasks.size());
+  for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+    EXPECT_EQ(a.tasks[i].task_id, b.tasks[i].task_id) << i;
+    EXPECT_EQ(a.tasks[i].sw, b.tasks[i].sw) << i;
+    EXPECT_EQ(a.tasks[i].start_ps, b.tasks[i].start_ps) << i;
+  }
+  ASSERT_EQ(a.timelines.size(), b.timelines.size());
+  for (std::size_t k = 0; k < a.timelines.size(); ++k) {
+    const auto& x = a.timelines[k].circuits;
+    const auto& y = b.timelines[k].circuits;
+    ASSERT_EQ(x.size(), y.size()) << k;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(x[i].a, y[i].a);
+      EXPECT_EQ(x[i].b, y[i].b);
+      EXPECT_EQ(x[i].setup_ps, y[i].setup_ps);
+      EXPECT_EQ(x[i].up_ps, y[i].up_ps);
+      EXPECT_EQ(x[i].down_ps, y[i].down_ps);
+    }
+  }
+}
+
+std::string to_text(const Schedule& s) {
+  std::ostringstream out;
+  write_schedule(out, s);
+  return out.str();
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() / ("flux_sjson_" + std::to_string(counter++) + "_" +
+                                         std::to_string(std::random_device{}()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const fs::path& path() const { return path_; }
+  [[nodiscard]] std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void expect_error(const std::string& body, const std::string& field, const std::string& value,
+                  const std::string& problem_part = "") {
+  try {
+    parse_schedule(body, "s.json");
+    FAIL() << "no error; expected " << field;
+  } catch (const core::InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.source(), "s.json") << what;
+    EXPECT_EQ(e.field(), field) << what;
+    EXPECT_EQ(e.value(), value) << what;
+    EXPECT_NE(what.find("s.json"), std::string::npos) << what;
+    EXPECT_NE(what.find(field), std::string::npos) << what;
+    EXPECT_NE(what.find(value), std::string::npos) << what;
+    EXPECT_NE(what.find(problem_part), std::string::npos) << what;
+  }
+}
+
+// A valid document with `extra` root members and the given circuits.
+std::string doc(
+    const std::string& circuits, const std::string& tasks = "[]",
+    const std::string& system = R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": 1e-5})",
+    const std::string& status = "feasible") {
+  return R"({"format": "flux.schedule/v1", "scheduler": "x", "workload": "w", "system": )" +
+         system + R"(, "makespan_s": 0.001, "status": ")" + status + R"(", "tasks": )" + tasks +
+         R"(, "circuits": )" + circuits + "}";
+}
+std::string interval(int a, int b, const char* setup = "0", const char* up = "1e-5",
+                     const char* down = "2e-5") {
+  return R"({"a": )" + std::to_string(a) + R"(, "b": )" + std::to_string(b) + R"(, "setup_s": )" +
+         setup + R"(, "up_s": )" + up + R"(, "down_s": )" + down + "}";
+}
+std::string circuits0(const std::string& intervals) {
+  return R"([{"switch": 0, "intervals": [)" + intervals + "]}]";
+}
+
+// The ```json blocks of docs/formats.md that declare `format`.
+std::vector<std::string> doc_examples(const std::string& format) {
+  std::ifstream in(std::string(FLUX_SOURCE_DIR) + "/docs/formats.md");
+  std::vector<std::string> blocks;
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```json") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      if (block.find("\"format\": \"" + format + "\"") != std::string::npos)
+        blocks.push_back(block);
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  return blocks;
+}
+
+// ---------------------------------------------------------------- status
+
+TEST(SolveStatus, NamesRoundTrip) {
+  for (SolveStatus s : {SolveStatus::kOptimal, SolveStatus::kFeasible, SolveStatus::kInfeasible,
+                        SolveStatus::kNoSolution, SolveStatus::kError}) {
+    EXPECT_EQ(schedule::solve_status_from_string(schedule::to_string(s)), s);
+  }
+  EXPECT_EQ(schedule::to_string(SolveStatus::kNoSolution), "no_solution");
+}
+
+TEST(SolveStatus, UnknownNameListsValidOnes) {
+  try {
+    schedule::solve_status_from_string("done");
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.value(), "done");
+    EXPECT_NE(std::string(e.what()).find("optimal, feasible, infeasible, no_solution, error"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// ------------------------------------------------------------ round trip
+
+TEST(ScheduleJson, DocumentedExampleParses) {
+  const auto examples = doc_examples("flux.schedule/v1");
+  ASSERT_EQ(examples.size(), 1u);
+  const Schedule s = parse_schedule(examples[0], "docs/formats.md");
+  EXPECT_EQ(s.status, SolveStatus::kOptimal);
+  ASSERT_EQ(s.timelines.size(), 2u);
+  ASSERT_EQ(s.timelines[0].circuits.size(), 1u);
+  EXPECT_EQ(s.timelines[0].circuits[0].setup_ps, -10 * core::kPsPerUs);
+  // The documented layout is the writer's.
+  EXPECT_EQ(to_text(s), examples[0]);
+}
+
+TEST(ScheduleJson, RoundTripIsExact) {
+  const Schedule s = sample();
+  const Schedule back = parse_schedule(to_text(s), "mem");
+  expect_same(s, back);
+  EXPECT_EQ(to_text(back), to_text(s));
+}
+
+TEST(ScheduleJson, RoundTripThroughFile) {
+  TempDir dir;
+  const fs::path file = dir.path() / "s.json";
+  save_schedule(file, sample());
+  expect_same(sample(), read_schedule(file));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"s.json"});
+}
+
+TEST(ScheduleJson, OptionalFieldsOmitted) {
+  Schedule s;
+  s.scheduler = "sirius";
+  s.workload = "w";
+  s.status = SolveStatus::kNoSolution;
+  s.timelines.resize(s.system.switches);
+  const std::string text = to_text(s);
+  EXPECT_EQ(text.find("lower_bound_s"), std::string::npos);
+  EXPECT_EQ(text.find("gap"), std::string::npos);
+  EXPECT_EQ(text.find("solve_time_s"), std::string::npos);
+  EXPECT_NE(text.find(R"("status": "no_solution")"), std::string::npos);
+  const Schedule back = parse_schedule(text, "mem");
+  expect_same(s, back);
+  EXPECT_FALSE(back.lower_bound_ps.has_value());
+  EXPECT_FALSE(back.gap.has_value());
+}
+
+TEST(ScheduleJson, WriterLayout) {
+  Schedule s;
+  s.scheduler = "x";
+  s.workload = "w";
+  s.system.switches = 2;
+  s.makespan_ps = 30'000'000;
+  s.tasks = {{4, SwitchId(1), 10'000'000}};
+  s.timelines.resize(2);
+  s.timelines[1].circuits = {CircuitInterval{Rank(0), Rank(1), 0, 10'000'000, 30'000'000}};
+  EXPECT_EQ(to_text(s),
+            "{\n"
+            "  \"format\": \"flux.schedule/v1\",\n"
+            "  \"scheduler\": \"x\",\n"
+            "  \"workload\": \"w\",\n"
+            "  \"system\": {\"switches\": 2, \"link_gbps\": 800, \"reconfig_delay_s\": 1e-05},\n"
+            "  \"makespan_s\": 3e-05,\n"
+            "  \"status\": \"feasible\",\n"
+            "  \"tasks\": [\n"
+            "    {\"id\": 4, \"switch\": 1, \"start_s\": 1e-05}\n"
+            "  ],\n"
+            "  \"circuits\": [\n"
+            "    {\"switch\": 0, \"intervals\": []},\n"
+            "    {\"switch\": 1, \"intervals\": [\n"
+            "      {\"a\": 0, \"b\": 1, \"setup_s\": 0, \"up_s\": 1e-05, \"down_s\": 3e-05}\n"
+            "    ]}\n"
+            "  ]\n"
+            "}\n");
+}
+
+TEST(ScheduleJson, UnlistedSwitchesAreEmptyAndIntervalsKeepTheirOrder) {
+  const Schedule s =
+      parse_schedule(doc(R"([{"intervals": [)" + interval(2, 3, "3e-5", "4e-5", "5e-5") + ", " +
+                             interval(0, 1) + R"(], "switch": 1}])",
+                         "[]", R"({"switches": 3, "link_gbps": 400, "reconfig_delay_s": 0})"),
+                     "mem");
+  ASSERT_EQ(s.timelines.size(), 3u);
+  EXPECT_TRUE(s.timelines[0].circuits.empty());
+  EXPECT_TRUE(s.timelines[2].circuits.empty());
+  ASSERT_EQ(s.timelines[1].circuits.size(), 2u);
+  // As written: sorting is checked by the validator, not done by the reader.
+  EXPECT_EQ(s.timelines[1].circuits[0].a, Rank(2));
+  EXPECT_EQ(s.timelines[1].circuits[0].up_ps, 40'000'000);
+  EXPECT_EQ(s.timelines[1].circuits[1].a, Rank(0));
+  EXPECT_EQ(s.system.reconfig_delay_ps, 0);
+}
+
+TEST(ScheduleJson, SetupMayBeNegative) {
+  // A circuit used before tau is configured before the iteration starts.
+  Schedule s = sample();
+  s.timelines[1].circuits = {CircuitInterval{Rank(4), Rank(6), -10 * core::kPsPerUs + 3, 3, 9}};
+  expect_same(s, parse_schedule(to_text(s), "mem"));
+}
+
+// ---------------------------------------------------------------- errors
+
+TEST(ScheduleJsonError, MalformedJson) {
+  expect_error(doc("["), "circuits[0]", "", "malformed JSON at byte");
+}
+
+TEST(ScheduleJsonError, WrongFormat) {
+  expect_error(R"({"format": "flux.workload/v1", "tasks": []})", "format", "\"flux.workload/v1\"",
+               "not a flux.schedule/v1 file");
+  expect_error(R"({"format": "flux.schedule/v2"})", "format", "\"flux.schedule/v2\"",
+               "unsupported version");
+  expect_error(R"({"scheduler": "x"})", "format", "", "missing");
+}
+
+TEST(ScheduleJsonError, MissingRequiredKey) {
+  expect_error(R"({"format": "flux.schedule/v1", "scheduler": "x", "workload": "w",
+                   "system": {"switches": 2, "link_gbps": 800, "reconfig_delay_s": 0},
+                   "status": "optimal", "tasks": [], "circuits": []})",
+               "makespan_s", "", "missing");
+  expect_error(doc(circuits0(R"({"a": 0, "b": 1, "setup_s": 0, "up_s": 0})")),
+               "circuits[0].intervals[0].down_s", "", "missing");
+}
+
+TEST(ScheduleJsonError, UnknownKey) {
+  expect_error(doc("[]", R"([{"id": 1, "switch": 0, "start_s": 0, "end_s": 1}])"), "tasks[0].end_s",
+               "", "unknown key");
+}
+
+TEST(ScheduleJsonError, WrongType) {
+  expect_error(doc("[]", R"([{"id": "1", "switch": 0, "start_s": 0}])"), "tasks[0].id", "\"1\"",
+               "must be a non-negative integer");
+  expect_error(doc(R"({"switch": 0})"), "circuits", "{...}", "must be an array");
+}
+
+TEST(ScheduleJsonError, BadStatus) {
+  expect_error(
+      doc("[]", "[]", R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": 0})", "solved"),
+      "status", "\"solved\"", "one of: optimal, feasible");
+}
+
+TEST(ScheduleJsonError, BadSystem) {
+  expect_error(doc("[]", "[]", R"({"switches": 0, "link_gbps": 800, "reconfig_delay_s": 0})"),
+               "system.switches", "0", "at least one switch");
+  expect_error(doc("[]", "[]", R"({"switches": 2, "link_gbps": -1, "reconfig_delay_s": 0})"),
+               "system.link_gbps", "-1");
+  expect_error(doc("[]", "[]", R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": -1})"),
+               "system.reconfig_delay_s", "-1", "must not be negative");
+}
+
+TEST(ScheduleJsonError, NegativeTimeOrNumber) {
+  expect_error(doc("[]", R"([{"id": 1, "switch": 0, "start_s": -2}])"), "tasks[0].start_s", "-2",
+               "must not be negative");
+  expect_error(doc(circuits0(interval(0, 1, "0", "-1e-6"))), "circuits[0].intervals[0].up_s",
+               "-1e-6", "must not be negative");
+  expect_error(R"({"format": "flux.schedule/v1", "gap": 0.1, "solve_time_s": -3})", "solve_time_s",
+               "-3", "must not be negative");
+}
+
+TEST(ScheduleJsonError, CircuitEndpointsOrdered) {
+  expect_error(doc(circuits0(interval(3, 1))), "circuits[0].intervals[0].a", "3",
+               "must be less than b (1)");
+  expect_error(doc(circuits0(interval(0, 1) + ", " + interval(2, 2))), "circuits[0].intervals[1].b",
+               "2", "equals a");
+}
+
+TEST(ScheduleJsonError, CircuitTimesOrdered) {
+  expect_error(doc(circuits0(interval(0, 1, "2e-5", "1e-5", "3e-5"))),
+               "circuits[0].intervals[0].setup_s", "2e-05", "after up_s (1e-05)");
+  expect_error(doc(circuits0(interval(0, 1, "0", "1e-5", "0.5e-5"))),
+               "circuits[0].intervals[0].down_s", "5e-06", "before up_s (1e-05)");
+}
+
+TEST(ScheduleJsonError, SwitchOutOfRange) {
+  expect_error(doc(R"([{"switch": 2, "intervals": []}])"), "circuits[0].switch", "2",
+               "the system has 2 switches (0..1)");
+  expect_error(
+      doc("[]", R"([{"id": 1, "switch": 0, "start_s": 0}, {"id": 2, "switch": 7, "start_s": 0}])"),
+      "tasks[1].switch", "7", "out of range");
+}
+
+TEST(ScheduleJsonError, CircuitEntriesInIncreasingSwitchOrder) {
+  expect_error(doc(R"([{"switch": 1, "intervals": []}, {"switch": 1, "intervals": []}])"),
+               "circuits[1].switch", "1", "increasing order");
+  expect_error(doc(R"([{"switch": 1, "intervals": []}, {"switch": 0, "intervals": []}])"),
+               "circuits[1].switch", "0", "increasing order");
+}
+
+// ------------------------------------------------------------------ save
+
+TEST(ScheduleJsonSave, MissingDirectoryLeavesNothing) {
+  TempDir dir;
+  const fs::path file = dir.path() / "missing" / "s.json";
+  try {
+    save_schedule(file, sample());
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(ScheduleJsonSave, FailedWriteKeepsOldFileAndRemovesTemp) {
+  TempDir dir;
+  const fs::path file = dir.path() / "s.json";
+  std::ofstream(file) << "keep";
+  Schedule s = sample();
+  s.gap = std::numeric_limits<double>::quiet_NaN();  // fails after the header is written
+  EXPECT_THROW(save_schedule(file, s), std::invalid_argument);
+  EXPECT_EQ(slurp(file), "keep");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"s.json"});
+}
+
+}  // namespace
+}  // namespace flux::trace
