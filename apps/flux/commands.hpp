@@ -7,5 +7,7 @@ namespace flux::cli {
 
 void register_generate(CLI::App& app);
 void register_info(CLI::App& app);
+void register_schedule(CLI::App& app);
+void register_validate(CLI::App& app);
 
 }  // namespace flux::cli

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "flux 0.1.0");
   flux::cli::register_generate(app);
   flux::cli::register_info(app);
+  flux::cli::register_schedule(app);
+  flux::cli::register_validate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

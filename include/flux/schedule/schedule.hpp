@@ -37,7 +37,7 @@ struct TaskAssignment {
 struct CircuitInterval {
   core::Rank a;  ///< a < b
   core::Rank b;
-  core::TimePs setup_ps = 0;  ///< reconfiguration starts (up_ps - tau, or up_ps if preset)
+  core::TimePs setup_ps = 0;  ///< reconfiguration starts: up_ps - tau (negative: set before t = 0)
   core::TimePs up_ps = 0;     ///< circuit carries data from here ...
   core::TimePs down_ps = 0;   ///< ... until here (exclusive)
 };

@@ -1,0 +1,24 @@
+#pragma once
+// The greedy list scheduler: a quick feasible schedule, the MILP's warm
+// start. Repeatedly takes the ready send (all parents placed) that can start
+// earliest on some switch (ties: the longer remaining critical path, then the
+// topological position) and appends it to that switch's two port sequences.
+// Its start on switch s is
+//   max( ready_v, free_s(src) + R(last_s(src), v), free_s(dst) + R(last_s(dst), v) )
+// where free_s(x) is the end of the last send on port x of switch s and R is
+// 0 when that send used the same (src, dst) circuit, else tau. Among the
+// switches giving the earliest start it prefers one whose ports already hold
+// v's circuit, then the lowest index. Reconfiguration thus happens while a
+// port is idle (behind compute) whenever the DAG leaves room. Starts are the
+// earliest its switch choice and port order allow (already left-shifted).
+#include <span>
+
+#include "flux/core/dag.hpp"
+#include "flux/sched/placement.hpp"
+
+namespace flux::sched {
+
+Placement list_schedule(const core::Workload& w, const core::System& system,
+                        std::span<const core::TimePs> p, const core::IdealTiming& timing);
+
+}  // namespace flux::sched

@@ -1,0 +1,88 @@
+#pragma once
+// The paper's MILP (section 3), with the extension for release and tail
+// times and exactness-preserving reductions. Times in the model are in
+// microseconds (ps / 1e6) to keep coefficients well scaled.
+//
+//   min C
+//   C >= t_v + p_v + tail_v                                  (1)  [only rows not implied by a child]
+//   sum_s x_{v,s} = 1                                        (2)
+//   t_v >= t_u + p_u + c_uv                  (u, v) in E     (3)
+//   t_v >= t_u + p_u + R_uv - M_uv (2 - x_us - x_vs)         (4)  (u, v) in K<, every s
+//   t_v >= t_u + p_u + R_uv - M_uv (3 - x_us - x_vs - y_uv)  (5)  {u, v} in K||, every s
+//   t_u >= t_v + p_v + R_vu - M_vu (2 - x_us - x_vs + y_uv)
+//   t_v >= release_v (in fact >= head_v, the ideal earliest start)
+//
+// K = pairs sharing an endpoint; K< the ordered ones (u an ancestor of v),
+// K|| the incomparable ones; R = 0 when both use the same (src, dst), else
+// tau. Global big-M (the paper's, plus the extension's release and tail):
+//   M = max release + max tail + |V| tau + sum p + sum c.
+// Reductions (each optional, each keeps the optimum; docs/model.md):
+//   implied pairs    drop (u, v) in K< when L(u, v) >= R_uv: the DAG already
+//                    forces the gap (all R = 0 pairs go);
+//   symmetry         task i in topological order may use switches 0..i only;
+//   horizon big-M    with an incumbent of makespan H: C <= H, t_v <= H - to_end_v,
+//                    and M_uv = ub(t_u) + p_u + R_uv - lb(t_v) per row (rows
+//                    with M_uv <= 0 are implied and dropped; a pair whose one
+//                    order cannot fit fixes y);
+//   bound            C >= a combinatorial lower bound (bounds.hpp).
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "flux/core/dag.hpp"
+#include "flux/sched/scheduler.hpp"
+
+namespace flux::sched {
+
+inline constexpr double kPsPerModelUnit = 1e6;  // model time unit: 1 us
+
+/// A MILP in row-major sparse form, solver-neutral.
+struct MilpModel {
+  std::vector<double> col_lb, col_ub, obj;
+  std::vector<char> is_integer;
+  std::vector<std::string> col_names;
+  std::vector<std::int64_t> row_start{0};  // row r: entries [row_start[r], row_start[r+1])
+  std::vector<int> row_col;
+  std::vector<double> row_val;
+  std::vector<double> row_lb, row_ub;
+
+  // Where the decisions live.
+  std::vector<int> t_col;  ///< per task
+  std::vector<int> x_col;  ///< task * switches + s
+  int c_col = -1;
+  std::uint32_t switches = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> y_pair;  ///< y = 1: first before second
+  std::vector<int> y_col;
+
+  // Statistics.
+  std::uint64_t conflicting_pairs = 0;
+  std::uint64_t ordered_pairs = 0, ordered_kept = 0;
+  std::uint64_t incomparable_pairs = 0, incomparable_kept = 0;
+  double big_m = 0;  ///< the global M (model units)
+
+  [[nodiscard]] std::size_t num_cols() const { return col_lb.size(); }
+  [[nodiscard]] std::size_t num_rows() const { return row_lb.size(); }
+  [[nodiscard]] std::size_t num_integers() const;
+  int add_col(double lb, double ub, double cost, bool integer, std::string name);
+  /// Adds lb <= sum coef * col <= ub.
+  void add_row(std::span<const int> cols, std::span<const double> coefs, double lb, double ub);
+};
+
+struct MilpInputs {
+  std::span<const core::TimePs> p;
+  const core::IdealTiming* timing = nullptr;
+  std::optional<core::TimePs> horizon_ps;      ///< an incumbent's makespan
+  std::optional<core::TimePs> lower_bound_ps;  ///< a proven lower bound
+};
+
+MilpModel build_milp(const core::Workload& w, const core::System& system, const MilpInputs& in,
+                     const MilpOptions& options);
+
+/// Column values of a placement (t, x, y, C) for a warm start or a check.
+std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w,
+                                     std::span<const core::TimePs> p, std::span<const core::SwitchId> sw,
+                                     std::span<const core::TimePs> start_ps);
+
+}  // namespace flux::sched

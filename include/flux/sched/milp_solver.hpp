@@ -1,0 +1,48 @@
+#pragma once
+// Solving a MilpModel with COIN-OR CBC (through its C++ library, with CBC's
+// standard driver: preprocessing, cuts and heuristics), and the model's
+// exchange formats: LP and MPS out, a solution file in the common ".sol"
+// layout back in.
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "flux/sched/milp_model.hpp"
+#include "flux/schedule/schedule.hpp"
+
+namespace flux::sched {
+
+struct CbcParams {
+  double time_limit_s = 60;
+  double relative_gap = 1e-4;
+  int threads = 1;
+  bool verbose = false;  ///< CBC's log on stderr
+};
+
+struct MilpResult {
+  schedule::SolveStatus status = schedule::SolveStatus::kError;
+  std::vector<double> values;  ///< column values of the best solution (empty if none)
+  double objective = 0;        ///< model units (us)
+  double bound = 0;            ///< best bound, model units
+  double seconds = 0;          ///< wall time of the solve
+  long nodes = 0;
+};
+
+/// Solves `m` with CBC, optionally from `warm_start` (a feasible column
+/// vector). Never writes to stdout: CBC's log goes to stderr when verbose.
+MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
+                          const std::vector<double>* warm_start);
+
+/// Writes `m` as an LP (".lp") or MPS (".mps", ".mps.gz" not supported)
+/// file, chosen by the extension; atomically (temporary file, rename).
+/// Throws core::InputError on another extension or an unwritable path.
+void export_milp(const MilpModel& m, const std::filesystem::path& path);
+
+/// Reads a solution file: Gurobi/HiGHS/SCIP/CBC ".sol" layouts all have
+/// lines holding a column name followed by its value (CBC prefixes an index);
+/// lines starting with '#' and unknown names are skipped. Columns not listed
+/// are 0. Throws core::InputError naming the file when no column is found or
+/// a value does not parse.
+std::vector<double> read_solution(const MilpModel& m, const std::filesystem::path& path);
+
+}  // namespace flux::sched

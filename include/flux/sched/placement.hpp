@@ -1,0 +1,43 @@
+#pragma once
+// A task-level schedule in memory: a switch and a start time for every send
+// (indexed by TaskIndex), and what every task-level scheduler shares: the
+// left shift, the makespan, and the conversion to a schedule::Schedule.
+#include <span>
+#include <vector>
+
+#include "flux/core/system.hpp"
+#include "flux/core/workload.hpp"
+#include "flux/schedule/schedule.hpp"
+
+namespace flux::sched {
+
+struct Placement {
+  std::vector<core::SwitchId> sw;     ///< switch of task v
+  std::vector<core::TimePs> start_ps; ///< start time t_v
+};
+
+/// Reconfiguration penalty R_{u,v} between two sends sharing an endpoint on
+/// one switch: 0 when v reuses u's circuit (same src and dst), else tau.
+inline core::TimePs reconfig_penalty(const core::Task& u, const core::Task& v, core::TimePs tau) {
+  return (u.src == v.src && u.dst == v.dst) ? 0 : tau;
+}
+
+/// Iteration time max_v (t_v + p_v + tail_v).
+core::TimePs makespan(const core::Workload& w, std::span<const core::TimePs> p,
+                      const Placement& pl);
+
+/// Left shift: keeps every task's switch and, on every (switch, port), the
+/// order of the tasks given by `order_key` (ties by topological position);
+/// returns the earliest start times those decisions allow: the longest path
+/// through the DAG edges (with compute) and the per-port chains (with p_u +
+/// R_{u,v}), from the releases. Never later than a feasible schedule with the
+/// same decisions. Throws core::Error if the port orders contradict the DAG.
+std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const core::TimePs> p,
+                                     core::TimePs tau, std::span<const core::SwitchId> sw,
+                                     std::span<const double> order_key);
+
+/// Packs a placement into a Schedule (tasks, makespan, timelines).
+schedule::Schedule to_schedule(const core::Workload& w, const core::System& system,
+                               std::span<const core::TimePs> p, const Placement& pl);
+
+}  // namespace flux::sched

@@ -1,0 +1,65 @@
+#pragma once
+// Schedulers behind one interface and a registry by name, so the CLI, the
+// evaluation and the tests treat them alike. Every schedule that
+// run_scheduler() returns has passed the independent validator
+// (schedule/validator.hpp).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flux/core/system.hpp"
+#include "flux/core/workload.hpp"
+#include "flux/schedule/schedule.hpp"
+
+namespace flux::sched {
+
+/// Options of the exact scheduler (flux-milp). Every reduction preserves the
+/// optimum and can be switched off (docs/model.md, "Reductions").
+struct MilpOptions {
+  bool drop_implied_pairs = true;  ///< drop pair rows the DAG distance already enforces
+  bool symmetry_breaking = true;   ///< task i (topological order) only on switches 0..i
+  bool horizon_big_m = true;       ///< per-pair big-M from an incumbent's makespan, C <= H
+  bool warm_start = true;          ///< start CBC from the greedy list schedule
+  bool bound_rows = true;          ///< C >= the combinatorial lower bound (bounds.hpp)
+  std::string export_path;         ///< write the model (.lp or .mps) here instead of solving
+  std::string solution_path;       ///< read a solution (.sol) instead of solving
+};
+
+struct SchedulerOptions {
+  double time_limit_s = 60;     ///< wall-clock budget of a solve
+  double relative_gap = 1e-4;   ///< stop when (makespan - bound) / makespan is below
+  int threads = 1;              ///< solver threads
+  std::uint64_t seed = 1;       ///< for randomised components
+  bool verbose = false;         ///< progress on stderr
+  bool left_shift = true;       ///< start every send as early as its switch and order allow
+  MilpOptions milp;
+
+  /// Throws core::InputError naming the field.
+  void validate() const;
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual std::string_view description() const = 0;
+  /// Produces a schedule; bad input throws core::InputError. The result is
+  /// not yet validated: use run_scheduler().
+  [[nodiscard]] virtual schedule::Schedule run(const core::Workload& w, const core::System& system,
+                                               const SchedulerOptions& options) const = 0;
+};
+
+/// Registered names, in a stable order.
+std::vector<std::string_view> scheduler_names();
+/// The scheduler called `name`; throws core::InputError listing the names.
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
+
+/// Validates the inputs, runs the named scheduler and checks its schedule
+/// with the independent validator (a failure there is a bug: it throws
+/// schedule::ScheduleError).
+schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
+                                 const core::System& system, const SchedulerOptions& options);
+
+}  // namespace flux::sched

@@ -1,0 +1,85 @@
+#pragma once
+// The independent schedule validator: checks a Schedule against the paper's
+// constraints (section 3, docs/model.md), written from the model and not from
+// any scheduler. Every schedule a scheduler produces goes through it.
+//
+// Schedule level (always):
+//   - schedule.workload == the workload's name;
+//   - schedule.system validates; timelines.size() == system.switches;
+//   - lower_bound_ps, if present, in [0, makespan_ps].
+// Task level (when the schedule has task assignments, or the workload has no
+// tasks), with p_v from schedule.system and tau its reconfiguration delay:
+//   - every workload task assigned exactly once, no unknown id, switch < s;
+//   - t_v >= 0 and t_v >= release_v;
+//   - (u, v, c_uv) in E:  t_v >= t_u + p_u + c_uv;                        (3)
+//   - u != v on the same switch sharing an endpoint (the paper's set K),
+//     u the earlier:       t_v >= t_u + p_u + R_{u,v},                   (4, 5)
+//     R_{u,v} = 0 if (src_u, dst_u) == (src_v, dst_v), else tau;
+//   - makespan_ps == max_v (t_v + p_v + tail_v)  (if check_makespan).
+// Timelines (always; see timeline.hpp for the format):
+//   - every interval: a < b < n, setup <= up <= down, up - setup == tau;
+//     intervals sorted by (up, a, b);
+//   - on one switch, intervals sharing a port do not overlap over
+//     [setup, down);
+//   - with tasks: every send [t_v, t_v + p_v) lies within [up, down) of an
+//     interval of circuit {src_v, dst_v} on its switch.
+// Circuit-only schedules (no task assignments, e.g. RotorNet or BvN) get the
+// schedule-level and timeline checks only.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "flux/core/error.hpp"
+#include "flux/core/workload.hpp"
+#include "flux/schedule/schedule.hpp"
+
+namespace flux::schedule {
+
+struct ValidationOptions {
+  /// Messages kept in the report (all violations are counted).
+  std::size_t max_violations = 20;
+  /// Require makespan_ps == max_v (t_v + p_v + tail_v) exactly.
+  bool check_makespan = true;
+
+  /// Throws core::InputError naming the field: max_violations == 0.
+  void validate() const;
+};
+
+struct ValidationReport {
+  /// The first max_violations violations, human-readable, each naming the
+  /// task ids, switch, port and times (ps) involved.
+  std::vector<std::string> violations;
+  /// Number of violations found (>= violations.size()).
+  std::size_t violation_count = 0;
+
+  [[nodiscard]] bool ok() const { return violation_count == 0; }
+  /// "valid", or "N violations:" and one kept violation per line.
+  [[nodiscard]] std::string to_string() const;
+};
+
+/// Checks `s` against `w` (see the top of this file). Never throws for a bad
+/// schedule; throws core::InputError for invalid options.
+ValidationReport validate(const core::Workload& w, const Schedule& s,
+                          const ValidationOptions& options = {});
+
+/// An invalid schedule: what() names the schedule, the workload, the number
+/// of violations and the first few of them.
+class ScheduleError : public core::Error {
+ public:
+  ScheduleError(const std::string& message, std::vector<std::string> violations,
+                std::size_t violation_count);
+
+  /// The violations kept by the report (at most max_violations).
+  [[nodiscard]] const std::vector<std::string>& violations() const { return violations_; }
+  [[nodiscard]] std::size_t violation_count() const { return violation_count_; }
+
+ private:
+  std::vector<std::string> violations_;
+  std::size_t violation_count_ = 0;
+};
+
+/// Throws ScheduleError when validate(w, s, options) finds a violation.
+void check_schedule(const core::Workload& w, const Schedule& s,
+                    const ValidationOptions& options = {});
+
+}  // namespace flux::schedule

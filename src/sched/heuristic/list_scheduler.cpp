@@ -1,0 +1,106 @@
+// Greedy list scheduler; the rule is in list_scheduler.hpp.
+#include "flux/sched/list_scheduler.hpp"
+
+#include <limits>
+#include <queue>
+#include <tuple>
+#include <vector>
+
+namespace flux::sched {
+namespace {
+
+using core::TimePs;
+
+constexpr TimePs kNever = std::numeric_limits<TimePs>::min() / 4;
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+struct PortState {
+  TimePs free = kNever;      // end of the last send on this port
+  std::uint32_t last = kNone;  // that send
+};
+
+}  // namespace
+
+Placement list_schedule(const core::Workload& w, const core::System& system,
+                        std::span<const TimePs> p, const core::IdealTiming& timing) {
+  const std::size_t n = w.num_tasks();
+  const std::uint32_t s_count = system.switches;
+  const TimePs tau = system.reconfig_delay_ps;
+  const auto tasks = w.tasks();
+  Placement pl;
+  pl.sw.assign(n, core::SwitchId());
+  pl.start_ps.assign(n, 0);
+  std::vector<PortState> ports(static_cast<std::size_t>(s_count) * w.accelerators());
+  auto port = [&](std::uint32_t s, core::Rank x) -> PortState& {
+    return ports[static_cast<std::size_t>(s) * w.accelerators() + x.value()];
+  };
+  std::vector<TimePs> ready(n);
+  std::vector<std::uint32_t> missing(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    ready[v] = tasks[v].release_ps;
+    missing[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
+  }
+
+  // Earliest start of v and the switch giving it (reuse preferred on ties).
+  auto best_switch = [&](std::uint32_t v) {
+    const core::Task& t = tasks[v];
+    TimePs best = std::numeric_limits<TimePs>::max();
+    std::uint32_t best_s = 0;
+    bool best_reuse = false;
+    for (std::uint32_t s = 0; s < s_count; ++s) {
+      TimePs start = ready[v];
+      bool reuse = true;
+      for (core::Rank x : {t.src, t.dst}) {
+        const PortState& ps = port(s, x);
+        if (ps.last == kNone) {
+          reuse = false;
+          continue;
+        }
+        const TimePs r = reconfig_penalty(tasks[ps.last], t, tau);
+        reuse = reuse && r == 0;
+        start = std::max(start, ps.free + r);
+      }
+      if (start < best || (start == best && reuse && !best_reuse)) {
+        best = start;
+        best_s = s;
+        best_reuse = reuse;
+      }
+    }
+    return std::make_pair(best, best_s);
+  };
+
+  // Min-heap on (earliest start, -remaining path, topological position).
+  using Key = std::tuple<TimePs, TimePs, std::uint32_t, std::uint32_t>;
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
+  auto push = [&](std::uint32_t v) {
+    heap.emplace(best_switch(v).first, -timing.to_end[v], w.topo_position(core::TaskIndex(v)), v);
+  };
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (missing[v] == 0) push(v);
+  }
+  while (!heap.empty()) {
+    const auto [est, neg_tail, pos, v] = heap.top();
+    heap.pop();
+    const auto [start, s] = best_switch(v);
+    if (start > est) {  // ports got busier since v was queued: re-queue
+      heap.emplace(start, neg_tail, pos, v);
+      continue;
+    }
+    pl.sw[v] = core::SwitchId(s);
+    pl.start_ps[v] = start;
+    const core::Task& t = tasks[v];
+    for (core::Rank x : {t.src, t.dst}) {
+      PortState& ps = port(s, x);
+      ps.free = start + p[v];
+      ps.last = v;
+    }
+    for (const core::Dep& e : w.out_edges(core::TaskIndex(v))) {
+      const std::uint32_t c = e.to.value();
+      ready[c] = std::max(ready[c], start + p[v] + e.compute_ps);
+      if (--missing[c] == 0) push(c);
+    }
+  }
+  return pl;
+}
+
+}  // namespace flux::sched

@@ -1,0 +1,96 @@
+// LP / MPS export of a MilpModel and reading ".sol" solution files.
+#include <coin/CoinMpsIO.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "flux/core/error.hpp"
+#include "flux/sched/milp_solver.hpp"
+#include "osi_load.hpp"
+
+namespace flux::sched {
+
+void export_milp(const MilpModel& m, const std::filesystem::path& path) {
+  const std::string ext = path.extension().string();
+  if (ext != ".lp" && ext != ".mps") {
+    throw core::InputError("", "--export-milp", path.string(),
+                           "unknown model format: use a .lp or .mps file name");
+  }
+  OsiClpSolverInterface solver;
+  load_into_osi(m, solver);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  tmp += ext;
+  bool ok = false;
+  if (ext == ".lp") {
+    if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+      solver.writeLp(f, 1e-9, 8, 9, 0.0, true);
+      ok = std::fclose(f) == 0;
+    }
+  } else {
+    // CoinMpsIO directly: Osi's writer would gzip the file.
+    std::vector<std::string> row_names;
+    for (std::size_t r = 0; r < m.num_rows(); ++r) {
+      row_names.push_back(solver.getRowName(static_cast<int>(r)));
+    }
+    CoinMpsIO io;
+    io.messageHandler()->setLogLevel(0);
+    io.setMpsData(*solver.getMatrixByCol(), solver.getInfinity(), solver.getColLower(),
+                  solver.getColUpper(), solver.getObjCoefficients(), m.is_integer.data(),
+                  solver.getRowLower(), solver.getRowUpper(), m.col_names, row_names);
+    // Non-zero only on I/O errors (1 also when long names forced free MPS).
+    const int rc = io.writeMps(tmp.c_str(), 0, 1, 2);
+    std::error_code size_ec;
+    ok = rc >= 0 && std::filesystem::file_size(tmp, size_ec) > 0 && !size_ec;
+  }
+  std::error_code ec;
+  if (ok) std::filesystem::rename(tmp, path, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(tmp, ec);
+    throw core::InputError(path.string(), "", "", "cannot write the model file");
+  }
+}
+
+std::vector<double> read_solution(const MilpModel& m, const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw core::InputError(path.string(), "", "", "cannot open the solution file");
+  std::unordered_map<std::string, int> col;
+  for (std::size_t c = 0; c < m.num_cols(); ++c) col.emplace(m.col_names[c], static_cast<int>(c));
+  std::vector<double> values(m.num_cols(), 0.0);
+  std::size_t found = 0, line_no = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream tokens(line);
+    std::string prev, tok;
+    int pending = -1;  // column whose value is the next token
+    while (tokens >> tok) {
+      if (pending >= 0) {
+        char* end = nullptr;
+        const double v = std::strtod(tok.c_str(), &end);
+        if (end == tok.c_str() || *end != '\0') {
+          throw core::InputError(path.string(), "line " + std::to_string(line_no), tok,
+                                 "expected the value of column " + prev);
+        }
+        values[pending] = v;
+        ++found;
+        break;
+      }
+      if (auto it = col.find(tok); it != col.end()) {
+        pending = it->second;
+        prev = tok;
+      }
+    }
+  }
+  if (found == 0) {
+    throw core::InputError(path.string(), "", "",
+                           "no value for any column of this model (is it the solution of it?)");
+  }
+  return values;
+}
+
+}  // namespace flux::sched

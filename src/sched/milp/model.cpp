@@ -1,0 +1,247 @@
+// Builds the paper's MILP; the formulation and the reductions are in
+// milp_model.hpp and docs/model.md ("The exact scheduler").
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "flux/sched/milp_model.hpp"
+#include "flux/sched/placement.hpp"
+
+namespace flux::sched {
+namespace {
+
+using core::TaskIndex;
+using core::TimePs;
+
+double units(TimePs ps) { return static_cast<double>(ps) / kPsPerModelUnit; }
+
+std::string name_of(const char* prefix, std::uint64_t a) {
+  std::string s(prefix);
+  s.append(std::to_string(a));
+  return s;
+}
+std::string name_of(const char* prefix, std::uint64_t a, std::uint64_t b) {
+  std::string s = name_of(prefix, a);
+  s.push_back('_');
+  s.append(std::to_string(b));
+  return s;
+}
+
+// Conflicting pairs (u, v) with u before v in topological order, each once.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(const core::Workload& w) {
+  const auto tasks = w.tasks();
+  std::vector<std::vector<std::uint32_t>> by_port(w.accelerators());
+  for (TaskIndex v : w.topo_order()) {
+    by_port[tasks[v.value()].src.value()].push_back(v.value());
+    by_port[tasks[v.value()].dst.value()].push_back(v.value());
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (std::uint32_t x = 0; x < by_port.size(); ++x) {
+    const auto& list = by_port[x];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const core::Task& a = tasks[list[i]];
+      for (std::size_t j = i + 1; j < list.size(); ++j) {
+        const core::Task& b = tasks[list[j]];
+        // The smallest shared endpoint owns the pair.
+        std::uint32_t shared = 0xffffffffu;
+        for (core::Rank e : {a.src, a.dst}) {
+          if (e == b.src || e == b.dst) shared = std::min(shared, e.value());
+        }
+        if (shared == x) pairs.emplace_back(list[i], list[j]);
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end(), [&](const auto& l, const auto& r) {
+    const auto pl = w.topo_position(TaskIndex(l.first)), pr = w.topo_position(TaskIndex(r.first));
+    return pl != pr ? pl < pr : w.topo_position(TaskIndex(l.second)) < w.topo_position(TaskIndex(r.second));
+  });
+  return pairs;
+}
+
+}  // namespace
+
+std::size_t MilpModel::num_integers() const {
+  return static_cast<std::size_t>(std::count(is_integer.begin(), is_integer.end(), 1));
+}
+
+int MilpModel::add_col(double lb, double ub, double cost, bool integer, std::string name) {
+  col_lb.push_back(lb);
+  col_ub.push_back(ub);
+  obj.push_back(cost);
+  is_integer.push_back(integer ? 1 : 0);
+  col_names.push_back(std::move(name));
+  return static_cast<int>(col_lb.size() - 1);
+}
+
+void MilpModel::add_row(std::span<const int> cols, std::span<const double> coefs, double lb,
+                        double ub) {
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    row_col.push_back(cols[k]);
+    row_val.push_back(coefs[k]);
+  }
+  row_start.push_back(static_cast<std::int64_t>(row_col.size()));
+  row_lb.push_back(lb);
+  row_ub.push_back(ub);
+}
+
+MilpModel build_milp(const core::Workload& w, const core::System& system, const MilpInputs& in,
+                     const MilpOptions& options) {
+  const auto tasks = w.tasks();
+  const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
+  const std::uint32_t S = system.switches;
+  const TimePs tau = system.reconfig_delay_ps;
+  const core::IdealTiming& timing = *in.timing;
+  const auto p = in.p;
+  constexpr double kInf = 1e30;
+
+  MilpModel m;
+  m.switches = S;
+  // Global big-M (the paper's, extended by the largest release and tail).
+  TimePs big = 0, max_release = 0, max_tail = 0;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    big += p[v] + tau;
+    max_release = std::max(max_release, tasks[v].release_ps);
+    max_tail = std::max(max_tail, tasks[v].tail_ps);
+  }
+  for (const core::Dep& e : w.deps()) big += e.compute_ps;
+  big += max_release + max_tail;
+  m.big_m = units(big);
+
+  const bool horizon = options.horizon_big_m && in.horizon_ps.has_value();
+  // Bounds derived from the horizon are loosened by a picosecond so that
+  // rounding to model units never makes a feasible schedule infeasible.
+  const double slack = units(1);
+  const TimePs H = horizon ? *in.horizon_ps : 0;
+  auto t_lb = [&](std::uint32_t v) { return timing.earliest_start[v]; };
+  auto t_ub = [&](std::uint32_t v) { return H - timing.to_end[v]; };
+
+  // Columns: t_v, x_{v,s}, C; y added with the pairs.
+  m.t_col.resize(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    m.t_col[v] = m.add_col(units(t_lb(v)), horizon ? units(t_ub(v)) + slack : kInf, 0, false,
+                           name_of("t_", tasks[v].id));
+  }
+  m.x_col.resize(static_cast<std::size_t>(n) * S);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    const std::uint32_t pos = w.topo_position(TaskIndex(v));
+    for (std::uint32_t s = 0; s < S; ++s) {
+      const bool allowed = !options.symmetry_breaking || s <= pos;
+      m.x_col[v * S + s] = m.add_col(0, allowed ? 1 : 0, 0, true, name_of("x_", tasks[v].id, s));
+    }
+  }
+  const double c_lb =
+      options.bound_rows && in.lower_bound_ps ? units(*in.lower_bound_ps) - slack : 0;
+  m.c_col = m.add_col(c_lb, horizon ? units(H) + slack : kInf, 1, false, "C");
+
+  // (1) C >= t_v + p_v + tail_v, unless a child implies it.
+  for (std::uint32_t v = 0; v < n; ++v) {
+    bool implied = false;
+    for (const core::Dep& e : w.out_edges(TaskIndex(v))) {
+      const std::uint32_t c = e.to.value();
+      implied = implied || e.compute_ps + p[c] + tasks[c].tail_ps >= tasks[v].tail_ps;
+    }
+    if (implied) continue;
+    const int cols[] = {m.c_col, m.t_col[v]};
+    const double vals[] = {1, -1};
+    m.add_row(cols, vals, units(p[v] + tasks[v].tail_ps), kInf);
+  }
+  // (2) each task on one switch.
+  for (std::uint32_t v = 0; v < n; ++v) {
+    std::vector<double> ones(S, 1.0);
+    m.add_row(std::span<const int>(&m.x_col[v * S], S), ones, 1, 1);
+  }
+  // (3) dependencies.
+  for (const core::Dep& e : w.deps()) {
+    const int cols[] = {m.t_col[e.to.value()], m.t_col[e.from.value()]};
+    const double vals[] = {1, -1};
+    m.add_row(cols, vals, units(p[e.from.value()] + e.compute_ps), kInf);
+  }
+
+  // Big-M of "t_b >= t_a + p_a + R": the largest violation possible.
+  auto row_m = [&](std::uint32_t a, std::uint32_t b, TimePs r) -> double {
+    if (!horizon) return m.big_m;
+    return units(t_ub(a) + p[a] + r - t_lb(b)) + slack;
+  };
+  // Adds, for every switch, t_b - t_a - M x_as - M x_bs [-+ M y] >= p_a + R - k M.
+  auto add_pair_rows = [&](std::uint32_t a, std::uint32_t b, TimePs r, double big_m, int y_col,
+                           double y_sign) {
+    for (std::uint32_t s = 0; s < S; ++s) {
+      const int xa = m.x_col[a * S + s], xb = m.x_col[b * S + s];
+      if (m.col_ub[xa] == 0 || m.col_ub[xb] == 0) continue;  // never both on s
+      std::vector<int> cols = {m.t_col[b], m.t_col[a], xa, xb};
+      std::vector<double> vals = {1, -1, -big_m, -big_m};
+      double rhs = units(p[a] + r) - 2 * big_m;
+      if (y_col >= 0) {
+        cols.push_back(y_col);
+        vals.push_back(y_sign * big_m);
+        if (y_sign < 0) rhs -= big_m;  // the u-before-v row: 3 - x - x - y
+      }
+      m.add_row(cols, vals, rhs, kInf);
+    }
+  };
+
+  const auto pairs = conflicting_pairs(w);
+  m.conflicting_pairs = pairs.size();
+  std::vector<TimePs> dist;
+  std::uint32_t dist_of = 0xffffffffu;
+  for (const auto& [u, v] : pairs) {
+    if (dist_of != u) {
+      dist = core::longest_from(w, p, TaskIndex(u));
+      dist_of = u;
+    }
+    const TimePs r_uv = reconfig_penalty(tasks[u], tasks[v], tau);
+    if (dist[v] >= 0) {  // ordered: u is an ancestor of v
+      ++m.ordered_pairs;
+      if (options.drop_implied_pairs && dist[v] >= r_uv) continue;
+      const double mu = row_m(u, v, r_uv);
+      if (mu <= 0) continue;
+      ++m.ordered_kept;
+      add_pair_rows(u, v, r_uv, mu, -1, 0);
+      continue;
+    }
+    ++m.incomparable_pairs;
+    const TimePs r_vu = reconfig_penalty(tasks[v], tasks[u], tau);
+    const double m_uv = row_m(u, v, r_uv), m_vu = row_m(v, u, r_vu);
+    if (m_uv <= 0 || m_vu <= 0) continue;  // one order always holds: nothing to decide
+    ++m.incomparable_kept;
+    // y = 1: u before v. An order that cannot fit in the horizon fixes y.
+    const bool uv_fits = !horizon || t_lb(u) + p[u] + r_uv <= t_ub(v);
+    const bool vu_fits = !horizon || t_lb(v) + p[v] + r_vu <= t_ub(u);
+    if (!uv_fits && !vu_fits) {  // neither order fits: never on one switch
+      for (std::uint32_t s = 0; s < S; ++s) {
+        const int cols[] = {m.x_col[u * S + s], m.x_col[v * S + s]};
+        const double vals[] = {1, 1};
+        m.add_row(cols, vals, -kInf, 1);
+      }
+      continue;
+    }
+    const int y = m.add_col(vu_fits ? 0 : 1, uv_fits ? 1 : 0, 0, true,
+                            name_of("y_", tasks[u].id, tasks[v].id));
+    m.y_pair.emplace_back(u, v);
+    m.y_col.push_back(y);
+    add_pair_rows(u, v, r_uv, m_uv, y, -1);  // active when y = 1
+    add_pair_rows(v, u, r_vu, m_vu, y, +1);  // active when y = 0
+  }
+  return m;
+}
+
+std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w,
+                                     std::span<const TimePs> p, std::span<const core::SwitchId> sw,
+                                     std::span<const TimePs> start_ps) {
+  std::vector<double> x(m.num_cols(), 0.0);
+  const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
+  TimePs c = 0;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    x[m.t_col[v]] = units(start_ps[v]);
+    x[m.x_col[v * m.switches + sw[v].value()]] = 1;
+    c = std::max(c, start_ps[v] + p[v] + w.tasks()[v].tail_ps);
+  }
+  for (std::size_t k = 0; k < m.y_col.size(); ++k) {
+    const auto [u, v] = m.y_pair[k];
+    x[m.y_col[k]] = start_ps[u] < start_ps[v] ? 1 : 0;
+  }
+  x[m.c_col] = units(c);
+  return x;
+}
+
+}  // namespace flux::sched

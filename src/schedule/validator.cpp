@@ -1,0 +1,490 @@
+// The independent validator, from the paper's section 3 (docs/model.md):
+//
+//   sum_s x_{v,s} = 1                          every task on exactly one switch (2)
+//   t_v >= max(0, release_v)
+//   t_v >= t_u + p_u + c_uv                    (u, v, c_uv) in E              (3)
+//   t_v >= t_u + p_u + R_{u,v}                 (u, v) in K on one switch,
+//                                              u the earlier                (4, 5)
+//   R_{u,v} = 0 if (src_u, dst_u) == (src_v, dst_v), else tau
+//   makespan = max_v (t_v + p_v + tail_v)
+//
+// plus the consistency of the circuit timelines (validator.hpp).
+//
+// Conflicts per port. K holds exactly the pairs of distinct tasks sharing an
+// accelerator, so on one switch they are the pairs of tasks in one port's
+// list (the tasks with that accelerator as src or dst). Sort each list by
+// start; it suffices to check consecutive entries w_k, w_{k+1}:
+//     t_{k+1} >= t_k + p_k + R(w_k, w_{k+1}).                              (*)
+// Proof. Let i < j. Chaining (*) from i to j gives
+//     t_j >= t_i + p_i + sum_{i<k<j} p_k + sum_{i<=k<j} R(w_k, w_{k+1}).
+// All terms are >= 0, so t_j >= t_i + p_i covers R(w_i, w_j) = 0. If
+// R(w_i, w_j) = tau, the directed pairs of w_i and w_j differ, so some
+// consecutive pair on the chain differs too and its R is tau: t_j >= t_i +
+// p_i + tau. Constraint (4) is included: an ancestor starts first once (3)
+// holds. Conversely a violated (*) is a real violation: since p >= 1 the
+// other order, t_k >= t_{k+1} + p_{k+1} + R, fails as t_k <= t_{k+1}.
+#include "flux/schedule/validator.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+#include "flux/core/system.hpp"
+
+namespace flux::schedule {
+namespace {
+
+using core::TaskIndex;
+using core::TimePs;
+
+constexpr std::size_t kViolationsInMessage = 5;
+constexpr TimePs kTimeMax = std::numeric_limits<TimePs>::max();
+constexpr TimePs kTimeMin = std::numeric_limits<TimePs>::min();
+
+// Saturating sum: schedules read from files may carry absurd times.
+TimePs sat_add(TimePs a, TimePs b) {
+  TimePs r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kTimeMax : kTimeMin;
+  return r;
+}
+
+std::string ps(TimePs t) {
+  std::ostringstream out;
+  out << t << " ps";
+  if (t >= 1000 || t <= -1000) out << " (" << core::format_duration(t) << ")";
+  return out.str();
+}
+
+std::string circuit_str(core::Rank a, core::Rank b) {
+  std::ostringstream out;
+  out << '{' << a.value() << ',' << b.value() << '}';
+  return out.str();
+}
+
+// One task as the user knows it: "task 7 (0->3)".
+std::string task_str(const core::Workload& w, TaskIndex v) {
+  const core::Task& t = w.task(v);
+  std::ostringstream out;
+  out << "task " << t.id << " (" << t.src.value() << "->" << t.dst.value() << ')';
+  return out.str();
+}
+
+std::string interval_str(std::size_t index, const CircuitInterval& c) {
+  std::ostringstream out;
+  out << "circuits[" << index << "] " << circuit_str(c.a, c.b) << " [setup " << ps(c.setup_ps)
+      << ", up " << ps(c.up_ps) << ", down " << ps(c.down_ps) << ')';
+  return out.str();
+}
+
+// Where a task is placed: its first assignment in the schedule.
+struct Placed {
+  bool present = false;
+  bool sw_ok = false;  // switch in range
+  std::uint32_t sw = 0;
+  TimePs start = 0;
+};
+
+class Checker {
+ public:
+  Checker(const core::Workload& w, const Schedule& s, const ValidationOptions& options,
+          ValidationReport& report)
+      : w_(w), s_(s), options_(options), report_(report) {}
+
+  void run() {
+    if (!check_header()) return;
+    tau_ = s_.system.reconfig_delay_ps;
+    p_.reserve(w_.num_tasks());
+    for (const core::Task& t : w_.tasks()) p_.push_back(s_.system.transmission_ps(t.bytes));
+    check_timelines();
+    if (!s_.tasks.empty() || w_.num_tasks() == 0) {
+      const bool complete = resolve_assignments();
+      check_times();
+      check_ports();
+      if (options_.check_makespan && complete) check_makespan();
+      check_sends_in_circuits();
+    }
+    check_lower_bound();
+  }
+
+ private:
+  void add(const std::ostringstream& message) { add(message.str()); }
+  void add(std::string message) {
+    ++report_.violation_count;
+    if (report_.violations.size() < options_.max_violations) {
+      report_.violations.push_back(std::move(message));
+    }
+  }
+
+  // Workload name, system, number of timelines. False: stop (no valid system).
+  bool check_header() {
+    if (s_.workload != w_.name()) {
+      std::ostringstream m;
+      m << "the schedule is for workload '" << s_.workload << "', not '" << w_.name() << "'";
+      add(m);
+    }
+    try {
+      s_.system.validate();
+    } catch (const core::InputError& e) {
+      add(std::string("system: ").append(e.what()));
+      return false;
+    }
+    if (s_.timelines.size() != s_.system.switches) {
+      std::ostringstream m;
+      m << s_.timelines.size() << " timelines for " << s_.system.switches << " switches";
+      add(m);
+    }
+    return true;
+  }
+
+  void check_timelines() {
+    for (std::size_t sw = 0; sw < s_.timelines.size(); ++sw) {
+      const auto& circuits = s_.timelines[sw].circuits;
+      for (std::size_t i = 0; i < circuits.size(); ++i) check_interval(sw, i, circuits);
+      check_port_overlaps(sw, circuits);
+    }
+  }
+
+  void check_interval(std::size_t sw, std::size_t i, const std::vector<CircuitInterval>& all) {
+    const CircuitInterval& c = all[i];
+    const auto bad = [&](const char* what) {
+      std::ostringstream m;
+      m << "switch " << sw << ": " << interval_str(i, c) << ": " << what;
+      return m;
+    };
+    if (!(c.a < c.b)) add(bad("needs a < b"));
+    if (c.b.value() >= w_.accelerators() || c.a.value() >= w_.accelerators()) {
+      std::ostringstream m = bad("accelerator out of range (the workload has ");
+      m << w_.accelerators() << " accelerators)";
+      add(m);
+    }
+    if (!(c.setup_ps <= c.up_ps && c.up_ps <= c.down_ps)) {
+      add(bad("needs setup <= up <= down"));
+    } else if (TimePs setup_time = 0;
+               __builtin_sub_overflow(c.up_ps, c.setup_ps, &setup_time) || setup_time != tau_) {
+      std::ostringstream m = bad("up - setup = ");
+      m << ps(setup_time) << ", but every setup takes tau = " << ps(tau_);
+      add(m);
+    }
+    if (i > 0) {
+      const CircuitInterval& prev = all[i - 1];
+      if (std::tie(c.up_ps, c.a, c.b) < std::tie(prev.up_ps, prev.a, prev.b)) {
+        add(bad("out of order: circuits must be sorted by (up, a, b)"));
+      }
+    }
+  }
+
+  // Intervals sharing a port must not overlap over [setup, down). Per port,
+  // sorted by setup, each interval is compared with the one reaching
+  // furthest among those before it.
+  void check_port_overlaps(std::size_t sw, const std::vector<CircuitInterval>& circuits) {
+    struct Use {
+      std::uint32_t port;
+      TimePs setup;
+      TimePs down;
+      std::size_t index;
+    };
+    std::vector<Use> uses;
+    for (std::size_t i = 0; i < circuits.size(); ++i) {
+      const CircuitInterval& c = circuits[i];
+      if (c.setup_ps >= c.down_ps) continue;  // empty, or reported as malformed
+      uses.push_back({c.a.value(), c.setup_ps, c.down_ps, i});
+      if (c.b != c.a) uses.push_back({c.b.value(), c.setup_ps, c.down_ps, i});
+    }
+    std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) {
+      return std::tie(x.port, x.setup, x.down, x.index) <
+             std::tie(y.port, y.setup, y.down, y.index);
+    });
+    // Two intervals of one circuit meet on both of its ports: report once.
+    std::set<std::pair<std::size_t, std::size_t>> reported_same_circuit;
+    for (std::size_t k = 0, reach = 0; k < uses.size(); ++k) {
+      if (k == 0 || uses[k].port != uses[k - 1].port) {
+        reach = k;
+        continue;
+      }
+      const std::size_t i = uses[reach].index;
+      const std::size_t j = uses[k].index;
+      const bool same_circuit = circuits[i].a == circuits[j].a && circuits[i].b == circuits[j].b;
+      if (uses[k].setup < uses[reach].down &&
+          (!same_circuit ||
+           reported_same_circuit.insert({std::min(i, j), std::max(i, j)}).second)) {
+        std::ostringstream m;
+        m << "switch " << sw << ", port " << uses[k].port << ": " << interval_str(i, circuits[i])
+          << " and " << interval_str(j, circuits[j]) << " overlap";
+        add(m);
+      }
+      if (uses[k].down > uses[reach].down) reach = k;
+    }
+  }
+
+  // Fills placed_ from the assignments; reports unknown ids, duplicates,
+  // switches out of range and missing tasks. True when every task is placed.
+  bool resolve_assignments() {
+    placed_.assign(w_.num_tasks(), Placed{});
+    std::vector<std::size_t> first_entry(w_.num_tasks(), 0);
+    for (std::size_t i = 0; i < s_.tasks.size(); ++i) {
+      const TaskAssignment& a = s_.tasks[i];
+      const auto v = w_.find(a.task_id);
+      if (!v) {
+        std::ostringstream m;
+        m << "schedule.tasks[" << i << "]: task " << a.task_id << " is not in workload '"
+          << w_.name() << "'";
+        add(m);
+        continue;
+      }
+      Placed& pl = placed_[v->value()];
+      if (pl.present) {
+        std::ostringstream m;
+        m << "task " << a.task_id << " is scheduled more than once (schedule.tasks["
+          << first_entry[v->value()] << "] and schedule.tasks[" << i << "])";
+        add(m);
+        continue;
+      }
+      pl.present = true;
+      pl.sw = a.sw.value();
+      pl.sw_ok = a.sw.valid() && a.sw.value() < s_.system.switches;
+      pl.start = a.start_ps;
+      first_entry[v->value()] = i;
+      if (!pl.sw_ok) {
+        std::ostringstream m;
+        m << task_str(w_, *v) << " is on switch " << a.sw.value() << ", but the system has "
+          << s_.system.switches << " switches";
+        add(m);
+      }
+    }
+    bool complete = true;
+    for (std::uint32_t v = 0; v < w_.num_tasks(); ++v) {
+      if (placed_[v].present) continue;
+      complete = false;
+      add(task_str(w_, TaskIndex(v)).append(" is not scheduled"));
+    }
+    return complete;
+  }
+
+  // Start >= 0, release and dependencies (3).
+  void check_times() {
+    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
+      const Placed& pl = placed_[i];
+      if (!pl.present) continue;
+      const TaskIndex v(i);
+      if (pl.start < 0) {
+        std::ostringstream m;
+        m << task_str(w_, v) << " starts at " << ps(pl.start) << ", before time 0";
+        add(m);
+      } else if (pl.start < w_.task(v).release_ps) {
+        std::ostringstream m;
+        m << task_str(w_, v) << " starts at " << ps(pl.start) << ", before its release "
+          << ps(w_.task(v).release_ps);
+        add(m);
+      }
+    }
+    for (const core::Dep& e : w_.deps()) {
+      const Placed& u = placed_[e.from.value()];
+      const Placed& v = placed_[e.to.value()];
+      if (!u.present || !v.present) continue;
+      const TimePs end_u = sat_add(u.start, p_[e.from.value()]);
+      const TimePs earliest = sat_add(end_u, e.compute_ps);
+      if (v.start >= earliest) continue;
+      std::ostringstream m;
+      m << task_str(w_, e.to) << " starts at " << ps(v.start) << ", before its parent "
+        << task_str(w_, e.from) << " ends at " << ps(end_u) << " plus compute " << ps(e.compute_ps)
+        << " (earliest " << ps(earliest) << ')';
+      add(m);
+    }
+  }
+
+  // Conflicting pairs (4, 5): consecutive tasks on each (switch, port).
+  void check_ports() {
+    struct Use {
+      std::uint32_t sw;
+      std::uint32_t port;
+      TimePs start;
+      TimePs end;
+      std::uint32_t task;
+    };
+    std::vector<Use> uses;
+    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
+      const Placed& pl = placed_[i];
+      if (!pl.present || !pl.sw_ok) continue;
+      const core::Task& t = w_.task(TaskIndex(i));
+      const TimePs end = sat_add(pl.start, p_[i]);
+      uses.push_back({pl.sw, t.src.value(), pl.start, end, i});
+      uses.push_back({pl.sw, t.dst.value(), pl.start, end, i});
+    }
+    std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) {
+      return std::tie(x.sw, x.port, x.start, x.end, x.task) <
+             std::tie(y.sw, y.port, y.start, y.end, y.task);
+    });
+    // Two tasks on the same circuit meet on both of its ports: report once.
+    std::set<std::pair<std::uint32_t, std::uint32_t>> reported_same_circuit;
+    for (std::size_t k = 1; k < uses.size(); ++k) {
+      const Use& x = uses[k - 1];
+      const Use& y = uses[k];
+      if (x.sw != y.sw || x.port != y.port) continue;
+      const core::Task& tu = w_.task(TaskIndex(x.task));
+      const core::Task& tv = w_.task(TaskIndex(y.task));
+      const bool same_direction = tu.src == tv.src && tu.dst == tv.dst;
+      const bool reversed = tu.src == tv.dst && tu.dst == tv.src;
+      const TimePs r = same_direction ? 0 : tau_;
+      if (y.start >= sat_add(x.end, r)) continue;
+      if ((same_direction || reversed) &&
+          !reported_same_circuit.insert({std::min(x.task, y.task), std::max(x.task, y.task)})
+               .second) {
+        continue;
+      }
+      std::ostringstream m;
+      m << "switch " << x.sw << ", port " << x.port << ": ";
+      if (y.start < x.end) {
+        m << task_str(w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", " << ps(x.end)
+          << ") and " << task_str(w_, TaskIndex(y.task)) << " starts at " << ps(y.start)
+          << ": sends sharing a port overlap";
+      } else {
+        m << task_str(w_, TaskIndex(y.task)) << " starts at " << ps(y.start) << ", "
+          << ps(y.start - x.end) << " after " << task_str(w_, TaskIndex(x.task)) << " ends at "
+          << ps(x.end) << "; " << (reversed ? "reversing" : "changing")
+          << " the circuit needs tau = " << ps(tau_);
+      }
+      add(m);
+    }
+  }
+
+  void check_makespan() {
+    TimePs end = 0;
+    std::uint32_t last = 0;
+    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
+      const TimePs e = sat_add(sat_add(placed_[i].start, p_[i]), w_.task(TaskIndex(i)).tail_ps);
+      if (i == 0 || e > end) {
+        end = e;
+        last = i;
+      }
+    }
+    if (end == s_.makespan_ps) return;
+    std::ostringstream m;
+    m << "makespan is " << ps(s_.makespan_ps) << ", but max(t_v + p_v + tail_v) = " << ps(end);
+    if (w_.num_tasks() > 0) m << " (" << task_str(w_, TaskIndex(last)) << ')';
+    add(m);
+  }
+
+  // Every send [t_v, t_v + p_v) within [up, down) of an interval of its
+  // circuit on its switch. Per switch, intervals sorted by (a, b, up) with the
+  // running maximum of down: some interval with up <= t_v reaches t_v + p_v
+  // iff the maximum over those does.
+  void check_sends_in_circuits() {
+    struct Entry {
+      core::Rank a;
+      core::Rank b;
+      TimePs up;
+      TimePs max_down;  // over the entries of this circuit up to here
+    };
+    std::vector<std::vector<Entry>> index(s_.timelines.size());
+    for (std::size_t sw = 0; sw < s_.timelines.size(); ++sw) {
+      auto& entries = index[sw];
+      for (const CircuitInterval& c : s_.timelines[sw].circuits) {
+        entries.push_back({c.a, c.b, c.up_ps, c.down_ps});
+      }
+      std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+        return std::tie(x.a, x.b, x.up, x.max_down) < std::tie(y.a, y.b, y.up, y.max_down);
+      });
+      for (std::size_t k = 1; k < entries.size(); ++k) {
+        if (entries[k].a == entries[k - 1].a && entries[k].b == entries[k - 1].b) {
+          entries[k].max_down = std::max(entries[k].max_down, entries[k - 1].max_down);
+        }
+      }
+    }
+    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
+      const Placed& pl = placed_[i];
+      if (!pl.present || !pl.sw_ok || pl.sw >= index.size()) continue;
+      const core::Task& t = w_.task(TaskIndex(i));
+      const core::Rank a = std::min(t.src, t.dst);
+      const core::Rank b = std::max(t.src, t.dst);
+      const TimePs end = sat_add(pl.start, p_[i]);
+      const auto& entries = index[pl.sw];
+      // First entry after every (a, b, up <= start).
+      const auto it =
+          std::upper_bound(entries.begin(), entries.end(), std::make_tuple(a, b, pl.start),
+                           [](const std::tuple<core::Rank, core::Rank, TimePs>& key,
+                              const Entry& e) { return key < std::make_tuple(e.a, e.b, e.up); });
+      if (it != entries.begin()) {
+        const Entry& e = *std::prev(it);
+        if (e.a == a && e.b == b && e.max_down >= end) continue;
+      }
+      std::ostringstream m;
+      m << task_str(w_, TaskIndex(i)) << " on switch " << pl.sw << " runs [" << ps(pl.start) << ", "
+        << ps(end) << "), outside every interval of circuit " << circuit_str(a, b)
+        << " on that switch";
+      add(m);
+    }
+  }
+
+  void check_lower_bound() {
+    if (!s_.lower_bound_ps) return;
+    const TimePs bound = *s_.lower_bound_ps;
+    if (bound < 0) {
+      add(std::string("lower bound ").append(ps(bound)).append(" is negative"));
+    } else if (bound > s_.makespan_ps) {
+      std::ostringstream m;
+      m << "lower bound " << ps(bound) << " exceeds the makespan " << ps(s_.makespan_ps);
+      add(m);
+    }
+  }
+
+  const core::Workload& w_;
+  const Schedule& s_;
+  const ValidationOptions& options_;
+  ValidationReport& report_;
+  TimePs tau_ = 0;
+  std::vector<TimePs> p_;       // transmission time per TaskIndex
+  std::vector<Placed> placed_;  // per TaskIndex
+};
+
+}  // namespace
+
+void ValidationOptions::validate() const {
+  if (max_violations == 0) {
+    throw core::InputError("", "max_violations", "0", "must be at least 1");
+  }
+}
+
+std::string ValidationReport::to_string() const {
+  if (ok()) return "valid";
+  std::ostringstream out;
+  out << violation_count << (violation_count == 1 ? " violation:" : " violations:");
+  for (const std::string& v : violations) out << "\n  " << v;
+  if (violation_count > violations.size()) {
+    out << "\n  ... and " << violation_count - violations.size() << " more";
+  }
+  return out.str();
+}
+
+ValidationReport validate(const core::Workload& w, const Schedule& s,
+                          const ValidationOptions& options) {
+  options.validate();
+  ValidationReport report;
+  Checker(w, s, options, report).run();
+  return report;
+}
+
+ScheduleError::ScheduleError(const std::string& message, std::vector<std::string> violations,
+                             std::size_t violation_count)
+    : core::Error(message), violations_(std::move(violations)), violation_count_(violation_count) {}
+
+void check_schedule(const core::Workload& w, const Schedule& s, const ValidationOptions& options) {
+  ValidationReport report = validate(w, s, options);
+  if (report.ok()) return;
+  std::ostringstream m;
+  m << "invalid schedule";
+  if (!s.scheduler.empty()) m << " from " << s.scheduler;
+  m << " for workload '" << w.name() << "': " << report.violation_count
+    << (report.violation_count == 1 ? " violation" : " violations");
+  const std::size_t shown = std::min(report.violations.size(), kViolationsInMessage);
+  for (std::size_t i = 0; i < shown; ++i) m << "\n  " << report.violations[i];
+  if (report.violation_count > shown)
+    m << "\n  ... and " << report.violation_count - shown << " more";
+  throw ScheduleError(m.str(), std::move(report.violations), report.violation_count);
+}
+
+}  // namespace flux::schedule
