@@ -63,8 +63,8 @@ void BM_ReachesBatch(benchmark::State& state) {
   const core::Workload& w = instance();
   const auto q = conflicting_pairs(w, static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) benchmark::DoNotOptimize(core::Reachability(w).reaches_batch(q).data());
-  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(q.size()),
-                                                       benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["queries_per_s"] = benchmark::Counter(
+      static_cast<double>(q.size()), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_ReachesBatch)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
@@ -77,8 +77,8 @@ void BM_ReachesSingle(benchmark::State& state) {
     for (const auto& [u, v] : q) hits += r.reaches(u, v);
     benchmark::DoNotOptimize(hits);
   }
-  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(q.size()),
-                                                       benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["queries_per_s"] = benchmark::Counter(
+      static_cast<double>(q.size()), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_ReachesSingle)->Unit(benchmark::kMillisecond);
 

@@ -28,7 +28,8 @@ TEST(Roofline, ComputeBoundGemmOnA100) {
 TEST(Roofline, MemoryBoundKernel) {
   const GpuSpec a100 = GpuSpec::preset("a100");
   // 1e9 bytes / (2039e9 B/s * 0.8) = 613.05 us.
-  EXPECT_EQ(roofline_ps(a100, OpClass::kMemory, memory_cost(1e9)), std::llround(1e9 / (2039e9 * 0.8) * 1e12));
+  EXPECT_EQ(roofline_ps(a100, OpClass::kMemory, memory_cost(1e9)),
+            std::llround(1e9 / (2039e9 * 0.8) * 1e12));
   // A skinny GEMM is memory bound: [1 x 8192] * [8192 x 8192].
   const OpCost skinny = gemm_cost(1, 8192, 8192);
   EXPECT_EQ(roofline_ps(a100, OpClass::kGemm, skinny),

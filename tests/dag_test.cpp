@@ -76,8 +76,8 @@ TEST(Reachability, MatchesBruteForceOnRandomDags) {
     const auto batch = r.reaches_batch(queries);
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const auto [u, v] = queries[i];
-      ASSERT_EQ(r.reaches(u, v), expected[i] != 0) << "seed " << seed << " " << u.value() << "->"
-                                                  << v.value();
+      ASSERT_EQ(r.reaches(u, v), expected[i] != 0)
+          << "seed " << seed << " " << u.value() << "->" << v.value();
       ASSERT_EQ(batch[i], expected[i]) << "seed " << seed;
       const auto o = r.order(u, v);
       if (u == v) {
@@ -135,8 +135,10 @@ TEST(IdealTiming, DiamondByHand) {
   }
   d.tasks[0].release_ps = 3;
   d.tasks[3].tail_ps = 4;
-  d.deps = {{TaskIndex(0), TaskIndex(1), 5}, {TaskIndex(0), TaskIndex(2), 0},
-            {TaskIndex(2), TaskIndex(3), 7}, {TaskIndex(1), TaskIndex(3), 0}};
+  d.deps = {{TaskIndex(0), TaskIndex(1), 5},
+            {TaskIndex(0), TaskIndex(2), 0},
+            {TaskIndex(2), TaskIndex(3), 7},
+            {TaskIndex(1), TaskIndex(3), 0}};
   const Workload w(std::move(d));
   const std::vector<TimePs> p = {10, 20, 30, 40};
   const IdealTiming t = ideal_timing(w, p);

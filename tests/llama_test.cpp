@@ -144,7 +144,8 @@ TEST(Llama, ComputeChainMatchesTheRoofline) {
   core::System fast;
   fast.link_gbps = 1e9;
   const core::WorkloadSummary s = core::summarize(w, fast);
-  const core::TimePs per_layer = lc.attn_fwd + lc.mlp_fwd + lc.mlp_bwd + lc.attn_bwd + 2 * lc.norm_bwd;
+  const core::TimePs per_layer =
+      lc.attn_fwd + lc.mlp_fwd + lc.mlp_bwd + lc.attn_bwd + 2 * lc.norm_bwd;
   const double params = static_cast<double>(layer_params_per_rank(c.model, 4)) * 4;
   const core::TimePs optimizer = roofline_ps(c.gpu, OpClass::kMemory, memory_cost(28 * params));
   EXPECT_EQ(s.compute_on_path_ps, 4 * per_layer + optimizer);

@@ -1,7 +1,7 @@
 // flux-milp against brute force and hand-computed optima.
+#include <gtest/gtest.h>
 #include <coin/CbcModel.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
@@ -68,7 +68,8 @@ TimePs brute_force(const core::Workload& w, const core::System& sys) {
     // Edges: (from, to, weight).
     std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>> fixed;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> free_pairs;
-    for (const core::Dep& e : w.deps()) fixed.emplace_back(e.from.value(), e.to.value(), p[e.from.value()] + e.compute_ps);
+    for (const core::Dep& e : w.deps())
+      fixed.emplace_back(e.from.value(), e.to.value(), p[e.from.value()] + e.compute_ps);
     for (std::uint32_t u = 0; u < n; ++u) {
       for (std::uint32_t v = u + 1; v < n; ++v) {
         if (sw[u] != sw[v] || !shares(u, v)) continue;
@@ -175,7 +176,8 @@ TEST(Milp, EveryReductionKeepsTheOptimum) {
       o.milp.warm_start = k != 3;
       o.milp.bound_rows = k != 4;
       if (k == 5) o.milp = MilpOptions{false, false, false, false, false, "", ""};
-      EXPECT_EQ(run_scheduler("flux-milp", w, sys, o).makespan_ps, all_on) << "seed " << seed << " off " << k;
+      EXPECT_EQ(run_scheduler("flux-milp", w, sys, o).makespan_ps, all_on)
+          << "seed " << seed << " off " << k;
     }
   }
 }
@@ -193,7 +195,7 @@ core::Workload three_from_zero() {
 TEST(Milp, ReuseWinsWhenTauIsLarge) {
   core::System sys;
   sys.switches = 1;
-  sys.link_gbps = 1;                    // 1000 bytes: p = 8 us
+  sys.link_gbps = 1;  // 1000 bytes: p = 8 us
   sys.reconfig_delay_ps = 100 * core::kPsPerUs;
   // One switch: A and C back to back on circuit 0->1 (no tau), one change to
   // 0->2: 8 + 8 + 100 + 8 = 124 us. Any order splitting A and C pays 2 tau.

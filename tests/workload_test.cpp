@@ -24,8 +24,10 @@ WorkloadData diamond() {
   d.accelerators = 4;
   d.tasks = {make_task(0, 0, 1, 100), make_task(1, 1, 2, 200), make_task(2, 1, 3, 300),
              make_task(3, 2, 3, 400)};
-  d.deps = {{TaskIndex(0), TaskIndex(1), 5}, {TaskIndex(0), TaskIndex(2), 0},
-            {TaskIndex(2), TaskIndex(3), 7}, {TaskIndex(1), TaskIndex(3), 0}};
+  d.deps = {{TaskIndex(0), TaskIndex(1), 5},
+            {TaskIndex(0), TaskIndex(2), 0},
+            {TaskIndex(2), TaskIndex(3), 7},
+            {TaskIndex(1), TaskIndex(3), 0}};
   return d;
 }
 

@@ -57,8 +57,9 @@ void print_matrix(const core::Workload& w, std::size_t top) {
     if (m[i] != 0) order.push_back(i);
   }
   const std::size_t k = std::min(top, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                    [&](std::size_t a, std::size_t b) { return m[a] != m[b] ? m[a] > m[b] : a < b; });
+  std::partial_sort(
+      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+      [&](std::size_t a, std::size_t b) { return m[a] != m[b] ? m[a] > m[b] : a < b; });
   std::printf("traffic matrix: %zu x %zu, %zu pairs with traffic; the %zu largest:\n", n, n,
               order.size(), k);
   for (std::size_t i = 0; i < k; ++i) {
@@ -88,10 +89,9 @@ void run_info(const InfoOptions& o) {
               core::format_duration(s.total_compute_ps).c_str());
   std::printf("critical path   %s on an ideal network (every pair connected, no reconfiguration)\n",
               core::format_duration(s.critical_path_ps).c_str());
-  const double share = s.critical_path_ps
-                           ? static_cast<double>(s.compute_on_path_ps) /
-                                 static_cast<double>(s.critical_path_ps)
-                           : 0.0;
+  const double share = s.critical_path_ps ? static_cast<double>(s.compute_on_path_ps) /
+                                                static_cast<double>(s.critical_path_ps)
+                                          : 0.0;
   std::printf("compute share   %.1f%% of the critical path is compute, %.1f%% transmission\n",
               100 * share, 100 * (1 - share));
   print_matrix(w, o.top);
@@ -102,8 +102,7 @@ void run_info(const InfoOptions& o) {
 void register_info(CLI::App& app) {
   auto opts = std::make_shared<InfoOptions>();
   auto* info = app.add_subcommand("info", "summarise a workload file");
-  info->add_option("workload", opts->input, "workload file (flux.workload/v1 JSON)")
-      ->required();
+  info->add_option("workload", opts->input, "workload file (flux.workload/v1 JSON)")->required();
   opts->system.add_to(*info, false);
   info->add_option("--top", opts->top, "pairs to list when the matrix is too large to print")
       ->capture_default_str();

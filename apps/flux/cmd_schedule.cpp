@@ -31,8 +31,8 @@ void print_summary(const schedule::Schedule& s) {
   std::printf("status          %s\n", std::string(schedule::to_string(s.status)).c_str());
   std::printf("iteration time  %s\n", core::format_duration(s.makespan_ps).c_str());
   if (s.lower_bound_ps) {
-    std::printf("lower bound     %s (gap %.3f%%)\n", core::format_duration(*s.lower_bound_ps).c_str(),
-                100 * s.gap.value_or(0));
+    std::printf("lower bound     %s (gap %.3f%%)\n",
+                core::format_duration(*s.lower_bound_ps).c_str(), 100 * s.gap.value_or(0));
   }
   std::printf("circuits        %zu set up over %zu switches\n", circuits, s.timelines.size());
   if (s.solve_time_s) std::printf("solve time      %.2f s\n", *s.solve_time_s);

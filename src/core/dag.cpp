@@ -65,9 +65,9 @@ std::vector<std::uint8_t> Reachability::reaches_batch(
   if (sources.empty()) return result;
 
   // Words per task: up to 8 (512 sources a sweep), capped at ~256 MiB of bits.
-  const std::size_t max_words = std::max<std::size_t>(1, (256u << 20) / (8 * std::max<std::size_t>(n, 1)));
-  const std::size_t words =
-      std::min<std::size_t>({8, max_words, (sources.size() + 63) / 64});
+  const std::size_t max_words =
+      std::max<std::size_t>(1, (256u << 20) / (8 * std::max<std::size_t>(n, 1)));
+  const std::size_t words = std::min<std::size_t>({8, max_words, (sources.size() + 63) / 64});
   const std::size_t per_sweep = words * 64;
   std::vector<std::uint64_t> bits(n * words, 0);
   std::vector<std::uint32_t> slot(n, 0xffffffffu);  // source -> bit number in this sweep
@@ -87,8 +87,7 @@ std::vector<std::uint8_t> Reachability::reaches_batch(
     // Furthest target of this sweep's queries bounds the sweep.
     std::uint32_t to_pos = from_pos;
     std::size_t qend = qi;
-    while (qend < order.size() &&
-           w_.topo_position(queries[order[qend]].first) <= to_pos_src) {
+    while (qend < order.size() && w_.topo_position(queries[order[qend]].first) <= to_pos_src) {
       to_pos = std::max(to_pos, w_.topo_position(queries[order[qend]].second));
       ++qend;
     }
@@ -149,7 +148,8 @@ IdealTiming ideal_timing(const Workload& w, std::span<const TimePs> p) {
   for (std::size_t k = n; k-- > 0;) {
     const TaskIndex v = topo[k];
     TimePs after = tasks[v.value()].tail_ps;
-    for (const Dep& e : w.out_edges(v)) after = std::max(after, e.compute_ps + r.to_end[e.to.value()]);
+    for (const Dep& e : w.out_edges(v))
+      after = std::max(after, e.compute_ps + r.to_end[e.to.value()]);
     r.to_end[v.value()] = p[v.value()] + after;
   }
   if (n == 0) return r;
@@ -192,9 +192,11 @@ IdealTiming ideal_timing(const Workload& w, std::span<const TimePs> p) {
 std::vector<TimePs> longest_from(const Workload& w, std::span<const TimePs> p, TaskIndex u,
                                  std::uint32_t limit) {
   std::vector<TimePs> dist(w.num_tasks(), -1);
-  for (const Dep& e : w.out_edges(u)) dist[e.to.value()] = std::max(dist[e.to.value()], e.compute_ps);
+  for (const Dep& e : w.out_edges(u))
+    dist[e.to.value()] = std::max(dist[e.to.value()], e.compute_ps);
   const auto topo = w.topo_order();
-  const std::uint32_t end = std::min<std::uint32_t>(limit, static_cast<std::uint32_t>(topo.size() - 1));
+  const std::uint32_t end =
+      std::min<std::uint32_t>(limit, static_cast<std::uint32_t>(topo.size() - 1));
   for (std::uint32_t pos = w.topo_position(u) + 1; pos <= end && pos < topo.size(); ++pos) {
     const std::uint32_t x = topo[pos].value();
     if (dist[x] < 0) continue;

@@ -18,8 +18,7 @@ void System::validate() const {
   if (!std::isfinite(link_gbps) || link_gbps <= 0 || link_gbps > 1e9) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", link_gbps);
-    throw InputError("", "link_gbps", buf,
-                     "must be a positive, finite rate in Gb/s (at most 1e9)");
+    throw InputError("", "link_gbps", buf, "must be a positive, finite rate in Gb/s (at most 1e9)");
   }
   if (link_bps() == 0) {
     char buf[32];

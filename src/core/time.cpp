@@ -30,7 +30,9 @@ bool representable_seconds(double seconds) {
   return std::isfinite(seconds) && std::fabs(seconds) < kMaxSeconds;
 }
 
-TimePs seconds_to_ps(double seconds) { return std::llround(seconds * 1e12); }
+TimePs seconds_to_ps(double seconds) {
+  return std::llround(seconds * 1e12);
+}
 
 TimePs parse_duration(std::string_view text, std::string_view what) {
   auto fail = [&](const std::string& problem) -> TimePs {

@@ -99,10 +99,9 @@ Workload::Workload(WorkloadData data)
     std::sort(id_index_.begin(), id_index_.end());
     for (std::size_t i = 1; i < n; ++i) {
       if (id_index_[i].first == id_index_[i - 1].first) {
-        throw InputError("", task_field(id_index_[i].second, "id"),
-                         std::to_string(id_index_[i].first),
-                         "duplicate id (also tasks[" + std::to_string(id_index_[i - 1].second) +
-                             "])");
+        throw InputError(
+            "", task_field(id_index_[i].second, "id"), std::to_string(id_index_[i].first),
+            "duplicate id (also tasks[" + std::to_string(id_index_[i - 1].second) + "])");
       }
     }
   }
@@ -189,8 +188,8 @@ std::optional<TaskIndex> Workload::find(std::uint64_t id) const {
     if (id < tasks_.size()) return TaskIndex(static_cast<std::uint32_t>(id));
     return std::nullopt;
   }
-  auto it = std::lower_bound(id_index_.begin(), id_index_.end(),
-                             std::make_pair(id, std::uint32_t{0}));
+  auto it =
+      std::lower_bound(id_index_.begin(), id_index_.end(), std::make_pair(id, std::uint32_t{0}));
   if (it == id_index_.end() || it->first != id) return std::nullopt;
   return TaskIndex(it->second);
 }

@@ -18,7 +18,8 @@ std::vector<TimePs> thresholds(std::vector<TimePs> values) {
   values.erase(std::unique(values.begin(), values.end()), values.end());
   if (values.size() <= kMaxThresholds) return values;
   std::vector<TimePs> q;
-  for (std::size_t k = 0; k < kMaxThresholds; ++k) q.push_back(values[k * values.size() / kMaxThresholds]);
+  for (std::size_t k = 0; k < kMaxThresholds; ++k)
+    q.push_back(values[k * values.size() / kMaxThresholds]);
   return q;
 }
 
@@ -27,7 +28,9 @@ struct PortTask {
   std::uint64_t pair;  // src * n + dst
 };
 
-TimePs ceil_div(TimePs a, TimePs b) { return (a + b - 1) / b; }
+TimePs ceil_div(TimePs a, TimePs b) {
+  return (a + b - 1) / b;
+}
 
 TimePs port_bound(std::vector<PortTask>& tasks, std::uint32_t switches, TimePs tau) {
   std::vector<TimePs> heads, qs;

@@ -55,7 +55,8 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name) {
     if (!known.empty()) known.append(", ");
     known.append(e.name);
   }
-  throw core::InputError("", "scheduler", std::string(name), "unknown scheduler (known: " + known + ")");
+  throw core::InputError("", "scheduler", std::string(name),
+                         "unknown scheduler (known: " + known + ")");
 }
 
 schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
@@ -78,7 +79,8 @@ schedule::Schedule GreedyScheduler::run(const core::Workload& w, const core::Sys
   const core::TimePs bound = std::min(lower_bounds(w, system, p, timing).best(), s.makespan_ps);
   s.lower_bound_ps = bound;
   s.gap = bound > 0 ? static_cast<double>(s.makespan_ps - bound) / static_cast<double>(bound) : 0.0;
-  s.status = bound == s.makespan_ps ? schedule::SolveStatus::kOptimal : schedule::SolveStatus::kFeasible;
+  s.status =
+      bound == s.makespan_ps ? schedule::SolveStatus::kOptimal : schedule::SolveStatus::kFeasible;
   s.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }

@@ -16,9 +16,9 @@
 
 #include <algorithm>
 #include <initializer_list>
-#include <string_view>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flux/core/error.hpp"
@@ -139,9 +139,7 @@ class Generator {
   }
 
   [[nodiscard]] double hidden() const { return static_cast<double>(c_.model.hidden); }
-  [[nodiscard]] std::uint64_t vocab_shard() const {
-    return (c_.model.vocab + c_.tp - 1) / c_.tp;
-  }
+  [[nodiscard]] std::uint64_t vocab_shard() const { return (c_.model.vocab + c_.tp - 1) / c_.tp; }
   [[nodiscard]] TimePs memory(double bytes) const {
     return roofline_ps(c_.gpu, OpClass::kMemory, memory_cost(bytes));
   }
@@ -251,7 +249,8 @@ ModelConfig ModelConfig::llama3(std::string_view size) {
   if (size == "8b") return ModelConfig{"8b", 32, 4096, 14336, 32, 8, 128256};
   if (size == "70b") return ModelConfig{"70b", 80, 8192, 28672, 64, 8, 128256};
   if (size == "405b") return ModelConfig{"405b", 126, 16384, 53248, 128, 8, 128256};
-  throw core::InputError("", "model", std::string(size), "unknown Llama 3 model (use 8b, 70b, 405b)");
+  throw core::InputError("", "model", std::string(size),
+                         "unknown Llama 3 model (use 8b, 70b, 405b)");
 }
 
 void ModelConfig::validate() const {
@@ -293,15 +292,17 @@ void TrainingConfig::validate() const {
     throw core::InputError("", "tp", t, "tp * dp must be at least 2 (one rank sends nothing)");
   }
   if (model.heads % tp != 0) {
-    throw core::InputError("", "tp", t, "must divide the attention heads (" +
-                                            std::to_string(model.heads) + ")");
+    throw core::InputError("", "tp", t,
+                           "must divide the attention heads (" + std::to_string(model.heads) + ")");
   }
   if (model.ffn % tp != 0) {
-    throw core::InputError("", "tp", t, "must divide the FFN size (" + std::to_string(model.ffn) + ")");
+    throw core::InputError("", "tp", t,
+                           "must divide the FFN size (" + std::to_string(model.ffn) + ")");
   }
   if (model.kv_heads % tp != 0 && tp % model.kv_heads != 0) {
-    throw core::InputError("", "tp", t, "must divide or be a multiple of the KV heads (" +
-                                            std::to_string(model.kv_heads) + ")");
+    throw core::InputError(
+        "", "tp", t,
+        "must divide or be a multiple of the KV heads (" + std::to_string(model.kv_heads) + ")");
   }
 }
 

@@ -45,9 +45,9 @@ class Reachability {
 /// reconfiguration): earliest start of every task and the critical path.
 struct IdealTiming {
   std::vector<TimePs> earliest_start;  ///< head: longest path to the start of v, incl. release
-  std::vector<TimePs> to_end;          ///< longest path from the start of v to the end, incl. p_v and tail
-  TimePs makespan = 0;                 ///< critical path length = max_v head_v + to_end_v
-  TimePs compute_on_path = 0;          ///< compute (edges, release, tail) along one critical path
+  std::vector<TimePs> to_end;  ///< longest path from the start of v to the end, incl. p_v and tail
+  TimePs makespan = 0;         ///< critical path length = max_v head_v + to_end_v
+  TimePs compute_on_path = 0;  ///< compute (edges, release, tail) along one critical path
   std::vector<TaskIndex> critical_path;  ///< one critical path, first to last
 };
 

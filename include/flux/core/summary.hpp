@@ -18,12 +18,12 @@ struct WorkloadSummary {
   std::uint64_t total_bytes = 0;
   std::uint64_t min_bytes = 0;
   std::uint64_t max_bytes = 0;
-  std::uint64_t pairs = 0;        ///< distinct (src, dst) with traffic
-  std::uint64_t labels = 0;       ///< distinct labels
-  TimePs total_compute_ps = 0;    ///< sum over edges, releases and tails
-  TimePs critical_path_ps = 0;    ///< on an ideal network (every pair connected, no tau)
-  TimePs compute_on_path_ps = 0;  ///< compute along that critical path
-  TimePs transmission_sum_ps = 0; ///< sum of p_v
+  std::uint64_t pairs = 0;         ///< distinct (src, dst) with traffic
+  std::uint64_t labels = 0;        ///< distinct labels
+  TimePs total_compute_ps = 0;     ///< sum over edges, releases and tails
+  TimePs critical_path_ps = 0;     ///< on an ideal network (every pair connected, no tau)
+  TimePs compute_on_path_ps = 0;   ///< compute along that critical path
+  TimePs transmission_sum_ps = 0;  ///< sum of p_v
 };
 
 WorkloadSummary summarize(const Workload& w, const System& system);

@@ -21,7 +21,9 @@ inline constexpr TimePs kPsPerS = 1'000'000'000'000;
 /// Precondition: finite and |seconds| < ~9.2e6.
 TimePs seconds_to_ps(double seconds);
 /// Picoseconds to seconds, for files and display.
-constexpr double ps_to_seconds(TimePs ps) { return static_cast<double>(ps) / 1e12; }
+constexpr double ps_to_seconds(TimePs ps) {
+  return static_cast<double>(ps) / 1e12;
+}
 
 /// True when `seconds` is finite and its picosecond value fits an int64.
 bool representable_seconds(double seconds);

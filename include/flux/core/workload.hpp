@@ -26,8 +26,8 @@ struct Task {
   Rank src;
   Rank dst;
   std::uint64_t bytes = 0;
-  TimePs release_ps = 0;  ///< earliest start (compute before it), >= 0
-  TimePs tail_ps = 0;     ///< compute after it before the iteration ends, >= 0
+  TimePs release_ps = 0;           ///< earliest start (compute before it), >= 0
+  TimePs tail_ps = 0;              ///< compute after it before the iteration ends, >= 0
   std::uint32_t label = kNoLabel;  ///< index into WorkloadData::labels, or kNoLabel
 };
 

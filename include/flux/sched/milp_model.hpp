@@ -4,11 +4,10 @@
 // microseconds (ps / 1e6) to keep coefficients well scaled.
 //
 //   min C
-//   C >= t_v + p_v + tail_v                                  (1)  [only rows not implied by a child]
-//   sum_s x_{v,s} = 1                                        (2)
-//   t_v >= t_u + p_u + c_uv                  (u, v) in E     (3)
-//   t_v >= t_u + p_u + R_uv - M_uv (2 - x_us - x_vs)         (4)  (u, v) in K<, every s
-//   t_v >= t_u + p_u + R_uv - M_uv (3 - x_us - x_vs - y_uv)  (5)  {u, v} in K||, every s
+//   C >= t_v + p_v + tail_v                                  (1)  [only rows not implied by a
+//   child] sum_s x_{v,s} = 1                                        (2) t_v >= t_u + p_u + c_uv (u,
+//   v) in E     (3) t_v >= t_u + p_u + R_uv - M_uv (2 - x_us - x_vs)         (4)  (u, v) in K<,
+//   every s t_v >= t_u + p_u + R_uv - M_uv (3 - x_us - x_vs - y_uv)  (5)  {u, v} in K||, every s
 //   t_u >= t_v + p_v + R_vu - M_vu (2 - x_us - x_vs + y_uv)
 //   t_v >= release_v (in fact >= head_v, the ideal earliest start)
 //
@@ -82,7 +81,8 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
 
 /// Column values of a placement (t, x, y, C) for a warm start or a check.
 std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w,
-                                     std::span<const core::TimePs> p, std::span<const core::SwitchId> sw,
+                                     std::span<const core::TimePs> p,
+                                     std::span<const core::SwitchId> sw,
                                      std::span<const core::TimePs> start_ps);
 
 }  // namespace flux::sched

@@ -12,8 +12,8 @@
 namespace flux::sched {
 
 struct Placement {
-  std::vector<core::SwitchId> sw;     ///< switch of task v
-  std::vector<core::TimePs> start_ps; ///< start time t_v
+  std::vector<core::SwitchId> sw;      ///< switch of task v
+  std::vector<core::TimePs> start_ps;  ///< start time t_v
 };
 
 /// Reconfiguration penalty R_{u,v} between two sends sharing an endpoint on

@@ -28,12 +28,12 @@ struct MilpOptions {
 };
 
 struct SchedulerOptions {
-  double time_limit_s = 60;     ///< wall-clock budget of a solve
-  double relative_gap = 1e-4;   ///< stop when (makespan - bound) / makespan is below
-  int threads = 1;              ///< solver threads
-  std::uint64_t seed = 1;       ///< for randomised components
-  bool verbose = false;         ///< progress on stderr
-  bool left_shift = true;       ///< start every send as early as its switch and order allow
+  double time_limit_s = 60;    ///< wall-clock budget of a solve
+  double relative_gap = 1e-4;  ///< stop when (makespan - bound) / makespan is below
+  int threads = 1;             ///< solver threads
+  std::uint64_t seed = 1;      ///< for randomised components
+  bool verbose = false;        ///< progress on stderr
+  bool left_shift = true;      ///< start every send as early as its switch and order allow
   MilpOptions milp;
 
   /// Throws core::InputError naming the field.

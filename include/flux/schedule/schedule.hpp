@@ -53,9 +53,9 @@ struct Schedule {
   core::TimePs makespan_ps = 0;
   SolveStatus status = SolveStatus::kFeasible;
   std::optional<core::TimePs> lower_bound_ps;
-  std::optional<double> gap;           ///< (makespan - bound) / bound
-  std::optional<double> solve_time_s;  ///< wall time of the scheduler
-  std::vector<TaskAssignment> tasks;   ///< empty for circuit-only schedulers
+  std::optional<double> gap;              ///< (makespan - bound) / bound
+  std::optional<double> solve_time_s;     ///< wall time of the scheduler
+  std::vector<TaskAssignment> tasks;      ///< empty for circuit-only schedulers
   std::vector<SwitchTimeline> timelines;  ///< one per switch (size == system.switches)
 };
 

@@ -43,7 +43,9 @@ struct OpCost {
 /// [m x k] * [k x n] in bf16: 2mkn FLOPs; reads A and B, writes C.
 OpCost gemm_cost(double m, double k, double n);
 /// A memory-bound kernel moving `bytes`.
-inline OpCost memory_cost(double bytes) { return OpCost{0, bytes}; }
+inline OpCost memory_cost(double bytes) {
+  return OpCost{0, bytes};
+}
 
 /// Roofline time of one kernel, rounded to the nearest picosecond.
 core::TimePs roofline_ps(const GpuSpec& gpu, OpClass op, const OpCost& cost);

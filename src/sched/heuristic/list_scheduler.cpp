@@ -15,7 +15,7 @@ constexpr TimePs kNever = std::numeric_limits<TimePs>::min() / 4;
 constexpr std::uint32_t kNone = 0xffffffffu;
 
 struct PortState {
-  TimePs free = kNever;      // end of the last send on this port
+  TimePs free = kNever;        // end of the last send on this port
   std::uint32_t last = kNone;  // that send
 };
 

@@ -1,12 +1,12 @@
 // CBC back end: loads a MilpModel into OsiClpSolverInterface and runs CBC's
 // standard driver (CbcMain0/CbcMain1: preprocessing, cut generators,
 // heuristics, threads) with a time limit, a relative gap and a MIP start.
+#include <fcntl.h>
+#include <unistd.h>
 #include <coin/CbcModel.hpp>
 #include <coin/CbcSolver.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -44,7 +44,9 @@ class StdoutRedirect {
   int saved_ = -1;
 };
 
-int no_callback(CbcModel*, int) { return 0; }
+int no_callback(CbcModel*, int) {
+  return 0;
+}
 
 }  // namespace
 
@@ -84,11 +86,18 @@ MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
   CbcModel model(solver);
   CbcSolverUsefulData data;
   std::vector<std::string> args = {"flux-milp",
-                                   "-seconds", std::to_string(params.time_limit_s),
-                                   "-ratioGap", std::to_string(params.relative_gap),
-                                   "-threads", std::to_string(params.threads),
-                                   "-log", params.verbose ? "1" : "0",
-                                   "-solve", "-quit"};
+                                   "-timeMode",
+                                   "elapsed",
+                                   "-seconds",
+                                   std::to_string(params.time_limit_s),
+                                   "-ratioGap",
+                                   std::to_string(params.relative_gap),
+                                   "-threads",
+                                   std::to_string(params.threads),
+                                   "-log",
+                                   params.verbose ? "1" : "0",
+                                   "-solve",
+                                   "-quit"};
   {
     StdoutRedirect redirect(params.verbose);
     CbcMain0(model, data);
@@ -112,8 +121,8 @@ MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
   if (model.isProvenInfeasible()) {
     result.status = schedule::SolveStatus::kInfeasible;
   } else if (best == nullptr) {
-    result.status = model.status() == 2 ? schedule::SolveStatus::kError
-                                        : schedule::SolveStatus::kNoSolution;
+    result.status =
+        model.status() == 2 ? schedule::SolveStatus::kError : schedule::SolveStatus::kNoSolution;
   } else if (model.isProvenOptimal()) {
     result.status = schedule::SolveStatus::kOptimal;
   } else {

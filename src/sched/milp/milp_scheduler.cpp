@@ -6,12 +6,12 @@
 #include <cmath>
 #include <iostream>
 
+#include "../schedulers.hpp"
 #include "flux/core/error.hpp"
 #include "flux/sched/bounds.hpp"
 #include "flux/sched/list_scheduler.hpp"
 #include "flux/sched/milp_solver.hpp"
 #include "flux/sched/placement.hpp"
-#include "../schedulers.hpp"
 
 namespace flux::sched {
 namespace {
@@ -93,7 +93,8 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
     status = schedule::SolveStatus::kFeasible;
   }
   if (status == schedule::SolveStatus::kInfeasible) {
-    throw core::Error("flux-milp: CBC reports the model infeasible (a bug: the greedy schedule is feasible)");
+    throw core::Error(
+        "flux-milp: CBC reports the model infeasible (a bug: the greedy schedule is feasible)");
   }
 
   schedule::Schedule s = to_schedule(w, system, p, best);

@@ -13,7 +13,9 @@ namespace {
 using core::TaskIndex;
 using core::TimePs;
 
-double units(TimePs ps) { return static_cast<double>(ps) / kPsPerModelUnit; }
+double units(TimePs ps) {
+  return static_cast<double>(ps) / kPsPerModelUnit;
+}
 
 std::string name_of(const char* prefix, std::uint64_t a) {
   std::string s(prefix);
@@ -53,7 +55,8 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(const cor
   }
   std::sort(pairs.begin(), pairs.end(), [&](const auto& l, const auto& r) {
     const auto pl = w.topo_position(TaskIndex(l.first)), pr = w.topo_position(TaskIndex(r.first));
-    return pl != pr ? pl < pr : w.topo_position(TaskIndex(l.second)) < w.topo_position(TaskIndex(r.second));
+    return pl != pr ? pl < pr
+                    : w.topo_position(TaskIndex(l.second)) < w.topo_position(TaskIndex(r.second));
   });
   return pairs;
 }
