@@ -1,5 +1,7 @@
 #include "flux/trace/json_writer.hpp"
 
+#include "json_reader.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -72,6 +74,13 @@ bool is_valid_utf8(std::string_view s) {
     i += len;
   }
   return true;
+}
+
+void check_utf8(std::string_view s, std::string_view field) {
+  if (!is_valid_utf8(s)) {
+    throw core::InputError("", std::string(field), detail::quoted(s),
+                           "not valid UTF-8 (JSON strings must be)");
+  }
 }
 
 JsonWriter::JsonWriter(std::ostream& out, Style style) : out_(out), style_(style) {
@@ -268,7 +277,8 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(std::int64_t v) {
+template <class Int>
+JsonWriter& JsonWriter::integer(Int v) {
   before_value();
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -277,13 +287,11 @@ JsonWriter& JsonWriter::value(std::int64_t v) {
   return *this;
 }
 
+JsonWriter& JsonWriter::value(std::int64_t v) {
+  return integer(v);
+}
 JsonWriter& JsonWriter::value(std::uint64_t v) {
-  before_value();
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  put(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
-  if (stack_.empty()) done_ = true;
-  return *this;
+  return integer(v);
 }
 
 JsonWriter& JsonWriter::value(double v) {

@@ -311,12 +311,6 @@ schedule::Schedule build(ScheduleHandler& handler, const std::string& source) {
   }
 }
 
-void check_utf8(std::string_view s, const char* field) {
-  if (!is_valid_utf8(s)) {
-    throw core::InputError("", field, detail::quoted(s), "not valid UTF-8 (JSON strings must be)");
-  }
-}
-
 }  // namespace
 
 schedule::Schedule read_schedule(const std::filesystem::path& file) {

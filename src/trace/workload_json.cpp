@@ -254,12 +254,6 @@ core::Workload build(WorkloadHandler& handler, const std::string& source) {
   }
 }
 
-void check_utf8(std::string_view s, const std::string& field) {
-  if (!is_valid_utf8(s)) {
-    throw core::InputError("", field, detail::quoted(s), "not valid UTF-8 (JSON strings must be)");
-  }
-}
-
 }  // namespace
 
 core::Workload read_workload(const std::filesystem::path& file) {

@@ -178,14 +178,19 @@ class Generator {
     if (last_mb) dp_allreduce((vocab_shard() + 1) * c_.model.hidden * 2, "head.dp-ar");
   }
 
-  // Blocking all-reduce over every TP group.
-  void tp_allreduce(std::uint64_t bytes, const std::string& label) {
-    if (c_.tp < 2) return;
+  CollectiveSpec allreduce(std::uint64_t bytes, const std::string& label) {
     CollectiveSpec spec;
     spec.kind = CollectiveKind::kAllReduce;
     spec.algorithm = c_.collective;
     spec.bytes = bytes;
     spec.label = b_.intern_label(label);
+    return spec;
+  }
+
+  // Blocking all-reduce over every TP group.
+  void tp_allreduce(std::uint64_t bytes, const std::string& label) {
+    if (c_.tp < 2) return;
+    CollectiveSpec spec = allreduce(bytes, label);
     for (std::uint32_t d = 0; d < c_.dp; ++d) {
       spec.group.clear();
       for (std::uint32_t t = 0; t < c_.tp; ++t) spec.group.emplace_back(d * c_.tp + t);
@@ -202,11 +207,7 @@ class Generator {
   // the optimizer step at the end of the iteration.
   void dp_allreduce(std::uint64_t bytes, const std::string& label) {
     if (c_.dp < 2) return;
-    CollectiveSpec spec;
-    spec.kind = CollectiveKind::kAllReduce;
-    spec.algorithm = c_.collective;
-    spec.bytes = bytes;
-    spec.label = b_.intern_label(label);
+    CollectiveSpec spec = allreduce(bytes, label);
     for (std::uint32_t t = 0; t < c_.tp; ++t) {
       spec.group.clear();
       for (std::uint32_t d = 0; d < c_.dp; ++d) spec.group.emplace_back(d * c_.tp + t);

@@ -25,6 +25,8 @@ namespace flux::trace {
 
 /// True when `s` is well-formed UTF-8 (what JSON strings must be).
 bool is_valid_utf8(std::string_view s);
+/// Throws core::InputError naming `field` when `s` is not valid UTF-8.
+void check_utf8(std::string_view s, std::string_view field);
 
 class JsonWriter {
  public:
@@ -75,6 +77,9 @@ class JsonWriter {
   void finish();
 
  private:
+  template <class Int>
+  JsonWriter& integer(Int v);
+
   struct Level {
     bool object = false;
     bool multiline = false;
