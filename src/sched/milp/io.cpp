@@ -36,11 +36,16 @@ void export_milp(const MilpModel& m, const std::filesystem::path& path) {
     for (std::size_t r = 0; r < m.num_rows(); ++r) {
       row_names.push_back(solver.getRowName(static_cast<int>(r)));
     }
+    // The char* overload: the std::vector<std::string> one leaks inside
+    // CoinUtils 2.11.
+    std::vector<const char*> rows, cols;
+    for (const std::string& n : row_names) rows.push_back(n.c_str());
+    for (const std::string& n : m.col_names) cols.push_back(n.c_str());
     CoinMpsIO io;
     io.messageHandler()->setLogLevel(0);
     io.setMpsData(*solver.getMatrixByCol(), solver.getInfinity(), solver.getColLower(),
                   solver.getColUpper(), solver.getObjCoefficients(), m.is_integer.data(),
-                  solver.getRowLower(), solver.getRowUpper(), m.col_names, row_names);
+                  solver.getRowLower(), solver.getRowUpper(), cols.data(), rows.data());
     // Non-zero only on I/O errors (1 also when long names forced free MPS).
     const int rc = io.writeMps(tmp.c_str(), 0, 1, 2);
     std::error_code size_ec;
