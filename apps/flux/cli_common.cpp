@@ -1,5 +1,7 @@
 #include "cli_common.hpp"
 
+#include <cstdio>
+
 #include "flux/core/error.hpp"
 
 namespace flux::cli {
@@ -25,6 +27,18 @@ core::System SystemOptions::to_system() const {
     throw as_option_error(e);
   }
   return s;
+}
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", b, units[u]);
+  return buf;
 }
 
 core::InputError as_option_error(const core::InputError& e) {

@@ -22,6 +22,9 @@ struct SystemOptions {
   [[nodiscard]] core::System to_system() const;
 };
 
+/// Bytes with a binary unit: "16.00 MiB".
+std::string human_bytes(double bytes);
+
 /// The same error, naming the command-line option (`--micro-batches`)
 /// instead of the library's field (`micro_batches`).
 core::InputError as_option_error(const core::InputError& e);

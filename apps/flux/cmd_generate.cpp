@@ -65,7 +65,7 @@ void run_llama3(const GenerateOptions& o) {
   trace::save_workload(o.output, w);
   const core::WorkloadSummary s = core::summarize(w, core::System{});
   std::cerr << "wrote " << o.output << ": " << w.name() << ", " << s.tasks << " sends, " << s.deps
-            << " deps, " << static_cast<double>(s.total_bytes) / 1e9 << " GB; critical path "
+            << " deps, " << human_bytes(static_cast<double>(s.total_bytes)) << "; critical path "
             << core::format_duration(s.critical_path_ps) << " on an ideal 800 Gb/s network\n";
 }
 

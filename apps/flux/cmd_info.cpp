@@ -19,18 +19,6 @@ struct InfoOptions {
   std::size_t top = 10;
 };
 
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", b, units[u]);
-  return buf;
-}
-
 void print_matrix(const core::Workload& w, std::size_t top) {
   const std::size_t n = w.accelerators();
   const auto m = core::traffic_matrix(w);
@@ -85,8 +73,6 @@ void run_info(const InfoOptions& o) {
               static_cast<unsigned long long>(s.pairs));
   std::printf("link            %g Gb/s: transmission %s in all\n", system.link_gbps,
               core::format_duration(s.transmission_sum_ps).c_str());
-  std::printf("compute         %s in all (edges, releases, tails)\n",
-              core::format_duration(s.total_compute_ps).c_str());
   std::printf("critical path   %s on an ideal network (every pair connected, no reconfiguration)\n",
               core::format_duration(s.critical_path_ps).c_str());
   const double share = s.critical_path_ps ? static_cast<double>(s.compute_on_path_ps) /

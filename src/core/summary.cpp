@@ -24,9 +24,7 @@ WorkloadSummary summarize(const Workload& w, const System& system) {
     s.total_bytes += t.bytes;
     s.min_bytes = std::min(s.min_bytes, t.bytes);
     s.max_bytes = std::max(s.max_bytes, t.bytes);
-    s.total_compute_ps += t.release_ps + t.tail_ps;
   }
-  for (const Dep& e : w.deps()) s.total_compute_ps += e.compute_ps;
   for (std::uint64_t b : traffic_matrix(w)) s.pairs += b != 0;
   const std::vector<TimePs> p = transmission_times(w, system);
   for (TimePs x : p) s.transmission_sum_ps += x;

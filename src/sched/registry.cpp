@@ -66,6 +66,11 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
   const auto scheduler = make_scheduler(name);
   schedule::Schedule s = scheduler->run(w, system, options);
   s.scheduler = std::string(scheduler->name());
+  if (scheduler->task_level() && s.tasks.size() != w.num_tasks()) {
+    throw core::Error(std::string(scheduler->name()) + ": placed " +
+                      std::to_string(s.tasks.size()) + " of " + std::to_string(w.num_tasks()) +
+                      " sends (a bug)");
+  }
   schedule::check_schedule(w, s);
   return s;
 }

@@ -45,6 +45,9 @@ class Scheduler {
   virtual ~Scheduler() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
   [[nodiscard]] virtual std::string_view description() const = 0;
+  /// True when the scheduler places every send (a switch and a start each);
+  /// false for circuit-only schedulers that produce timelines alone.
+  [[nodiscard]] virtual bool task_level() const { return true; }
   /// Produces a schedule; bad input throws core::InputError. The result is
   /// not yet validated: use run_scheduler().
   [[nodiscard]] virtual schedule::Schedule run(const core::Workload& w, const core::System& system,
