@@ -77,6 +77,13 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
     result = solve_with_cbc(model, params, mo.warm_start ? &warm : nullptr);
   }
 
+  if (options.verbose && result.seconds > 0) {
+    std::cerr << "flux-milp: CBC " << schedule::to_string(result.status);
+    // Model units are microseconds.
+    if (!result.values.empty()) std::cerr << ", objective " << result.objective / 1e3 << " ms";
+    std::cerr << ", bound " << result.bound / 1e3 << " ms, " << result.nodes << " nodes, "
+              << result.seconds << " s\n";
+  }
   Placement best = std::move(incumbent);
   TimePs best_ms = incumbent_ms;
   schedule::SolveStatus status = result.status;
