@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ namespace fs = std::filesystem;
 using core::Rank;
 using core::SwitchId;
 using schedule::CircuitInterval;
+using schedule::CircuitModel;
+using schedule::Routing;
 using schedule::Schedule;
 using schedule::SolveStatus;
 
@@ -55,6 +58,9 @@ void expect_same(const Schedule& a, const Schedule& b) {
   EXPECT_EQ(a.lower_bound_ps, b.lower_bound_ps);
   EXPECT_EQ(a.gap, b.gap);
   EXPECT_EQ(a.solve_time_s, b.solve_time_s);
+  EXPECT_EQ(a.circuit_model, b.circuit_model);
+  EXPECT_EQ(a.routing, b.routing);
+  EXPECT_EQ(a.period_ps, b.period_ps);
   ASSERT_EQ(a.tasks.size(), b.tasks.size());
   for (std::size_t i = 0; i < a.tasks.size(); ++i) {
     EXPECT_EQ(a.tasks[i].task_id, b.tasks[i].task_id) << i;
@@ -141,6 +147,12 @@ std::string doc(
          system + R"(, "makespan_s": 0.001, "status": ")" + status + R"(", "tasks": )" + tasks +
          R"(, "circuits": )" + circuits + "}";
 }
+// doc("[]") with `members` added to the root object.
+std::string doc_with(const std::string& members) {
+  std::string d = doc("[]");
+  d.insert(d.size() - 1, ", " + members);
+  return d;
+}
 std::string interval(int a, int b, const char* setup = "0", const char* up = "1e-5",
                      const char* down = "2e-5") {
   return R"({"a": )" + std::to_string(a) + R"(, "b": )" + std::to_string(b) + R"(, "setup_s": )" +
@@ -193,18 +205,65 @@ TEST(SolveStatus, UnknownNameListsValidOnes) {
   }
 }
 
+TEST(CircuitModelAndRouting, NamesRoundTrip) {
+  for (CircuitModel m : {CircuitModel::kTimeline, CircuitModel::kAllConnected}) {
+    EXPECT_EQ(schedule::circuit_model_from_string(schedule::to_string(m)), m);
+  }
+  for (Routing r : {Routing::kDirect, Routing::kVlb}) {
+    EXPECT_EQ(schedule::routing_from_string(schedule::to_string(r)), r);
+  }
+  EXPECT_EQ(schedule::to_string(CircuitModel::kAllConnected), "all_connected");
+  EXPECT_EQ(schedule::to_string(Routing::kVlb), "vlb");
+}
+
+// `from_string(name)` throws an InputError naming `field` and `name` and
+// listing the valid names.
+template <class F>
+void expect_unknown_name(F from_string, const std::string& name, const std::string& field,
+                         const std::string& valid) {
+  try {
+    (void)from_string(name);
+    FAIL() << "no error for " << name;
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), field);
+    EXPECT_EQ(e.value(), name);
+    EXPECT_NE(std::string(e.what()).find("(one of: " + valid + ")"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CircuitModelAndRouting, UnknownNameListsValidOnes) {
+  expect_unknown_name(schedule::circuit_model_from_string, "mesh", "circuit_model",
+                      "timeline, all_connected");
+  expect_unknown_name(schedule::routing_from_string, "Direct", "routing", "direct, vlb");
+}
+
 // ------------------------------------------------------------ round trip
 
-TEST(ScheduleJson, DocumentedExampleParses) {
+TEST(ScheduleJson, DocumentedExamplesParse) {
   const auto examples = doc_examples("flux.schedule/v1");
-  ASSERT_EQ(examples.size(), 1u);
+  ASSERT_EQ(examples.size(), 2u);
   const Schedule s = parse_schedule(examples[0], "docs/formats.md");
   EXPECT_EQ(s.status, SolveStatus::kOptimal);
   ASSERT_EQ(s.timelines.size(), 2u);
   ASSERT_EQ(s.timelines[0].circuits.size(), 1u);
   EXPECT_EQ(s.timelines[0].circuits[0].setup_ps, -10 * core::kPsPerUs);
+  EXPECT_EQ(s.circuit_model, CircuitModel::kTimeline);
+  EXPECT_EQ(s.routing, Routing::kDirect);
+  EXPECT_FALSE(s.period_ps.has_value());
   // The documented layout is the writer's.
   EXPECT_EQ(to_text(s), examples[0]);
+
+  // The periodic RotorNet-like example: 4 ranks, one switch, 3 slots of 100 us.
+  const Schedule rotor = parse_schedule(examples[1], "docs/formats.md");
+  EXPECT_EQ(rotor.circuit_model, CircuitModel::kTimeline);
+  EXPECT_EQ(rotor.routing, Routing::kVlb);
+  EXPECT_EQ(rotor.period_ps, 300 * core::kPsPerUs);
+  EXPECT_TRUE(rotor.tasks.empty());
+  ASSERT_EQ(rotor.timelines.size(), 1u);
+  ASSERT_EQ(rotor.timelines[0].circuits.size(), 6u);
+  EXPECT_EQ(rotor.timelines[0].circuits[2].up_ps, 110 * core::kPsPerUs);
+  EXPECT_EQ(rotor.timelines[0].circuits.back().down_ps, 300 * core::kPsPerUs);
+  EXPECT_EQ(to_text(rotor), examples[1]);
 }
 
 TEST(ScheduleJson, RoundTripIsExact) {
@@ -222,6 +281,60 @@ TEST(ScheduleJson, RoundTripThroughFile) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"s.json"});
 }
 
+TEST(ScheduleJson, CircuitModelRoutingAndPeriodRoundTrip) {
+  Schedule all = sample();
+  all.tasks.clear();
+  all.timelines.assign(3, {});
+  all.circuit_model = CircuitModel::kAllConnected;
+  const std::string all_text = to_text(all);
+  EXPECT_NE(all_text.find("  \"circuit_model\": \"all_connected\",\n"), std::string::npos)
+      << all_text;
+  expect_same(all, parse_schedule(all_text, "mem"));
+
+  Schedule vlb = sample();
+  vlb.routing = Routing::kVlb;
+  const std::string vlb_text = to_text(vlb);
+  EXPECT_NE(vlb_text.find("  \"routing\": \"vlb\",\n"), std::string::npos) << vlb_text;
+  expect_same(vlb, parse_schedule(vlb_text, "mem"));
+
+  // A period that is not a round number of seconds comes back to the ps.
+  Schedule periodic = sample();
+  periodic.period_ps = 1'100'000'007;
+  const std::string periodic_text = to_text(periodic);
+  EXPECT_NE(periodic_text.find("  \"period_s\": 0.001100000007,\n"), std::string::npos)
+      << periodic_text;
+  const Schedule back = parse_schedule(periodic_text, "mem");
+  EXPECT_EQ(back.period_ps, 1'100'000'007);
+  expect_same(periodic, back);
+
+  // All three at once, through a file; the text is stable.
+  Schedule every = all;
+  every.routing = Routing::kVlb;
+  every.period_ps = 1;
+  TempDir dir;
+  save_schedule(dir.path() / "s.json", every);
+  const Schedule read = read_schedule(dir.path() / "s.json");
+  expect_same(every, read);
+  EXPECT_EQ(to_text(read), to_text(every));
+
+  // The writer refuses what the reader would reject.
+  every.period_ps = 0;
+  EXPECT_THROW((void)to_text(every), std::invalid_argument);
+}
+
+TEST(ScheduleJson, CircuitModelRoutingAndPeriodReadInAnyOrder) {
+  const Schedule s = parse_schedule(
+      doc_with(R"("period_s": 2e-4, "routing": "direct", "circuit_model": "timeline")"), "mem");
+  EXPECT_EQ(s.circuit_model, CircuitModel::kTimeline);
+  EXPECT_EQ(s.routing, Routing::kDirect);
+  EXPECT_EQ(s.period_ps, 200 * core::kPsPerUs);
+  // Defaults are not written: the text is that of a file without the keys.
+  const std::string text = to_text(s);
+  EXPECT_EQ(text.find("circuit_model"), std::string::npos);
+  EXPECT_EQ(text.find("routing"), std::string::npos);
+  EXPECT_NE(text.find(R"("period_s": 2e-04,)"), std::string::npos) << text;
+}
+
 TEST(ScheduleJson, OptionalFieldsOmitted) {
   Schedule s;
   s.scheduler = "sirius";
@@ -232,11 +345,17 @@ TEST(ScheduleJson, OptionalFieldsOmitted) {
   EXPECT_EQ(text.find("lower_bound_s"), std::string::npos);
   EXPECT_EQ(text.find("gap"), std::string::npos);
   EXPECT_EQ(text.find("solve_time_s"), std::string::npos);
+  EXPECT_EQ(text.find("circuit_model"), std::string::npos);
+  EXPECT_EQ(text.find("routing"), std::string::npos);
+  EXPECT_EQ(text.find("period_s"), std::string::npos);
   EXPECT_NE(text.find(R"("status": "no_solution")"), std::string::npos);
   const Schedule back = parse_schedule(text, "mem");
   expect_same(s, back);
   EXPECT_FALSE(back.lower_bound_ps.has_value());
   EXPECT_FALSE(back.gap.has_value());
+  EXPECT_EQ(back.circuit_model, CircuitModel::kTimeline);
+  EXPECT_EQ(back.routing, Routing::kDirect);
+  EXPECT_FALSE(back.period_ps.has_value());
 }
 
 TEST(ScheduleJson, WriterLayout) {
@@ -330,6 +449,29 @@ TEST(ScheduleJsonError, BadStatus) {
   expect_error(
       doc("[]", "[]", R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": 0})", "solved"),
       "status", "\"solved\"", "one of: optimal, feasible");
+}
+
+TEST(ScheduleJsonError, BadCircuitModel) {
+  expect_error(doc_with(R"("circuit_model": "rotor")"), "circuit_model", "\"rotor\"",
+               "unknown circuit model (one of: timeline, all_connected)");
+  expect_error(doc_with(R"("circuit_model": "")"), "circuit_model", "\"\"", "one of: timeline");
+  expect_error(doc_with(R"("circuit_model": 1)"), "circuit_model", "1", "must be a string");
+}
+
+TEST(ScheduleJsonError, BadRouting) {
+  expect_error(doc_with(R"("routing": "ecmp")"), "routing", "\"ecmp\"",
+               "unknown routing (one of: direct, vlb)");
+  expect_error(doc_with(R"("routing": "VLB")"), "routing", "\"VLB\"", "one of: direct, vlb");
+}
+
+TEST(ScheduleJsonError, BadPeriod) {
+  expect_error(doc_with(R"("period_s": 0)"), "period_s", "0", "must be positive");
+  // Rounds to 0 ps.
+  expect_error(doc_with(R"("period_s": 1e-13)"), "period_s", "1e-13", "at least 1 ps");
+  expect_error(doc_with(R"("period_s": -0.001)"), "period_s", "-0.001", "must not be negative");
+  expect_error(doc_with(R"("period_s": 1e300)"), "period_s", "1e300", "out of range");
+  expect_error(doc_with(R"("period_s": "1ms")"), "period_s", "\"1ms\"",
+               "must be a number of seconds");
 }
 
 TEST(ScheduleJsonError, BadSystem) {

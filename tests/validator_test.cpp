@@ -363,6 +363,152 @@ TEST(Validator, CircuitOnlyScheduleGetsTimelineChecksOnly) {
   EXPECT_VIOLATION(r, "switch 1, port 2", "overlap");
 }
 
+// A RotorNet-like cycle of period 4000 ps (tau = 1000 ps, two slots of
+// 2000 ps) on n = 4: switch 0 matches {0,1},{2,3} then {0,2},{1,3}; switch 1
+// matches {0,3},{1,2} in its first slot only. Every interval lies in [0, 4000).
+Schedule periodic_schedule(const core::Workload& w) {
+  Schedule s;
+  s.scheduler = "rotor";
+  s.workload = w.name();
+  s.system = test_system();
+  s.period_ps = 4000;
+  s.timelines.resize(2);
+  s.timelines[0].circuits = {{Rank(0), Rank(1), 0, 1000, 2000},
+                             {Rank(2), Rank(3), 0, 1000, 2000},
+                             {Rank(0), Rank(2), 2000, 3000, 4000},
+                             {Rank(1), Rank(3), 2000, 3000, 4000}};
+  s.timelines[1].circuits = {{Rank(0), Rank(3), 0, 1000, 2000}, {Rank(1), Rank(2), 0, 1000, 2000}};
+  return s;
+}
+
+TEST(Validator, PeriodicScheduleIsValid) {
+  const auto w = base_workload();
+  Schedule s = periodic_schedule(w);
+  EXPECT_TRUE(validate(w, s).ok()) << validate(w, s).to_string();
+  s.routing = Routing::kVlb;
+  EXPECT_TRUE(validate(w, s).ok()) << validate(w, s).to_string();
+  // A port overlap inside the cycle is still caught.
+  s.timelines[1].circuits.push_back({Rank(0), Rank(1), 1500, 2500, 3000});
+  const auto r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 2u) << r.to_string();  // ports 0 and 1
+  EXPECT_VIOLATION(r, "switch 1, port 1", "circuits[1] {1,2}", "circuits[2] {0,1}", "overlap");
+}
+
+TEST(Validator, PeriodicIntervalBeforeTheCycle) {
+  const auto w = base_workload();
+  Schedule s = periodic_schedule(w);
+  // {0,3} preset before t = 0: fine for one iteration, not for a cycle.
+  s.timelines[1].circuits[0] = {Rank(0), Rank(3), -1000, 0, 2000};
+  s.period_ps.reset();
+  EXPECT_TRUE(validate(w, s).ok()) << validate(w, s).to_string();
+  s.period_ps = 4000;
+  const auto r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "switch 1: circuits[0] {0,3} [setup -1000 ps (-1 ns), up 0 ps, down 2000 ps",
+                   "outside the cycle [0, period 4000 ps (4 ns))", "0 <= setup");
+}
+
+TEST(Validator, PeriodicIntervalPastTheCycle) {
+  const auto w = base_workload();
+  Schedule s = periodic_schedule(w);
+  s.timelines[0].circuits[3].down_ps = 4001;
+  const auto r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "switch 0: circuits[3] {1,3} [setup 2000 ps", "down 4001 ps",
+                   "outside the cycle [0, period 4000 ps", "down <= period");
+  // A shorter period cuts off the whole second slot of switch 0.
+  s.timelines[0].circuits[3].down_ps = 4000;
+  s.period_ps = 2000;
+  const auto shorter = validate(w, s);
+  EXPECT_EQ(shorter.violation_count, 2u) << shorter.to_string();
+  EXPECT_VIOLATION(shorter, "switch 0: circuits[2] {0,2}", "period 2000 ps");
+  EXPECT_VIOLATION(shorter, "switch 0: circuits[3] {1,3}", "period 2000 ps");
+}
+
+TEST(Validator, PeriodMustBePositive) {
+  const auto w = base_workload();
+  Schedule s = periodic_schedule(w);
+  for (auto& t : s.timelines) t.circuits.clear();
+  s.period_ps = 0;
+  auto r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "period 0 ps is not positive");
+  s.period_ps = -5;
+  EXPECT_VIOLATION(validate(w, s), "period -5 ps is not positive");
+}
+
+TEST(Validator, PeriodicScheduleWithTasks) {
+  const auto w = base_workload();
+  Schedule s = periodic_schedule(w);
+  s.tasks = {{0, SwitchId(0), 1000}};
+  const auto r = validate(w, s);
+  // Only the assignment is reported: task-level checks do not apply (the
+  // other three tasks are not reported missing).
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "a periodic schedule (period 4000 ps", "has no task assignments",
+                   "has 1 (first: task 0)");
+}
+
+TEST(Validator, VlbNeedsTimelinesWithoutTasks) {
+  const auto w = base_workload();
+  Schedule s = make_schedule(w, test_system(), base_tasks());
+  ASSERT_TRUE(validate(w, s).ok());
+  s.routing = Routing::kVlb;
+  const auto r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "routing vlb has no task assignments, but the schedule has 4");
+}
+
+// The `ideal` reference: no circuits, every pair always connected.
+Schedule all_connected_schedule(const core::Workload& w) {
+  Schedule s;
+  s.scheduler = "ideal";
+  s.workload = w.name();
+  s.system = test_system();
+  s.circuit_model = CircuitModel::kAllConnected;
+  s.timelines.resize(2);
+  return s;
+}
+
+TEST(Validator, AllConnectedWithEmptyTimelinesIsValid) {
+  const auto w = base_workload();
+  const Schedule s = all_connected_schedule(w);
+  EXPECT_TRUE(validate(w, s).ok()) << validate(w, s).to_string();
+}
+
+TEST(Validator, AllConnectedWithCircuitsRejected) {
+  const auto w = base_workload();
+  Schedule s = all_connected_schedule(w);
+  s.timelines[1].circuits = {{Rank(1), Rank(2), 0, 1000, 2000}};
+  const auto r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "switch 1: 1 circuit (first circuits[0] {1,2} [setup 0 ps",
+                   "circuit model all_connected has empty timelines");
+}
+
+TEST(Validator, AllConnectedWithPeriodVlbOrTasksRejected) {
+  const auto w = base_workload();
+  Schedule s = all_connected_schedule(w);
+  s.period_ps = 4000;
+  auto r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "all_connected has no period", "period 4000 ps");
+
+  s = all_connected_schedule(w);
+  s.routing = Routing::kVlb;
+  r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "routing vlb needs circuit model timeline, not all_connected");
+
+  s = all_connected_schedule(w);
+  s.tasks = base_tasks();
+  s.makespan_ps = 1500;
+  r = validate(w, s);
+  EXPECT_EQ(r.violation_count, 1u) << r.to_string();
+  EXPECT_VIOLATION(r, "circuit model all_connected has no task assignments",
+                   "the schedule has 4 (first: task 0)");
+}
+
 TEST(Validator, EmptyWorkloadNeedsMakespanZero) {
   const core::Workload w(core::WorkloadData{"empty", 2, {}, {}, {}});
   Schedule s = make_schedule(w, test_system(1), {});

@@ -29,6 +29,62 @@ core::System SystemOptions::to_system() const {
   return s;
 }
 
+void SchedulerCliOptions::add_to(CLI::App& app, bool with_milp_files) {
+  std::string names;
+  for (std::string_view n : sched::scheduler_names()) {
+    names += names.empty() ? "" : ", ";
+    names += n;
+  }
+  app.add_option("--scheduler", scheduler, names)->capture_default_str();
+  app.add_option("--time-limit", time_limit, "solver time limit, e.g. 60s, 10min")
+      ->capture_default_str();
+  app.add_option("--gap", sched.relative_gap, "relative gap at which the solver stops")
+      ->capture_default_str();
+  app.add_option("--threads", sched.threads, "solver threads")->capture_default_str();
+  app.add_option("--duty-cycle", sched.duty_cycle,
+                 "rotornet: share of a slot that carries data (slot = tau / (1 - duty))")
+      ->capture_default_str();
+  app.add_flag("-v,--verbose", sched.verbose, "solver progress on stderr");
+  if (with_milp_files) {
+    app.add_option("--export-milp", sched.milp.export_path,
+                   "also write the MILP as an .lp or .mps file (for Gurobi, HiGHS, SCIP, CPLEX)");
+    app.add_option("--solution", sched.milp.solution_path,
+                   "decode a solver's .sol file for the exported model instead of solving");
+  }
+  app.add_flag("--no-implied-pairs", no_implied, "keep pair rows the DAG already implies");
+  app.add_flag("--no-symmetry", no_symmetry, "no symmetry breaking between switches");
+  app.add_flag("--no-horizon", no_horizon, "the paper's global big-M, no incumbent horizon");
+  app.add_flag("--no-warm-start", no_warm, "no MIP start from the greedy schedule");
+  app.add_flag("--no-bound", no_bound, "no lower-bound row on the makespan");
+}
+
+sched::SchedulerOptions SchedulerCliOptions::resolve() const {
+  sched::SchedulerOptions o = sched;
+  o.time_limit_s = core::ps_to_seconds(core::parse_duration(time_limit, "--time-limit"));
+  o.milp.drop_implied_pairs = !no_implied;
+  o.milp.symmetry_breaking = !no_symmetry;
+  o.milp.horizon_big_m = !no_horizon;
+  o.milp.warm_start = !no_warm;
+  o.milp.bound_rows = !no_bound;
+  try {
+    o.validate();
+  } catch (const core::InputError& e) {
+    throw as_option_error(e);
+  }
+  return o;
+}
+
+schedule::Schedule run_named_scheduler(const std::string& name, const core::Workload& w,
+                                       const core::System& system,
+                                       const sched::SchedulerOptions& options) {
+  try {
+    return sched::run_scheduler(name, w, system, options);
+  } catch (const core::InputError& e) {
+    if (e.field() == "scheduler") throw as_option_error(e);
+    throw;
+  }
+}
+
 std::string human_bytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

@@ -7,6 +7,7 @@
 #include "flux/core/error.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
+#include "flux/sched/scheduler.hpp"
 
 namespace flux::cli {
 
@@ -21,6 +22,25 @@ struct SystemOptions {
   /// Parses and validates; throws core::InputError naming the option.
   [[nodiscard]] core::System to_system() const;
 };
+
+/// The options of a scheduler run (`flux schedule`, `flux simulate`).
+struct SchedulerCliOptions {
+  std::string scheduler = "flux-milp";
+  std::string time_limit = "60s";
+  sched::SchedulerOptions sched;
+  bool no_implied = false, no_symmetry = false, no_horizon = false, no_warm = false,
+       no_bound = false;
+
+  /// `with_milp_files`: also --export-milp and --solution.
+  void add_to(CLI::App& app, bool with_milp_files);
+  /// Parses and validates; throws core::InputError naming the option.
+  [[nodiscard]] sched::SchedulerOptions resolve() const;
+};
+
+/// sched::run_scheduler, with an unknown scheduler reported as the option.
+schedule::Schedule run_named_scheduler(const std::string& name, const core::Workload& w,
+                                       const core::System& system,
+                                       const sched::SchedulerOptions& options);
 
 /// Bytes with a binary unit: "16.00 MiB".
 std::string human_bytes(double bytes);

@@ -9,5 +9,6 @@ void register_generate(CLI::App& app);
 void register_info(CLI::App& app);
 void register_schedule(CLI::App& app);
 void register_validate(CLI::App& app);
+void register_simulate(CLI::App& app);
 
 }  // namespace flux::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   flux::cli::register_generate(app);
   flux::cli::register_info(app);
   flux::cli::register_schedule(app);
+  flux::cli::register_simulate(app);
   flux::cli::register_validate(app);
   try {
     app.parse(argc, argv);

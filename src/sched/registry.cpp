@@ -25,6 +25,13 @@ std::unique_ptr<Scheduler> make() {
 constexpr Entry kSchedulers[] = {
     {"flux-milp", make<MilpScheduler>},
     {"greedy", make<GreedyScheduler>},
+    {"rotornet", make<RotorNetScheduler>},
+    {"rotornet-vlb",
+     []() -> std::unique_ptr<Scheduler> {
+       return std::make_unique<RotorNetScheduler>(schedule::Routing::kVlb);
+     }},
+    {"bvn", make<BvnScheduler>},
+    {"ideal", make<IdealScheduler>},
 };
 
 }  // namespace
@@ -36,6 +43,9 @@ void SchedulerOptions::validate() const {
   }
   if (!(relative_gap >= 0) || relative_gap >= 1) {
     throw core::InputError("", "gap", std::to_string(relative_gap), "must be in [0, 1)");
+  }
+  if (!(duty_cycle > 0) || !(duty_cycle < 1)) {
+    throw core::InputError("", "duty_cycle", std::to_string(duty_cycle), "must be in (0, 1)");
   }
   if (threads < 1 || threads > 256) {
     throw core::InputError("", "threads", std::to_string(threads), "must be between 1 and 256");

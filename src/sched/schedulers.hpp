@@ -1,6 +1,7 @@
 #pragma once
 // Internal: the concrete schedulers the registry knows.
 #include "flux/sched/scheduler.hpp"
+#include "flux/schedule/schedule.hpp"
 
 namespace flux::sched {
 
@@ -20,6 +21,53 @@ class MilpScheduler final : public Scheduler {
   std::string_view description() const override {
     return "the paper's MILP solved exactly by COIN-OR CBC";
   }
+  schedule::Schedule run(const core::Workload& w, const core::System& system,
+                         const SchedulerOptions& options) const override;
+};
+
+/// rotornet and rotornet-vlb (rotornet.cpp): circuit-only, demand-oblivious.
+class RotorNetScheduler final : public Scheduler {
+ public:
+  explicit RotorNetScheduler(schedule::Routing routing = schedule::Routing::kDirect)
+      : routing_(routing) {}
+  std::string_view name() const override {
+    return routing_ == schedule::Routing::kVlb ? "rotornet-vlb" : "rotornet";
+  }
+  std::string_view description() const override {
+    return routing_ == schedule::Routing::kVlb
+               ? "RotorNet round-robin matchings, Valiant load balancing (two hops)"
+               : "RotorNet round-robin matchings, single-hop";
+  }
+  bool task_level() const override { return false; }
+  schedule::Schedule run(const core::Workload& w, const core::System& system,
+                         const SchedulerOptions& options) const override;
+
+ private:
+  schedule::Routing routing_;
+};
+
+/// bvn (bvn.cpp): circuit-only, Birkhoff-von Neumann decomposition of the
+/// iteration's traffic matrix.
+class BvnScheduler final : public Scheduler {
+ public:
+  std::string_view name() const override { return "bvn"; }
+  std::string_view description() const override {
+    return "Birkhoff-von Neumann decomposition of the traffic matrix, slots by weight";
+  }
+  bool task_level() const override { return false; }
+  schedule::Schedule run(const core::Workload& w, const core::System& system,
+                         const SchedulerOptions& options) const override;
+};
+
+/// ideal (ideal.cpp): every pair always connected, no reconfiguration; its
+/// makespan is the critical path, a lower bound for every scheduler.
+class IdealScheduler final : public Scheduler {
+ public:
+  std::string_view name() const override { return "ideal"; }
+  std::string_view description() const override {
+    return "reference: every pair always connected, no reconfiguration (critical path)";
+  }
+  bool task_level() const override { return false; }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 };

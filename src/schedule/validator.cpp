@@ -8,7 +8,8 @@
 //   R_{u,v} = 0 if (src_u, dst_u) == (src_v, dst_v), else tau
 //   makespan = max_v (t_v + p_v + tail_v)
 //
-// plus the consistency of the circuit timelines (validator.hpp).
+// plus the consistency of the circuit timelines and of the circuit model,
+// routing and period (validator.hpp).
 //
 // Conflicts per port. K holds exactly the pairs of distinct tasks sharing an
 // accelerator, so on one switch they are the pairs of tasks in one port's
@@ -100,8 +101,13 @@ class Checker {
     tau_ = s_.system.reconfig_delay_ps;
     p_.reserve(w_.num_tasks());
     for (const core::Task& t : w_.tasks()) p_.push_back(s_.system.transmission_ps(t.bytes));
-    check_timelines();
-    if (!s_.tasks.empty() || w_.num_tasks() == 0) {
+    check_model();
+    if (s_.circuit_model == CircuitModel::kTimeline) check_timelines();
+    // Task-level checks are defined for direct, aperiodic timelines only;
+    // check_model() reports task assignments in any other schedule.
+    const bool task_model = s_.circuit_model == CircuitModel::kTimeline && !s_.period_ps &&
+                            s_.routing == Routing::kDirect;
+    if (task_model && (!s_.tasks.empty() || w_.num_tasks() == 0)) {
       const bool complete = resolve_assignments();
       check_times();
       check_ports();
@@ -141,6 +147,43 @@ class Checker {
     return true;
   }
 
+  // The circuit model, routing and period against each other, the timelines
+  // and the task assignments.
+  void check_model() {
+    const bool all_connected = s_.circuit_model == CircuitModel::kAllConnected;
+    if (all_connected) {
+      for (std::size_t sw = 0; sw < s_.timelines.size(); ++sw) {
+        const std::size_t count = s_.timelines[sw].circuits.size();
+        if (count == 0) continue;
+        std::ostringstream m;
+        m << "switch " << sw << ": " << count << (count == 1 ? " circuit" : " circuits")
+          << " (first " << interval_str(0, s_.timelines[sw].circuits[0])
+          << "), but circuit model all_connected has empty timelines";
+        add(m);
+      }
+      if (s_.period_ps) {
+        add("circuit model all_connected has no period, but the schedule has period " +
+            ps(*s_.period_ps));
+      }
+    }
+    if (s_.period_ps && *s_.period_ps <= 0) {
+      add("period " + ps(*s_.period_ps) + " is not positive");
+    }
+    if (s_.routing == Routing::kVlb && all_connected) {
+      add("routing vlb needs circuit model timeline, not all_connected");
+    }
+    if (s_.tasks.empty()) return;
+    const auto no_tasks = [&](const std::string& what) {
+      std::ostringstream m;
+      m << what << " has no task assignments, but the schedule has " << s_.tasks.size()
+        << " (first: task " << s_.tasks[0].task_id << ')';
+      add(m);
+    };
+    if (all_connected) no_tasks("circuit model all_connected");
+    if (s_.period_ps) no_tasks("a periodic schedule (period " + ps(*s_.period_ps) + ')');
+    if (s_.routing == Routing::kVlb) no_tasks("routing vlb");
+  }
+
   void check_timelines() {
     for (std::size_t sw = 0; sw < s_.timelines.size(); ++sw) {
       const auto& circuits = s_.timelines[sw].circuits;
@@ -162,6 +205,11 @@ class Checker {
       m << w_.accelerators() << " accelerators)";
       add(m);
     }
+    if (s_.period_ps && *s_.period_ps > 0 && (c.setup_ps < 0 || c.down_ps > *s_.period_ps)) {
+      std::ostringstream m = bad("outside the cycle [0, period ");
+      m << ps(*s_.period_ps) << "): a periodic schedule needs 0 <= setup and down <= period";
+      add(m);
+    }
     if (!(c.setup_ps <= c.up_ps && c.up_ps <= c.down_ps)) {
       add(bad("needs setup <= up <= down"));
     } else if (TimePs setup_time = 0;
@@ -181,6 +229,11 @@ class Checker {
   // Intervals sharing a port must not overlap over [setup, down). Per port,
   // sorted by setup, each interval is compared with the one reaching
   // furthest among those before it.
+  // Periodic schedules: cycle k holds [setup + kP, down + kP), which lies in
+  // [kP, (k+1)P) since check_interval() requires 0 <= setup and down <= P.
+  // Intervals of different cycles are therefore disjoint, and those of one
+  // cycle are cycle 0's shifted: no overlap within [0, P) (checked here)
+  // means no overlap across cycle boundaries either.
   void check_port_overlaps(std::size_t sw, const std::vector<CircuitInterval>& circuits) {
     struct Use {
       std::uint32_t port;

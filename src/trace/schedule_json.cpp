@@ -40,6 +40,9 @@ enum NodeId : int {
   kLowerBound,
   kGap,
   kSolveTime,
+  kCircuitModel,
+  kRouting,
+  kPeriod,
   kTasks,
   kTask,
   kTaskId,
@@ -58,7 +61,7 @@ enum NodeId : int {
   kNumNodes
 };
 
-constexpr std::array<Field, 11> kRootFields = {{{"format", kFormat, true},
+constexpr std::array<Field, 14> kRootFields = {{{"format", kFormat, true},
                                                 {"scheduler", kScheduler, true},
                                                 {"workload", kWorkload, true},
                                                 {"system", kSystem, true},
@@ -67,6 +70,9 @@ constexpr std::array<Field, 11> kRootFields = {{{"format", kFormat, true},
                                                 {"lower_bound_s", kLowerBound, false},
                                                 {"gap", kGap, false},
                                                 {"solve_time_s", kSolveTime, false},
+                                                {"circuit_model", kCircuitModel, false},
+                                                {"routing", kRouting, false},
+                                                {"period_s", kPeriod, false},
                                                 {"tasks", kTasks, true},
                                                 {"circuits", kCircuits, true}}};
 constexpr std::array<Field, 3> kSystemFields = {{{"switches", kSwitches, true},
@@ -96,6 +102,9 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kTime},                     // kLowerBound
     {Kind::kNumber},                   // kGap
     {Kind::kNonNegative},              // kSolveTime
+    {Kind::kString},                   // kCircuitModel
+    {Kind::kString},                   // kRouting
+    {Kind::kTime},                     // kPeriod: > 0, checked by the handler
     {Kind::kArray, {}, kTask},         // kTasks
     {Kind::kObject, kTaskFields},      // kTask
     {Kind::kUint},                     // kTaskId
@@ -126,6 +135,17 @@ std::uint32_t id32(const detail::Leaf& v, const detail::Cursor& at) {
     throw core::InputError("", at.path(), std::string(v.text), "out of range (at most 2^32-2)");
   }
   return static_cast<std::uint32_t>(v.u);
+}
+
+// A name read through `from_string` (which throws core::InputError on an
+// unknown one), errors re-attributed to the field's path and quoted value.
+template <class F>
+auto enum_value(F from_string, const detail::Leaf& v, const detail::Cursor& at) {
+  try {
+    return from_string(v.text);
+  } catch (const core::InputError& e) {
+    throw core::InputError("", at.path(), detail::quoted(v.text), e.problem());
+  }
 }
 
 // One "circuits" entry as read, placed into the timelines at the end.
@@ -192,11 +212,7 @@ class ScheduleHandler final : public detail::Handler {
         s_.makespan_ps = v.ps;
         break;
       case kStatus:
-        try {
-          s_.status = schedule::solve_status_from_string(v.text);
-        } catch (const core::InputError& e) {
-          throw core::InputError("", at.path(), detail::quoted(v.text), e.problem());
-        }
+        s_.status = enum_value(schedule::solve_status_from_string, v, at);
         break;
       case kLowerBound:
         s_.lower_bound_ps = v.ps;
@@ -206,6 +222,19 @@ class ScheduleHandler final : public detail::Handler {
         break;
       case kSolveTime:
         s_.solve_time_s = v.d;
+        break;
+      case kCircuitModel:
+        s_.circuit_model = enum_value(schedule::circuit_model_from_string, v, at);
+        break;
+      case kRouting:
+        s_.routing = enum_value(schedule::routing_from_string, v, at);
+        break;
+      case kPeriod:
+        if (v.ps <= 0) {
+          throw core::InputError("", at.path(), std::string(v.text),
+                                 "must be positive (at least 1 ps)");
+        }
+        s_.period_ps = v.ps;
         break;
       case kTaskId:
         task_.task_id = v.u;
@@ -333,6 +362,10 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
                                 " timelines for " + std::to_string(s.system.switches) +
                                 " switches");
   }
+  if (s.period_ps && *s.period_ps <= 0) {
+    throw std::invalid_argument("write_schedule: period " + std::to_string(*s.period_ps) +
+                                " ps is not positive");
+  }
   JsonWriter j(out, JsonWriter::Style::kPretty);
   j.begin_object();
   j.member("format", kScheduleFormat);
@@ -348,6 +381,11 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   if (s.lower_bound_ps) j.member("lower_bound_s", core::ps_to_seconds(*s.lower_bound_ps));
   if (s.gap) j.member("gap", *s.gap);
   if (s.solve_time_s) j.member("solve_time_s", *s.solve_time_s);
+  if (s.circuit_model != schedule::CircuitModel::kTimeline) {
+    j.member("circuit_model", schedule::to_string(s.circuit_model));
+  }
+  if (s.routing != schedule::Routing::kDirect) j.member("routing", schedule::to_string(s.routing));
+  if (s.period_ps) j.member("period_s", core::ps_to_seconds(*s.period_ps));
   j.key("tasks").begin_array();
   for (const schedule::TaskAssignment& t : s.tasks) {
     j.begin_object();

@@ -28,7 +28,7 @@ expect_grep violation '^violation: ' "$DIR/tampered.out"
 expect_ok gen2 -- "$FLUX" generate llama3 --layers 2 --tp 4 --dp 2 -o "$DIR/w2.json"
 expect_error other 2 'invalid schedule' -- "$FLUX" validate "$DIR/w2.json" "$DIR/s.json"
 
-expect_error unknown 2 '--scheduler = magic: unknown scheduler \(known: flux-milp, greedy\)' -- \
+expect_error unknown 2 '--scheduler = magic: unknown scheduler \(known: flux-milp, greedy, rotornet, rotornet-vlb, bvn, ideal\)' -- \
   "$FLUX" schedule "$w" --scheduler magic -o "$DIR/x.json"
 expect_error zero 2 '--switches = 0' -- "$FLUX" schedule "$w" --switches 0 -o "$DIR/x.json"
 expect_error tau 2 '--tau = -3us' -- "$FLUX" schedule "$w" --tau=-3us -o "$DIR/x.json"

@@ -34,6 +34,8 @@ struct SchedulerOptions {
   std::uint64_t seed = 1;      ///< for randomised components
   bool verbose = false;        ///< progress on stderr
   bool left_shift = true;      ///< start every send as early as its switch and order allow
+  double duty_cycle =
+      0.9;  ///< rotornet: share of a slot that carries data (slot = tau / (1 - duty))
   MilpOptions milp;
 
   /// Throws core::InputError naming the field.

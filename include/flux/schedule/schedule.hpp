@@ -42,6 +42,18 @@ struct CircuitInterval {
   core::TimePs down_ps = 0;   ///< ... until here (exclusive)
 };
 
+/// How the circuits of a schedule are given.
+enum class CircuitModel : std::uint8_t {
+  kTimeline,      ///< per-switch circuit timelines (every OCS scheduler)
+  kAllConnected,  ///< every pair always connected, no reconfiguration (`ideal`); timelines empty
+};
+
+/// How the simulator routes data over the circuits.
+enum class Routing : std::uint8_t {
+  kDirect,  ///< a send's bytes travel only on circuits joining its src and dst
+  kVlb,     ///< RotorLB-style Valiant load balancing: at most two hops (docs/model.md)
+};
+
 struct SwitchTimeline {
   std::vector<CircuitInterval> circuits;  ///< sorted by (up_ps, a, b)
 };
@@ -50,6 +62,8 @@ struct Schedule {
   std::string scheduler;
   std::string workload;  ///< the workload's name
   core::System system;
+  /// Iteration time of a task-level schedule; 0 for circuit-only schedules
+  /// (rotornet, bvn), whose iteration time only the simulator knows.
   core::TimePs makespan_ps = 0;
   SolveStatus status = SolveStatus::kFeasible;
   std::optional<core::TimePs> lower_bound_ps;
@@ -57,6 +71,19 @@ struct Schedule {
   std::optional<double> solve_time_s;     ///< wall time of the scheduler
   std::vector<TaskAssignment> tasks;      ///< empty for circuit-only schedulers
   std::vector<SwitchTimeline> timelines;  ///< one per switch (size == system.switches)
+  CircuitModel circuit_model = CircuitModel::kTimeline;
+  Routing routing = Routing::kDirect;
+  /// When set, the timelines describe one cycle [0, period) and repeat for
+  /// ever: cycle k holds every interval shifted by k * period. Every interval
+  /// then lies within the cycle (0 <= setup, down <= period).
+  std::optional<core::TimePs> period_ps;
 };
+
+std::string_view to_string(CircuitModel m);
+std::string_view to_string(Routing r);
+/// Throws core::InputError (field "circuit_model") on an unknown name.
+CircuitModel circuit_model_from_string(std::string_view s);
+/// Throws core::InputError (field "routing") on an unknown name.
+Routing routing_from_string(std::string_view s);
 
 }  // namespace flux::schedule

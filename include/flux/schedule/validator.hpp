@@ -7,8 +7,15 @@
 //   - schedule.workload == the workload's name;
 //   - schedule.system validates; timelines.size() == system.switches;
 //   - lower_bound_ps, if present, in [0, makespan_ps].
-// Task level (when the schedule has task assignments, or the workload has no
-// tasks), with p_v from schedule.system and tau its reconfiguration delay:
+// Circuit model, routing and period (always):
+//   - all_connected (the `ideal` reference, every pair always connected):
+//     every timeline empty, no period, routing direct, no task assignments;
+//   - period, if set: > 0, no task assignments, and every interval within
+//     the cycle: 0 <= setup and down <= period;
+//   - routing vlb: circuit model timeline and no task assignments.
+// Task level (direct aperiodic timelines only, when the schedule has task
+// assignments or the workload has no tasks), with p_v from schedule.system
+// and tau its reconfiguration delay:
 //   - every workload task assigned exactly once, no unknown id, switch < s;
 //   - t_v >= 0 and t_v >= release_v;
 //   - (u, v, c_uv) in E:  t_v >= t_u + p_u + c_uv;                        (3)
@@ -16,15 +23,17 @@
 //     u the earlier:       t_v >= t_u + p_u + R_{u,v},                   (4, 5)
 //     R_{u,v} = 0 if (src_u, dst_u) == (src_v, dst_v), else tau;
 //   - makespan_ps == max_v (t_v + p_v + tail_v)  (if check_makespan).
-// Timelines (always; see timeline.hpp for the format):
+// Timelines (circuit model timeline; see timeline.hpp for the format):
 //   - every interval: a < b < n, setup <= up <= down, up - setup == tau;
 //     intervals sorted by (up, a, b);
 //   - on one switch, intervals sharing a port do not overlap over
-//     [setup, down);
+//     [setup, down) (with a period: within the cycle, which with the bounds
+//     above rules out overlaps across cycle boundaries too);
 //   - with tasks: every send [t_v, t_v + p_v) lies within [up, down) of an
 //     interval of circuit {src_v, dst_v} on its switch.
-// Circuit-only schedules (no task assignments, e.g. RotorNet or BvN) get the
-// schedule-level and timeline checks only.
+// Circuit-only schedules (no task assignments, e.g. RotorNet or BvN, and every
+// all_connected, periodic or vlb schedule) get the schedule-level, model and
+// timeline checks only.
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -1,0 +1,99 @@
+#pragma once
+// The discrete-event OCS simulator: replays one training iteration (a
+// workload DAG) over the circuits of a schedule and measures iteration time,
+// NIC memory, reconfigurations, circuit utilisation and waiting.
+// The model, with units, is in docs/model.md ("Simulator"); in short:
+//   - a send is ready when its parents have finished and the compute on its
+//     incoming edges has elapsed (and not before its release);
+//   - it is issued at its ready time (circuit-only schedules: rotornet, bvn,
+//     ideal) or, for task-level schedules (flux-milp, greedy), at its
+//     scheduled start once its circuit on its assigned switch is up;
+//   - from its issue, the source NIC takes its bytes at link rate; bytes
+//     leave only over a circuit joining src and dst (direct routing; any
+//     switch for circuit-only schedules, only the assigned one for
+//     task-level schedules), at link rate per circuit, while it is up;
+//     bytes that cannot leave wait in NIC memory (unlimited);
+//   - VLB routing (rotornet-vlb) may relay bytes through one intermediate NIC
+//     (at most two hops), following RotorLB's per-slot priorities.
+// Time is integer picoseconds; data is tracked in link-picoseconds (the work
+// one link does in 1 ps: 0.1 byte at 800 Gb/s), so the arithmetic is exact
+// and the result is bit-for-bit deterministic.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "flux/core/time.hpp"
+#include "flux/core/workload.hpp"
+#include "flux/schedule/schedule.hpp"
+
+namespace flux::sim {
+
+struct SimOptions {
+  /// Packet size for NIC memory accounting (a packet occupies memory from
+  /// its first byte in until its last byte out), bytes.
+  std::uint64_t mtu_bytes = 4096;
+  /// Stop with an error if the iteration has not finished by this simulated
+  /// time (a schedule that never delivers some send), ps. Default 1 hour.
+  core::TimePs max_time_ps = 3600 * core::kPsPerS;
+  /// Check the schedule with the validator before simulating (always on in
+  /// the CLI; tests switch it off to feed deliberately odd timelines).
+  bool validate_schedule = true;
+
+  /// Throws core::InputError naming the field.
+  void validate() const;
+};
+
+/// What happened to one send (indexed by TaskIndex).
+struct SendRecord {
+  core::TimePs ready_ps = 0;   ///< parents done, compute elapsed, release reached
+  core::TimePs issue_ps = 0;   ///< the NIC starts taking its bytes
+  core::TimePs finish_ps = 0;  ///< its last byte reached its destination
+};
+
+struct Metrics {
+  /// max over sends of (finish + tail), ps; 0 for an empty workload.
+  core::TimePs iteration_time_ps = 0;
+  /// Peak NIC memory over all NICs and all times, bytes.
+  std::uint64_t peak_nic_bytes = 0;
+  /// Peak memory of each NIC (indexed by rank), bytes.
+  std::vector<std::uint64_t> nic_peak_bytes;
+  /// Switch reconfiguration events: per switch, the distinct instants at
+  /// which at least one circuit starts being set up, before the iteration
+  /// ends (a configuration set up before t = 0 counts), summed over switches.
+  std::uint64_t reconfigurations = 0;
+  /// Circuits set up (intervals whose setup starts before the iteration
+  /// ends), summed over switches.
+  std::uint64_t circuits_set_up = 0;
+  /// Link time that carried data / link time circuits were up within
+  /// [0, iteration end), both directions of a circuit counted; unset when
+  /// no circuit was up (ideal).
+  std::optional<double> circuit_utilization;
+  /// Per send, finish - ready - transmission time: the time it lost waiting
+  /// for circuits (0 on the ideal network), ps.
+  core::TimePs wait_total_ps = 0;
+  core::TimePs wait_max_ps = 0;
+  /// Bytes the sources sent and the destinations received (equal at the end).
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_delivered = 0;
+  /// VLB: bytes that took an intermediate hop (first hop = second hop).
+  std::uint64_t bytes_relayed = 0;
+  /// Events the simulator processed; wall time of the event loop alone and
+  /// of the whole simulation (set-up and metrics included), seconds.
+  std::uint64_t events = 0;
+  double loop_time_s = 0;
+  double wall_time_s = 0;
+};
+
+struct SimResult {
+  Metrics metrics;
+  std::vector<SendRecord> sends;
+};
+
+/// Simulates `w` over the circuits of `s`. Throws core::InputError on bad
+/// options, schedule::ScheduleError when the schedule does not fit the
+/// workload (validator), and core::Error when some send can never be
+/// delivered (no circuit ever joins its endpoints) or max_time_ps passes.
+SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
+                   const SimOptions& options = {});
+
+}  // namespace flux::sim

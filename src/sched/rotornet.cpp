@@ -1,0 +1,131 @@
+// RotorNet (Mellette et al., SIGCOMM 2017), the paper's demand-oblivious
+// baseline, in two variants: rotornet (single-hop: a send waits for a circuit
+// joining its endpoints) and rotornet-vlb (the same circuits; the simulator
+// routes with Valiant load balancing, schedule.routing = kVlb).
+//
+// Matchings. The n - 1 perfect matchings of the round-robin 1-factorization
+// of K_n by the circle method: nodes 0 .. n-2 sit on a circle, node n-1 in
+// the middle; round r (0 <= r < n-1) pairs n-1 with r and, for k = 1 ..
+// n/2 - 1, (r + k) mod (n-1) with (r - k) mod (n-1). Every pair meets in
+// exactly one round. For odd n a dummy node n is added (n + 1 nodes, n
+// rounds); the accelerator paired with the dummy idles in that round, so odd
+// n has M = n matchings of (n - 1) / 2 circuits, even n M = n - 1 matchings
+// of n / 2.
+//
+// Slots. A slot lasts T = tau / (1 - duty_cycle), rounded to the picosecond
+// (duty_cycle = the share of the slot that carries data, 0.9 by default as
+// in the paper; T is at least tau + 1 ps). Slot k occupies [k T, (k+1) T):
+// every switch reconfigures over [k T, k T + tau) and then carries its
+// matching's circuits over [k T + tau, (k+1) T). A rotor always
+// reconfigures at a slot boundary, even when (s a multiple of M) it shows
+// the same matching again.
+//
+// Sharing the s switches. In slot k switch j shows matching
+// (k s + j) mod M. With s <= M the s switches show s distinct matchings at
+// any time, and every matching is shown by some switch within any
+// ceil(M / s) consecutive slots; with s > M matchings repeat across switches
+// (extra capacity for the same pairs). The pattern repeats every M slots:
+// period_ps = M T, and the timelines list the intervals of slots 0 .. M-1,
+// sorted by (up, a, b).
+//
+// n < 3 is refused: with 2 accelerators the single circuit never changes
+// (use `ideal`). tau = 0 is refused: the slot would be empty.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "flux/core/error.hpp"
+#include "flux/sched/baselines.hpp"
+#include "schedulers.hpp"
+
+namespace flux::sched {
+
+using core::Rank;
+using core::TimePs;
+
+std::vector<Matching> round_robin_matchings(std::uint32_t n) {
+  if (n < 2) return {};
+  const std::uint32_t m = n % 2 == 0 ? n : n + 1;  // nodes incl. the dummy (== n)
+  const std::uint32_t rounds = m - 1;
+  std::vector<Matching> result(rounds);
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    Matching& matching = result[r];
+    const auto add = [&](std::uint32_t x, std::uint32_t y) {
+      if (x == n || y == n) return;  // the dummy's partner idles
+      matching.emplace_back(Rank(std::min(x, y)), Rank(std::max(x, y)));
+    };
+    add(m - 1, r);
+    for (std::uint32_t k = 1; k < m / 2; ++k) add((r + k) % rounds, (r + rounds - k) % rounds);
+    std::sort(matching.begin(), matching.end());
+  }
+  return result;
+}
+
+TimePs rotornet_slot_ps(TimePs tau_ps, double duty_cycle) {
+  if (!(duty_cycle > 0) || !(duty_cycle < 1)) {
+    throw core::InputError("", "duty_cycle", std::to_string(duty_cycle), "must be in (0, 1)");
+  }
+  if (tau_ps <= 0) {
+    throw core::InputError("", "reconfig_delay", std::to_string(tau_ps) + " ps",
+                           "rotornet's slot is tau / (1 - duty_cycle): with tau = 0 it would be "
+                           "empty (use ideal for a network without reconfiguration)");
+  }
+  const double slot = std::round(static_cast<double>(tau_ps) / (1.0 - duty_cycle));
+  if (!(slot < 9e18)) {
+    throw core::InputError("", "duty_cycle", std::to_string(duty_cycle),
+                           "the rotornet slot tau / (1 - duty_cycle) exceeds the time range");
+  }
+  return std::max(static_cast<TimePs>(slot), tau_ps + 1);
+}
+
+PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system,
+                                     double duty_cycle) {
+  if (n < 3) {
+    throw core::InputError(
+        "", "accelerators", std::to_string(n),
+        "rotornet needs at least 3 accelerators; with 2 the single circuit never changes: use "
+        "ideal");
+  }
+  const TimePs tau = system.reconfig_delay_ps;
+  const TimePs slot = rotornet_slot_ps(tau, duty_cycle);
+  const std::vector<Matching> matchings = round_robin_matchings(n);
+  const std::uint64_t m = matchings.size();
+  PeriodicTimelines out;
+  if (__builtin_mul_overflow(slot, static_cast<TimePs>(m), &out.period_ps)) {
+    throw core::InputError(
+        "", "reconfig_delay", std::to_string(tau) + " ps",
+        "the rotornet period (" + std::to_string(m) + " slots) exceeds the time range");
+  }
+  out.timelines.resize(system.switches);
+  for (std::uint32_t j = 0; j < system.switches; ++j) {
+    auto& circuits = out.timelines[j].circuits;
+    circuits.reserve(m * matchings.front().size());
+    for (std::uint64_t k = 0; k < m; ++k) {
+      const TimePs start = static_cast<TimePs>(k) * slot;
+      for (const auto& [a, b] : matchings[(k * system.switches + j) % m]) {
+        circuits.push_back({a, b, start, start + tau, start + slot});
+      }
+    }
+  }
+  return out;
+}
+
+schedule::Schedule RotorNetScheduler::run(const core::Workload& w, const core::System& system,
+                                          const SchedulerOptions& options) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  PeriodicTimelines periodic = rotornet_timelines(w.accelerators(), system, options.duty_cycle);
+  schedule::Schedule s;
+  s.scheduler = std::string(name());
+  s.workload = w.name();
+  s.system = system;
+  s.status = schedule::SolveStatus::kFeasible;
+  s.timelines = std::move(periodic.timelines);
+  s.period_ps = periodic.period_ps;
+  s.routing = routing_;
+  s.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+}  // namespace flux::sched

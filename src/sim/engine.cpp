@@ -1,0 +1,369 @@
+// The simulator's event loop, send life cycle and circuit events (the model
+// is at the top of engine.hpp and in docs/model.md, "Simulator").
+//
+// Events at one time are processed in the order circuit down, circuit up,
+// flow wake, send wake, ready; then by id. Every handler first advances the
+// state it touches to the event's time, so this order only fixes which
+// deterministic sequence of equal-time changes is taken, not the result of a
+// valid schedule.
+#include "engine.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <sstream>
+
+#include "flux/core/error.hpp"
+
+namespace flux::sim::detail {
+namespace {
+
+std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
+  return (static_cast<std::uint64_t>(a) << 32) | b;
+}
+
+}  // namespace
+
+Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOptions& options)
+    : w_(w),
+      s_(s),
+      options_(options),
+      task_level_(!s.tasks.empty()),
+      all_connected_(s.circuit_model == schedule::CircuitModel::kAllConnected),
+      vlb_(s.routing == schedule::Routing::kVlb),
+      mtu_units_(s.system.transmission_ps(options.mtu_bytes)) {
+  const std::size_t n = w.num_tasks();
+  sends_.resize(n);
+  nics_.resize(w.accelerators());
+  auto make_flow = [&](std::uint32_t a, std::uint32_t b) {
+    auto [it, added] = flow_index_.try_emplace(pair_key(a, b), flows_.size());
+    if (added) {
+      Flow f;
+      f.src = a;
+      f.dst = b;
+      flows_.push_back(std::move(f));
+    }
+    return it->second;
+  };
+  for (std::size_t v = 0; v < n; ++v) {
+    const core::Task& t = w.task(core::TaskIndex(v));
+    SendState& st = sends_[v];
+    st.work = s.system.transmission_ps(t.bytes);
+    st.ready_at = t.release_ps;
+    st.pending = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
+    st.flow = make_flow(t.src.value(), t.dst.value());
+  }
+  const std::size_t traffic_flows = flows_.size();
+  std::vector<std::uint8_t> covered(traffic_flows, 0);
+  cursors_.resize(s.timelines.size());
+  for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
+    const auto& circuits = s.timelines[sw].circuits;
+    auto& order = cursors_[sw].order;
+    order.resize(circuits.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+      return circuits[x].up_ps < circuits[y].up_ps;
+    });
+    for (const auto& c : circuits) {
+      const std::uint32_t a = c.a.value(), b = c.b.value();
+      if (vlb_) {
+        make_flow(a, b);
+        make_flow(b, a);
+      }
+      for (std::uint64_t key : {pair_key(a, b), pair_key(b, a)}) {
+        auto it = flow_index_.find(key);
+        if (it != flow_index_.end() && it->second < traffic_flows) covered[it->second] = 1;
+      }
+    }
+  }
+  if (!all_connected_) {
+    for (std::size_t v = 0; v < n; ++v) {
+      if (covered[sends_[v].flow]) continue;
+      const core::Task& t = w.task(core::TaskIndex(v));
+      std::ostringstream m;
+      m << "schedule '" << s.scheduler << "' never connects accelerators " << t.src.value()
+        << " and " << t.dst.value() << ": send id " << t.id << " cannot be delivered";
+      throw core::Error(m.str());
+    }
+  }
+  if (task_level_) {
+    for (const schedule::TaskAssignment& a : s.tasks) {
+      const auto v = w.find(a.task_id);
+      if (!v) {
+        throw core::InputError("", "tasks.id", std::to_string(a.task_id),
+                               "the schedule names a task the workload lacks");
+      }
+      sends_[v->value()].sw = a.sw.value();
+      sends_[v->value()].start = a.start_ps;
+    }
+  }
+  for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
+    for (const auto& c : s.timelines[sw].circuits) {
+      cursors_[sw].flows.emplace_back(flow_of(c.a.value(), c.b.value()),
+                                      flow_of(c.b.value(), c.a.value()));
+    }
+  }
+  const std::uint32_t nacc = w.accelerators();
+  if (vlb_ && nacc <= kDenseFlows) {
+    dense_flows_.assign(static_cast<std::size_t>(nacc) * nacc, kNone);
+    for (const auto& [key, f] : flow_index_) {
+      dense_flows_[(key >> 32) * nacc + (key & 0xffffffffu)] = f;
+    }
+  }
+  touched_mark_.assign(flows_.size(), 0);
+}
+
+std::uint32_t Engine::flow_of(std::uint32_t a, std::uint32_t b) const {
+  if (!dense_flows_.empty())
+    return dense_flows_[static_cast<std::size_t>(a) * w_.accelerators() + b];
+  auto it = flow_index_.find(pair_key(a, b));
+  return it == flow_index_.end() ? kNone : it->second;
+}
+
+void Engine::push(TimePs t, EventKind kind, std::uint32_t id, std::uint32_t aux,
+                  std::uint32_t cycle) {
+  assert(t >= now_);
+  queue_.push(Event(t, kind, id, aux, cycle));
+}
+
+void Engine::touch(std::uint32_t f) {
+  if (touched_mark_[f]) return;
+  touched_mark_[f] = 1;
+  touched_.push_back(f);
+}
+
+void Engine::reallocate_touched(TimePs t) {
+  // Reallocation may touch more flows (a finish issues nothing at once, but
+  // dropping offers does): loop until none is left.
+  for (std::size_t i = 0; i < touched_.size(); ++i) {
+    const std::uint32_t f = touched_[i];
+    touched_mark_[f] = 0;
+    reallocate(f, t);
+  }
+  touched_.clear();
+}
+
+void Engine::run() {
+  const std::size_t n = sends_.size();
+  now_ = std::numeric_limits<TimePs>::min();
+  for (std::size_t v = 0; v < n; ++v) {
+    if (sends_[v].pending == 0) {
+      queue_.push(
+          Event(sends_[v].ready_at, EventKind::kReady, static_cast<std::uint32_t>(v), 0, 0));
+    }
+  }
+  if (!all_connected_) {
+    for (std::uint32_t sw = 0; sw < cursors_.size(); ++sw) push_next_up(sw);
+  }
+  while (finished_ < n) {
+    if (queue_.empty()) stuck(now_);
+    const Event e = queue_.top();
+    queue_.pop();
+    if (e.t > options_.max_time_ps) {
+      std::ostringstream m;
+      m << "the iteration has not finished after " << core::format_duration(options_.max_time_ps)
+        << " of simulated time (" << (n - finished_) << " of " << n
+        << " sends unfinished): the schedule does not serve them";
+      throw core::Error(m.str());
+    }
+    now_ = e.t;
+    const std::uint32_t id = e.id();
+    switch (e.kind()) {
+      case EventKind::kSendWake:
+        if (e.aux() != (sends_[id].version & Event::kAuxMask) || sends_[id].finish >= 0) continue;
+        on_send_wake(id, e.t);
+        break;
+      case EventKind::kFlowWake:
+        if (e.aux() != (flows_[id].version & Event::kAuxMask)) continue;
+        touch(id);
+        break;
+      case EventKind::kReady:
+        on_ready(id, e.t);
+        break;
+      case EventKind::kCircuitUp:
+        on_circuit_up(id, e.t);
+        break;
+      case EventKind::kCircuitDown:
+        on_circuit_down(id, e.aux(), e.t);
+        break;
+    }
+    ++events_;
+    reallocate_touched(e.t);
+  }
+}
+
+void Engine::on_ready(std::uint32_t v, TimePs t) {
+  SendState& s = sends_[v];
+  if (s.ready < 0) s.ready = t;
+  if (!task_level_) {
+    issue(v, t);
+    return;
+  }
+  if (t < s.start) {  // the host holds the data until the scheduled start
+    push(s.start, EventKind::kReady, v);
+    return;
+  }
+  Flow& f = flows_[s.flow];
+  if (std::binary_search(f.up.begin(), f.up.end(), s.sw)) {
+    issue(v, t);
+  } else {
+    f.waiting.push_back(v);  // issued when its circuit comes up
+  }
+}
+
+void Engine::issue(std::uint32_t v, TimePs t) {
+  SendState& s = sends_[v];
+  s.issue = t;
+  s.t_upd = t;
+  s.ingesting = true;
+  const std::uint32_t src = flows_[s.flow].src;
+  nic_rate(src, t, +1, 0);
+  if (all_connected_) {  // its own link at once: it streams from its issue
+    set_send_rate(v, 1, t);
+    return;
+  }
+  flows_[s.flow].sends.push_back(v);
+  if (vlb_) nics_[src].active.push_back(v);
+  touch(s.flow);
+  schedule_send_wake(v, t);
+}
+
+void Engine::schedule_send_wake(std::uint32_t v, TimePs t) {
+  SendState& s = sends_[v];
+  ++s.version;
+  if (s.issue < 0 || s.finish >= 0) return;
+  assert(s.t_upd == t);
+  TimePs next = std::numeric_limits<TimePs>::max();
+  const int r = out_rate(s);
+  const Units buffered = ingested(s, t) - s.departed;
+  if (s.ingesting) {
+    next = s.issue + s.work;
+    if (r > 1 && buffered > 0) next = std::min(next, t + (buffered + r - 2) / (r - 1));
+  } else if (r > 0) {
+    next = t + (s.work - s.departed + r - 1) / r;
+  }
+  if (next != std::numeric_limits<TimePs>::max()) push(next, EventKind::kSendWake, v, s.version);
+}
+
+void Engine::on_send_wake(std::uint32_t v, TimePs t) {
+  SendState& s = sends_[v];
+  advance_send(v, t);
+  const std::uint32_t src = flows_[s.flow].src;
+  if (s.ingesting && t >= s.issue + s.work) {
+    s.ingesting = false;
+    nic_rate(src, t, -1, 0);
+    update_packet(v, t);
+  }
+  if (s.delivered == s.work) finish(v, t);
+  if (all_connected_) return;
+  touch(s.flow);
+  for (std::uint32_t o : s.offers) touch(offers_[o].flow);
+  if (s.finish < 0) schedule_send_wake(v, t);
+}
+
+void Engine::finish(std::uint32_t v, TimePs t) {
+  SendState& s = sends_[v];
+  assert(s.finish < 0 && s.delivered == s.work);
+  set_send_rate(v, 0, t);
+  if (s.ingesting) {
+    s.ingesting = false;
+    nic_rate(flows_[s.flow].src, t, -1, 0);
+  }
+  update_packet(v, t);
+  s.finish = t;
+  ++s.version;
+  ++finished_;
+  const core::TaskIndex tv(v);
+  for (const core::Dep& d : w_.out_edges(tv)) {
+    SendState& c = sends_[d.to.value()];
+    c.ready_at = std::max(c.ready_at, t + d.compute_ps);
+    if (--c.pending == 0) push(std::max(c.ready_at, t), EventKind::kReady, d.to.value());
+  }
+}
+
+void Engine::push_next_up(std::uint32_t sw) {
+  SwitchCursor& c = cursors_[sw];
+  if (c.next == c.order.size()) {
+    if (!s_.period_ps || c.order.empty()) return;
+    c.next = 0;
+    ++c.cycle;
+  }
+  const auto& iv = s_.timelines[sw].circuits[c.order[c.next]];
+  const TimePs shift = s_.period_ps ? static_cast<TimePs>(c.cycle) * *s_.period_ps : 0;
+  push(std::max(iv.up_ps + shift, now_), EventKind::kCircuitUp, sw);
+}
+
+void Engine::on_circuit_up(std::uint32_t sw, TimePs t) {
+  SwitchCursor& c = cursors_[sw];
+  const auto& circuits = s_.timelines[sw].circuits;
+  const TimePs shift = s_.period_ps ? static_cast<TimePs>(c.cycle) * *s_.period_ps : 0;
+  std::vector<std::pair<std::uint32_t, Units>> new_links;
+  while (c.next < c.order.size() && circuits[c.order[c.next]].up_ps + shift <= t) {
+    const std::uint32_t i = c.order[c.next++];
+    const auto& iv = circuits[i];
+    for (const std::uint32_t f : {c.flows[i].first, c.flows[i].second}) {
+      if (f == kNone) continue;
+      advance_flow(f, t);
+      Flow& fl = flows_[f];
+      fl.up.insert(std::upper_bound(fl.up.begin(), fl.up.end(), sw), sw);
+      if (vlb_) {
+        // Stored traffic at slot start becomes sendable in this slot.
+        for (const Chunk& ch : fl.relay_pending) fl.relay.push_back(ch);
+        fl.relay_pending.clear();
+        new_links.emplace_back(f, iv.down_ps - iv.up_ps);
+      }
+      if (task_level_ && !fl.waiting.empty()) {
+        std::vector<std::uint32_t> still;
+        for (std::uint32_t v : fl.waiting) {
+          if (sends_[v].sw == sw) {
+            issue(v, t);
+          } else {
+            still.push_back(v);
+          }
+        }
+        fl.waiting.swap(still);
+      }
+      touch(f);
+    }
+    push(iv.down_ps + shift, EventKind::kCircuitDown, sw, i);
+  }
+  pending_links_.insert(pending_links_.end(), new_links.begin(), new_links.end());
+  push_next_up(sw);
+  // RotorLB decides its offers once every switch has reconfigured: when the
+  // next event is not another circuit coming up now.
+  if (vlb_ &&
+      (queue_.empty() || queue_.top().t != t || queue_.top().kind() != EventKind::kCircuitUp)) {
+    reallocate_touched(t);
+    for (auto [f, slot_units] : pending_links_) make_offers(f, slot_units, t);
+    pending_links_.clear();
+  }
+}
+
+void Engine::on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t) {
+  const auto& fs = cursors_[sw].flows[interval];
+  for (const std::uint32_t f : {fs.first, fs.second}) {
+    if (f == kNone) continue;
+    advance_flow(f, t);
+    Flow& fl = flows_[f];
+    auto it = std::lower_bound(fl.up.begin(), fl.up.end(), sw);
+    if (it != fl.up.end() && *it == sw) fl.up.erase(it);
+    if (vlb_ && fl.up.empty()) drop_offers(f, t);
+    touch(f);
+  }
+}
+
+void Engine::stuck(TimePs t) const {
+  for (std::size_t v = 0; v < sends_.size(); ++v) {
+    const SendState& s = sends_[v];
+    if (s.finish >= 0 || s.ready < 0) continue;
+    const core::Task& task = w_.task(core::TaskIndex(v));
+    std::ostringstream m;
+    m << "send id " << task.id << " (" << task.src.value() << " -> " << task.dst.value() << ", "
+      << task.bytes << " bytes) is never delivered: no circuit of schedule '" << s_.scheduler
+      << "' serves it after " << core::format_duration(std::max<TimePs>(t, 0));
+    throw core::Error(m.str());
+  }
+  throw core::Error("the simulation stopped with unfinished sends (a bug)");
+}
+
+}  // namespace flux::sim::detail

@@ -1,0 +1,219 @@
+#pragma once
+// Internal: the simulator's state and event loop (docs/model.md, "Simulator").
+//
+// Units. Time is integer ps. Data is counted in link-picoseconds ("units"):
+// the work one link does in one ps. A send of b bytes is W = p(b) units, its
+// transmission time on one link (10 units per byte at 800 Gb/s); a rate is an
+// integer number of links. A transfer of x units at r links takes ceil(x / r)
+// ps, so everything stays integer and the replay of a task-level schedule is
+// exact to the ps.
+//
+// State. Each send has I(t) = min(W, t - issue) units ingested by its source
+// NIC (ingestion at link rate from the issue), D units departed from it and
+// `delivered` units at its destination. Directed pairs (src, dst) are
+// *flows*; a flow knows which switches currently have the circuit
+// {src, dst} up, its active direct sends in issue order, and, with VLB, the
+// relayed chunks stored at src for dst and the first-hop offers it carries.
+// Rates are piecewise constant between events; every rate change happens in
+// Engine::reallocate(), which first advances everything the flow touches to
+// the current time.
+//
+// NIC memory. Memory is held per packet: a packet occupies NIC memory from
+// its first byte in until its last byte out. Per NIC, value(t) = sum of
+// (ingested - departed) of its sends plus the relayed chunks it stores; it is
+// piecewise linear with slope sum(ingest rates) - sum(departure rates) +
+// sum(relay inflow), so its maximum is reached at a rate change, where it is
+// checked. A send that transmits while its bytes still arrive also holds the
+// packet on the wire: + min(MTU, its remaining units) (exact for streaming
+// at link rate, where exactly one packet is in memory; an upper bound within
+// one packet otherwise). Draining a buffer that no longer fills only frees
+// memory, so it adds no packet term.
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "flux/core/workload.hpp"
+#include "flux/schedule/schedule.hpp"
+#include "flux/sim/simulator.hpp"
+
+namespace flux::sim::detail {
+
+using core::TimePs;
+using Units = std::int64_t;
+
+inline constexpr std::uint32_t kNone = 0xffffffffu;
+inline constexpr std::uint32_t kDenseFlows = 2048;  // VLB looks flows up in an n x n table
+
+struct SendState {
+  Units work = 0;              // W
+  Units departed = 0;          // D, valid at t_upd
+  Units delivered = 0;         // at the destination
+  TimePs t_upd = 0;            // departed/offers valid at this time
+  TimePs ready_at = 0;         // max(release, parent finish + compute) so far
+  TimePs ready = -1;           // -1 until ready
+  TimePs issue = -1;           // -1 until issued
+  TimePs finish = -1;          // -1 until finished
+  std::uint32_t pending = 0;   // parents not finished
+  std::uint32_t flow = kNone;  // its direct flow
+  std::uint32_t sw = kNone;    // task-level schedules: its switch
+  TimePs start = 0;            // task-level schedules: its start
+  int rate = 0;                // direct departure rate, links
+  Units packet = 0;            // packet term added to the source NIC
+  std::uint32_t version = 0;   // of its wake event
+  bool ingesting = false;
+  std::vector<std::uint32_t> offers;  // VLB: live offers drawing on this send
+};
+
+struct Chunk {
+  std::uint32_t send;
+  Units units;
+};
+
+// VLB first hop: up to `remaining` units of `send`'s buffered data move over
+// flow `flow` (a -> b) into b's relay store for the send's destination.
+struct Offer {
+  std::uint32_t send = kNone;
+  std::uint32_t flow = kNone;
+  std::uint32_t relay = kNone;  // flow b -> dst holding the relayed bytes
+  Units remaining = 0;
+  int rate = 0;
+  bool live = false;
+};
+
+struct Flow {
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  std::vector<std::uint32_t> up;       // switches with the circuit up, sorted
+  std::vector<std::uint32_t> sends;    // active direct sends, issue order
+  std::vector<std::uint32_t> waiting;  // task-level: issued, circuit not up yet
+  std::deque<Chunk> relay;             // VLB: stored at src for dst, sendable now
+  std::deque<Chunk> relay_pending;     // VLB: arrived during the current slot
+  int relay_rate = 0;
+  TimePs relay_upd = 0;
+  std::vector<std::uint32_t> offers;  // VLB: live offers on this flow
+  Units stored = 0;                   // VLB: relay + relay_pending units
+  Units promised = 0;                 // VLB: live offers' remaining units headed here
+  std::uint32_t version = 0;          // of its wake event
+};
+
+struct Nic {
+  Units value = 0;  // at time t
+  TimePs t = 0;
+  std::int64_t slope = 0;  // units per ps
+  Units packets = 0;       // packets on the wire
+  Units peak = 0;
+  std::vector<std::uint32_t> active;  // VLB: issued, unfinished sends from here
+};
+
+enum class EventKind : std::uint8_t { kCircuitDown, kCircuitUp, kFlowWake, kSendWake, kReady };
+
+// Ordered by (t, kind, id, aux): one comparison of t and one of `key`, which
+// packs kind (3 bits), id (32 bits) and aux (29 bits: a wake's version, a
+// circuit's interval index).
+struct Event {
+  TimePs t;
+  std::uint64_t key;
+  std::uint32_t cycle;
+  static constexpr std::uint32_t kAuxMask = (1u << 29) - 1;
+  Event(TimePs time, EventKind kind, std::uint32_t id, std::uint32_t aux, std::uint32_t c)
+      : t(time),
+        key((static_cast<std::uint64_t>(kind) << 61) | (static_cast<std::uint64_t>(id) << 29) |
+            (aux & kAuxMask)),
+        cycle(c) {}
+  [[nodiscard]] EventKind kind() const { return static_cast<EventKind>(key >> 61); }
+  [[nodiscard]] std::uint32_t id() const { return static_cast<std::uint32_t>(key >> 29); }
+  [[nodiscard]] std::uint32_t aux() const { return static_cast<std::uint32_t>(key) & kAuxMask; }
+  bool operator>(const Event& o) const { return t != o.t ? t > o.t : key > o.key; }
+};
+
+class Engine {
+ public:
+  Engine(const core::Workload& w, const schedule::Schedule& s, const SimOptions& options);
+  /// Runs the iteration to its end; fills metrics (not the circuit
+  /// statistics, see circuit_stats()) and the send records.
+  void run();
+
+  [[nodiscard]] const std::vector<SendState>& sends() const { return sends_; }
+  [[nodiscard]] const std::vector<Nic>& nics() const { return nics_; }
+  [[nodiscard]] std::uint64_t events() const { return events_; }
+  [[nodiscard]] Units busy_units() const { return busy_units_; }
+  [[nodiscard]] Units relayed_units() const { return hop1_units_; }
+  [[nodiscard]] Units second_hop_units() const { return hop2_units_; }
+
+ private:
+  // engine.cpp: the loop, sends, circuits.
+  void push(TimePs t, EventKind kind, std::uint32_t id, std::uint32_t aux = 0,
+            std::uint32_t cycle = 0);
+  void on_ready(std::uint32_t v, TimePs t);
+  void issue(std::uint32_t v, TimePs t);
+  void on_send_wake(std::uint32_t v, TimePs t);
+  void finish(std::uint32_t v, TimePs t);
+  void schedule_send_wake(std::uint32_t v, TimePs t);
+  void push_next_up(std::uint32_t sw);
+  void on_circuit_up(std::uint32_t sw, TimePs t);
+  void on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t);
+  std::uint32_t flow_of(std::uint32_t a, std::uint32_t b) const;
+  [[noreturn]] void stuck(TimePs t) const;
+
+  // flows.cpp: data movement and rates.
+  Units ingested(const SendState& s, TimePs t) const;
+  void nic_at(std::uint32_t x, TimePs t);
+  void nic_add(std::uint32_t x, TimePs t, Units delta);
+  void nic_rate(std::uint32_t x, TimePs t, std::int64_t delta_slope, Units delta_packets);
+  void advance_send(std::uint32_t v, TimePs t);
+  void advance_relay(std::uint32_t f, TimePs t);
+  void advance_flow(std::uint32_t f, TimePs t);
+  void reallocate(std::uint32_t f, TimePs t);
+  void set_send_rate(std::uint32_t v, int rate, TimePs t);
+  void update_packet(std::uint32_t v, TimePs t);
+  void set_offer_rate(std::uint32_t o, int rate, TimePs t);
+  void set_relay_rate(std::uint32_t f, int rate, TimePs t);
+  void make_offers(std::uint32_t f, Units slot_units, TimePs t);
+  void drop_offers(std::uint32_t f, TimePs t);
+  void deliver(std::uint32_t v, Units units, TimePs t);
+  [[nodiscard]] int out_rate(const SendState& s) const;
+
+  const core::Workload& w_;
+  const schedule::Schedule& s_;
+  SimOptions options_;
+  bool task_level_;
+  bool all_connected_;
+  bool vlb_;
+  Units mtu_units_;
+
+  std::vector<SendState> sends_;
+  std::vector<Flow> flows_;
+  std::unordered_map<std::uint64_t, std::uint32_t> flow_index_;
+  std::vector<std::uint32_t> dense_flows_;  // VLB, n <= kDenseFlows: flow of (a, b) at a * n + b
+  std::vector<Offer> offers_;
+  std::vector<std::uint32_t> free_offers_;
+  std::vector<Nic> nics_;
+
+  struct SwitchCursor {
+    std::vector<std::uint32_t> order;                            // interval indices sorted by up
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> flows;  // per interval: a->b, b->a
+    std::size_t next = 0;
+    std::uint32_t cycle = 0;
+  };
+  std::vector<SwitchCursor> cursors_;
+
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  std::vector<std::pair<std::uint32_t, Units>> pending_links_;  // VLB: (flow, slot units) now up
+  std::vector<std::uint32_t> touched_;  // flows to reallocate after an event
+  std::vector<std::uint32_t> scratch_links_;
+  std::vector<std::uint8_t> touched_mark_;
+  std::size_t finished_ = 0;
+  std::uint64_t events_ = 0;
+  Units busy_units_ = 0;
+  Units hop1_units_ = 0;
+  Units hop2_units_ = 0;
+  TimePs now_ = 0;
+
+  void touch(std::uint32_t f);
+  void reallocate_touched(TimePs t);
+  friend class EngineAccess;
+};
+
+}  // namespace flux::sim::detail

@@ -1,0 +1,139 @@
+// The metrics file and the Chrome trace (include/flux/sim/output.hpp).
+#include "flux/sim/output.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "flux/trace/json_writer.hpp"
+
+namespace flux::sim {
+namespace {
+
+double us(core::TimePs ps) {
+  return static_cast<double>(ps) / 1e6;
+}
+
+void slice(trace::JsonWriter& j, std::string_view name, std::string_view cat, std::uint64_t pid,
+           std::uint64_t tid, core::TimePs from, core::TimePs to) {
+  j.begin_object();
+  j.member("name", name).member("cat", cat).member("ph", "X");
+  j.member("pid", pid).member("tid", tid).member("ts", us(from)).member("dur", us(to - from));
+  j.end_object();
+}
+
+void name_meta(trace::JsonWriter& j, const char* what, std::uint64_t pid, std::uint64_t tid,
+               const std::string& name) {
+  j.begin_object();
+  j.member("name", what).member("ph", "M").member("pid", pid).member("tid", tid);
+  j.key("args").begin_object().member("name", name).end_object();
+  j.end_object();
+}
+
+}  // namespace
+
+void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
+                   const SimOptions& options, const Metrics& m) {
+  trace::JsonWriter j(out);
+  j.begin_object();
+  j.member("format", kMetricsFormat);
+  j.member("workload", w.name());
+  j.member("scheduler", s.scheduler);
+  j.key("system").begin_object();
+  j.member("switches", s.system.switches).member("link_gbps", s.system.link_gbps);
+  j.member("reconfig_delay_s", core::ps_to_seconds(s.system.reconfig_delay_ps));
+  j.end_object();
+  j.member("mtu_bytes", options.mtu_bytes);
+  j.member("sends", static_cast<std::uint64_t>(w.num_tasks()));
+  j.member("iteration_time_s", core::ps_to_seconds(m.iteration_time_ps));
+  if (!s.tasks.empty()) j.member("schedule_makespan_s", core::ps_to_seconds(s.makespan_ps));
+  j.member("peak_nic_bytes", m.peak_nic_bytes);
+  j.member("reconfigurations", m.reconfigurations);
+  j.member("circuits_set_up", m.circuits_set_up);
+  if (m.circuit_utilization) j.member("circuit_utilization", *m.circuit_utilization);
+  j.member("wait_total_s", core::ps_to_seconds(m.wait_total_ps));
+  j.member("wait_mean_s", w.num_tasks() == 0 ? 0.0
+                                             : core::ps_to_seconds(m.wait_total_ps) /
+                                                   static_cast<double>(w.num_tasks()));
+  j.member("wait_max_s", core::ps_to_seconds(m.wait_max_ps));
+  j.member("bytes_sent", m.bytes_sent).member("bytes_delivered", m.bytes_delivered);
+  j.member("bytes_relayed", m.bytes_relayed);
+  j.member("events", m.events);
+  j.key("nic_peak_bytes").begin_array();
+  for (std::uint64_t b : m.nic_peak_bytes) j.value(b);
+  j.end_array();
+  j.end_object();
+  j.finish();
+}
+
+void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
+                        const SimResult& r) {
+  trace::JsonWriter j(out);
+  j.begin_object();
+  j.member("displayTimeUnit", "ns");
+  j.key("traceEvents").begin_array();
+  const std::uint32_t n = w.accelerators();
+  for (std::uint32_t x = 0; x < n; ++x)
+    name_meta(j, "process_name", x, 0, "GPU " + std::to_string(x));
+  for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
+    name_meta(j, "process_name", n + sw, 0, "OCS " + std::to_string(sw));
+  }
+  // Sends: per accelerator, lanes so that slices on one thread never overlap.
+  std::vector<std::vector<std::uint32_t>> by_src(n);
+  for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
+    by_src[w.task(core::TaskIndex(v)).src.value()].push_back(v);
+  }
+  for (std::uint32_t x = 0; x < n; ++x) {
+    auto& vs = by_src[x];
+    std::sort(vs.begin(), vs.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return std::pair{r.sends[a].issue_ps, a} < std::pair{r.sends[b].issue_ps, b};
+    });
+    std::vector<core::TimePs> lane_end;
+    for (std::uint32_t v : vs) {
+      const SendRecord& rec = r.sends[v];
+      std::size_t lane = 0;
+      while (lane < lane_end.size() && lane_end[lane] > rec.issue_ps) ++lane;
+      if (lane == lane_end.size()) lane_end.push_back(0);
+      lane_end[lane] = rec.finish_ps;
+      const core::Task& t = w.task(core::TaskIndex(v));
+      const std::string_view label = w.label(core::TaskIndex(v));
+      std::string name = label.empty() ? "send " + std::to_string(t.id) : std::string(label);
+      name += " -> " + std::to_string(t.dst.value());
+      j.begin_object();
+      j.member("name", name).member("cat", "send").member("ph", "X");
+      j.member("pid", x).member("tid", lane).member("ts", us(rec.issue_ps));
+      j.member("dur", us(rec.finish_ps - rec.issue_ps));
+      j.key("args").begin_object();
+      j.member("id", t.id).member("bytes", t.bytes).member("ready_us", us(rec.ready_ps));
+      j.end_object();
+      j.end_object();
+    }
+  }
+  // Circuits, unrolled up to the end of the iteration.
+  const core::TimePs end = r.metrics.iteration_time_ps;
+  for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
+    const auto& circuits = s.timelines[sw].circuits;
+    const core::TimePs period = s.period_ps.value_or(0);
+    for (std::int64_t k = 0;; ++k) {
+      const core::TimePs shift = k * period;
+      bool any = false;
+      for (const auto& c : circuits) {
+        if (c.setup_ps + shift >= end) continue;
+        any = true;
+        const std::string pair = std::to_string(c.a.value()) + "-" + std::to_string(c.b.value());
+        slice(j, "reconfigure " + pair, "reconfiguration", n + sw, c.a.value(), c.setup_ps + shift,
+              c.up_ps + shift);
+        slice(j, pair, "circuit", n + sw, c.a.value(), c.up_ps + shift,
+              std::min(c.down_ps + shift, std::max(end, c.up_ps + shift)));
+      }
+      if (period == 0 || !any) break;
+    }
+  }
+  j.end_array();
+  j.end_object();
+  j.finish();
+}
+
+}  // namespace flux::sim
