@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   coinor-libcbc-dev
   libprotobuf-dev protobuf-compiler zlib1g-dev
+  gnuplot-nox
 )
 
 missing=()

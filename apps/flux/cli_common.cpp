@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
 
 namespace flux::cli {
 
@@ -86,15 +87,7 @@ schedule::Schedule run_named_scheduler(const std::string& name, const core::Work
 }
 
 std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", b, units[u]);
-  return buf;
+  return core::format_bytes(b);
 }
 
 core::InputError as_option_error(const core::InputError& e) {

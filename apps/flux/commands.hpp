@@ -10,5 +10,6 @@ void register_info(CLI::App& app);
 void register_schedule(CLI::App& app);
 void register_validate(CLI::App& app);
 void register_simulate(CLI::App& app);
+void register_evaluate(CLI::App& app);
 
 }  // namespace flux::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   flux::cli::register_info(app);
   flux::cli::register_schedule(app);
   flux::cli::register_simulate(app);
+  flux::cli::register_evaluate(app);
   flux::cli::register_validate(app);
   try {
     app.parse(argc, argv);

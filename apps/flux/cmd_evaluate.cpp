@@ -1,0 +1,179 @@
+// flux evaluate --preset paper-fig2 -o results/: the paper's Figure 2 as a
+// sweep of layers x tau x schedulers; every point scheduled, validated and
+// simulated. Writes fig2.csv after every point (an interrupted sweep resumes
+// from it), summary.txt, fig2.gp and, through gnuplot, fig2.png and fig2.svg.
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flux/eval/evaluate.hpp"
+#include "flux/trace/save.hpp"
+
+extern char** environ;
+
+namespace flux::cli {
+namespace {
+
+struct EvaluateOptions {
+  std::string preset = "paper-fig2";
+  std::string output = "results";
+  std::vector<std::uint32_t> layers;
+  std::vector<std::string> taus;
+  std::vector<std::string> schedulers;
+  std::string time_limit;
+  std::string gpu;
+  bool full = false;
+  bool fresh = false;
+  bool no_plot = false;
+  int threads = 1;
+};
+
+constexpr double kDefaultLimitS = 60;
+constexpr double kFullLimitS = 600;
+
+eval::EvalConfig make_config(const EvaluateOptions& o) {
+  eval::EvalConfig c;
+  try {
+    c = eval::EvalConfig::preset_named(o.preset);
+  } catch (const core::InputError& e) {
+    throw as_option_error(e);
+  }
+  if (!o.layers.empty()) c.layers = o.layers;
+  if (!o.taus.empty()) {
+    c.taus_ps.clear();
+    for (const std::string& t : o.taus) c.taus_ps.push_back(core::parse_duration(t, "--tau"));
+  }
+  if (!o.schedulers.empty()) c.schedulers = o.schedulers;
+  if (!o.gpu.empty()) {
+    try {
+      c.training.gpu = workload::GpuSpec::preset(o.gpu);
+    } catch (const core::InputError& e) {
+      throw as_option_error(e);
+    }
+  }
+  c.time_limit_s = o.full ? kFullLimitS : kDefaultLimitS;
+  if (!o.time_limit.empty()) {
+    c.time_limit_s = core::ps_to_seconds(core::parse_duration(o.time_limit, "--time-limit"));
+  }
+  c.threads = o.threads;
+  try {
+    c.validate();
+  } catch (const core::InputError& e) {
+    throw as_option_error(e);
+  }
+  return c;
+}
+
+// Runs gnuplot on `script` in `dir`; false when gnuplot is not installed.
+bool run_gnuplot(const std::filesystem::path& dir, const std::string& script) {
+  const std::string path = (dir / script).string();
+  char arg0[] = "gnuplot";
+  std::vector<char> arg1(path.begin(), path.end());
+  arg1.push_back('\0');
+  char* argv[] = {arg0, arg1.data(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv, environ) != 0) return false;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return false;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw core::Error("gnuplot failed on " + path + " (exit status " +
+                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+  }
+  return true;
+}
+
+void run_evaluate(const EvaluateOptions& o) {
+  const eval::EvalConfig c = make_config(o);
+  const std::filesystem::path dir = o.output;
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path csv = dir / "fig2.csv";
+  std::vector<eval::EvalRow> rows;
+  if (!o.fresh && std::filesystem::exists(csv)) rows = eval::read_csv(csv);
+
+  const std::size_t total = c.layers.size() * c.taus_ps.size() * c.schedulers.size();
+  std::fprintf(stderr,
+               "flux evaluate: preset %s, %zu points (%zu layer counts x %zu delays x %zu "
+               "schedulers), results in %s/\n"
+               "flux evaluate: flux-milp time limit %.0f s per instance%s\n",
+               c.preset.c_str(), total, c.layers.size(), c.taus_ps.size(), c.schedulers.size(),
+               dir.string().c_str(), c.time_limit_s, o.full ? " (--full)" : " (--full: 600 s)");
+  if (!rows.empty()) {
+    std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
+                 csv.string().c_str());
+  }
+  eval::run_evaluation(
+      c, rows, [&](std::size_t done, std::size_t n, const eval::EvalRow& r, bool resumed) {
+        if (resumed) return;
+        eval::write_csv(csv, rows);
+        std::fprintf(
+            stderr,
+            "[%3zu/%zu] %2u layers, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f "
+            "s)\n",
+            done, n, r.layers, core::format_duration(r.tau_ps).c_str(), r.scheduler.c_str(),
+            r.iteration_time_s * 1e3, human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
+            static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(), r.solve_time_s);
+      });
+  eval::write_csv(csv, rows);
+  const std::string summary = eval::summary_table(c, rows);
+  trace::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
+  std::printf("%s", summary.c_str());
+
+  const std::string script = eval::gnuplot_script(c, rows, "fig2.png.tmp", "fig2.svg.tmp");
+  trace::save_file(dir / "fig2.gp", [&](std::ostream& out) { out << script; });
+  std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
+              (dir / "fig2.gp").string().c_str());
+  if (o.no_plot) return;
+  // gnuplot writes relative to its working directory: run the script there.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  bool ran = false;
+  try {
+    ran = run_gnuplot(".", "fig2.gp");
+  } catch (...) {
+    std::filesystem::current_path(cwd);
+    throw;
+  }
+  std::filesystem::current_path(cwd);
+  if (!ran) {
+    std::printf(
+        "gnuplot is not installed: no plots (apt-get install gnuplot-nox, then gnuplot %s)\n",
+        (dir / "fig2.gp").string().c_str());
+    return;
+  }
+  std::filesystem::rename(dir / "fig2.png.tmp", dir / "fig2.png");
+  std::filesystem::rename(dir / "fig2.svg.tmp", dir / "fig2.svg");
+  std::printf("plotted %s and %s\n", (dir / "fig2.png").string().c_str(),
+              (dir / "fig2.svg").string().c_str());
+}
+
+}  // namespace
+
+void register_evaluate(CLI::App& app) {
+  auto o = std::make_shared<EvaluateOptions>();
+  auto* cmd = app.add_subcommand("evaluate", "run the paper's evaluation (Figure 2) end to end");
+  cmd->add_option("--preset", o->preset, "paper-fig2")->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "directory for fig2.csv, summary.txt and the plots")
+      ->capture_default_str();
+  cmd->add_option("--layers", o->layers, "layer counts, e.g. 8,16 (default: the preset's)")
+      ->delimiter(',');
+  cmd->add_option("--tau", o->taus, "delays, e.g. 1us,10us,1ms (default: the preset's)")
+      ->delimiter(',');
+  cmd->add_option("--schedulers", o->schedulers,
+                  "schedulers, the first compared with the rest (default: the preset's)")
+      ->delimiter(',');
+  cmd->add_option("--gpu", o->gpu, "compute model a100|h100 (default: the preset's, a100)");
+  cmd->add_option("--time-limit", o->time_limit, "solver time limit per instance (default 60s)");
+  cmd->add_flag("--full", o->full, "longer solves: 600 s per instance");
+  cmd->add_flag("--fresh", o->fresh, "ignore rows already in fig2.csv and start over");
+  cmd->add_flag("--no-plot", o->no_plot, "write fig2.gp but do not run gnuplot");
+  cmd->add_option("--threads", o->threads, "solver threads")->capture_default_str();
+  cmd->callback([o] { run_evaluate(*o); });
+}
+
+}  // namespace flux::cli

@@ -1,0 +1,95 @@
+#pragma once
+// The evaluation: a sweep of workloads x reconfiguration delays x schedulers,
+// each schedule checked by the validator and replayed by the simulator, one
+// row of metrics per point. The preset "paper-fig2" is the paper's Figure 2
+// (section 4): Llama 3 8B, 8 and 16 layers, TP4 x DP2 on 8 A100s, 2 switches,
+// 800 Gb/s, tau from 1 us to 1 ms, flux-milp against RotorNet (direct and
+// VLB), BvN and the ideal network. docs/results.md has what it measures.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flux/core/time.hpp"
+#include "flux/workload/llama.hpp"
+
+namespace flux::eval {
+
+struct EvalConfig {
+  std::string preset = "paper-fig2";
+  workload::TrainingConfig training;    ///< model, tp, dp, gpu, ...; layers from `layers`
+  std::vector<std::uint32_t> layers;    ///< one workload per entry
+  std::vector<core::TimePs> taus_ps;    ///< reconfiguration delays
+  std::vector<std::string> schedulers;  ///< registry names
+  std::uint32_t switches = 2;
+  double link_gbps = 800;
+  double time_limit_s = 60;  ///< per scheduler run (flux-milp)
+  double duty_cycle = 0.9;   ///< rotornet
+  std::uint64_t mtu_bytes = 4096;
+  int threads = 1;
+
+  /// The named preset; throws core::InputError naming `preset` otherwise.
+  static EvalConfig preset_named(const std::string& name);
+  /// Throws core::InputError naming the field.
+  void validate() const;
+};
+
+/// One point of the sweep. Times in seconds as in every Flux file.
+struct EvalRow {
+  std::uint32_t layers = 0;
+  core::TimePs tau_ps = 0;
+  std::string scheduler;
+  double iteration_time_s = 0;
+  std::optional<double> schedule_makespan_s;  ///< task-level schedulers
+  std::uint64_t peak_nic_bytes = 0;
+  std::uint64_t reconfigurations = 0;
+  std::uint64_t circuits_set_up = 0;
+  std::string status;                   ///< the scheduler's (optimal, feasible, ...)
+  std::optional<double> gap;            ///< (makespan - bound) / bound, when bounded
+  std::optional<double> lower_bound_s;  ///< the scheduler's bound, when it has one
+  double solve_time_s = 0;              ///< wall time of the scheduler
+  std::optional<double> circuit_utilization;
+  double wait_mean_s = 0;
+  std::uint64_t bytes_relayed = 0;
+  std::uint64_t sends = 0;
+  std::uint64_t sim_events = 0;
+  // The configuration the row was measured under (checked on resume).
+  std::string model;
+  std::string gpu;
+  std::uint32_t tp = 0;
+  std::uint32_t dp = 0;
+  std::uint32_t switches = 0;
+  double link_gbps = 0;
+  double time_limit_s = 0;
+};
+
+/// Reads a CSV written by write_csv(); throws core::InputError naming the
+/// file, the line and the column on anything else.
+std::vector<EvalRow> read_csv(const std::filesystem::path& file);
+/// Writes the rows (header first) through a temporary file and a rename.
+void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows);
+
+/// Progress of a sweep: `done` of `total` points finished, the latest row.
+using Progress =
+    std::function<void(std::size_t done, std::size_t total, const EvalRow& row, bool resumed)>;
+
+/// Runs the sweep. Rows already in `rows` (same configuration, checked:
+/// core::InputError otherwise) are kept and not recomputed; each new row is
+/// appended to `rows` and `on_row` is called after it, so the caller can save
+/// the CSV after every point and an interrupted sweep resumes where it
+/// stopped. Rows end sorted by (layers, tau, scheduler's order in config).
+void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row);
+
+/// A terminal summary: per layer count, tau x scheduler tables of iteration
+/// time (with flux-milp's status and gap), peak NIC memory and
+/// reconfigurations.
+std::string summary_table(const EvalConfig& config, const std::vector<EvalRow>& rows);
+
+/// A self-contained gnuplot script (data inline) drawing the three panels of
+/// Figure 2 for every layer count into `png` and `svg`.
+std::string gnuplot_script(const EvalConfig& config, const std::vector<EvalRow>& rows,
+                           const std::string& png, const std::string& svg);
+
+}  // namespace flux::eval

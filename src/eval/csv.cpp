@@ -1,0 +1,195 @@
+// The evaluation's CSV (results/fig2.csv): one header line, one row per
+// point, comma-separated, no quoting (every field is a number or a name
+// without commas), empty fields for values a scheduler does not have.
+// Numbers are written in the shortest form that reads back exactly.
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "flux/core/error.hpp"
+#include "flux/eval/evaluate.hpp"
+#include "flux/trace/save.hpp"
+
+namespace flux::eval {
+namespace {
+
+constexpr std::string_view kColumns[] = {"layers",
+                                         "tau_s",
+                                         "scheduler",
+                                         "iteration_time_s",
+                                         "schedule_makespan_s",
+                                         "peak_nic_bytes",
+                                         "reconfigurations",
+                                         "circuits_set_up",
+                                         "status",
+                                         "gap",
+                                         "lower_bound_s",
+                                         "solve_time_s",
+                                         "circuit_utilization",
+                                         "wait_mean_s",
+                                         "bytes_relayed",
+                                         "sends",
+                                         "sim_events",
+                                         "model",
+                                         "gpu",
+                                         "tp",
+                                         "dp",
+                                         "switches",
+                                         "link_gbps",
+                                         "time_limit_s"};
+constexpr std::size_t kNumColumns = std::size(kColumns);
+
+std::string num(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+std::string num(std::uint64_t v) {
+  return std::to_string(v);
+}
+std::string opt(const std::optional<double>& v) {
+  return v ? num(*v) : std::string();
+}
+
+std::string name(const std::string& s, std::string_view column) {
+  if (s.find_first_of(",\"\n\r") != std::string::npos) {
+    throw core::InputError("", std::string(column), s,
+                           "a CSV name must not contain , \" or newlines");
+  }
+  return s;
+}
+
+class RowReader {
+ public:
+  RowReader(const std::filesystem::path& file, std::size_t line, std::vector<std::string> fields)
+      : file_(file.string()), line_(line), fields_(std::move(fields)) {}
+
+  [[nodiscard]] const std::string& text(std::size_t col) const { return fields_[col]; }
+  template <class T>
+  T integer(std::size_t col) const {
+    T v{};
+    const std::string& s = fields_[col];
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) fail(col, "not a non-negative integer");
+    return v;
+  }
+  [[nodiscard]] double real(std::size_t col) const {
+    double v = 0;
+    const std::string& s = fields_[col];
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) {
+      fail(col, "not a finite number");
+    }
+    return v;
+  }
+  [[nodiscard]] std::optional<double> optional_real(std::size_t col) const {
+    if (fields_[col].empty()) return std::nullopt;
+    return real(col);
+  }
+  [[noreturn]] void fail(std::size_t col, const std::string& problem) const {
+    throw core::InputError(file_,
+                           "line " + std::to_string(line_) + ", " + std::string(kColumns[col]),
+                           fields_[col], problem);
+  }
+
+ private:
+  std::string file_;
+  std::size_t line_;
+  std::vector<std::string> fields_;
+};
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    out.push_back(line.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string header() {
+  std::string h;
+  for (std::string_view c : kColumns) {
+    if (!h.empty()) h += ',';
+    h += c;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw core::InputError(file.string(), "", "", "cannot open the file");
+  std::string line;
+  if (!std::getline(in, line) || line != header()) {
+    throw core::InputError(
+        file.string(), "line 1", line.substr(0, 60),
+        "not a flux evaluation CSV (expected the header " + header().substr(0, 40) + "...)");
+  }
+  std::vector<EvalRow> rows;
+  for (std::size_t n = 2; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    std::vector<std::string> f = split(line);
+    if (f.size() != kNumColumns) {
+      throw core::InputError(file.string(), "line " + std::to_string(n), std::to_string(f.size()),
+                             "expected " + std::to_string(kNumColumns) + " columns");
+    }
+    const RowReader r(file, n, std::move(f));
+    EvalRow row;
+    row.layers = r.integer<std::uint32_t>(0);
+    const double tau = r.real(1);
+    if (tau < 0 || !core::representable_seconds(tau)) r.fail(1, "not a valid delay");
+    row.tau_ps = core::seconds_to_ps(tau);
+    row.scheduler = r.text(2);
+    row.iteration_time_s = r.real(3);
+    row.schedule_makespan_s = r.optional_real(4);
+    row.peak_nic_bytes = r.integer<std::uint64_t>(5);
+    row.reconfigurations = r.integer<std::uint64_t>(6);
+    row.circuits_set_up = r.integer<std::uint64_t>(7);
+    row.status = r.text(8);
+    row.gap = r.optional_real(9);
+    row.lower_bound_s = r.optional_real(10);
+    row.solve_time_s = r.real(11);
+    row.circuit_utilization = r.optional_real(12);
+    row.wait_mean_s = r.real(13);
+    row.bytes_relayed = r.integer<std::uint64_t>(14);
+    row.sends = r.integer<std::uint64_t>(15);
+    row.sim_events = r.integer<std::uint64_t>(16);
+    row.model = r.text(17);
+    row.gpu = r.text(18);
+    row.tp = r.integer<std::uint32_t>(19);
+    row.dp = r.integer<std::uint32_t>(20);
+    row.switches = r.integer<std::uint32_t>(21);
+    row.link_gbps = r.real(22);
+    row.time_limit_s = r.real(23);
+    if (row.scheduler.empty()) r.fail(2, "empty");
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows) {
+  std::ostringstream out;
+  out << header() << '\n';
+  for (const EvalRow& r : rows) {
+    out << r.layers << ',' << num(core::ps_to_seconds(r.tau_ps)) << ','
+        << name(r.scheduler, "scheduler") << ',' << num(r.iteration_time_s) << ','
+        << opt(r.schedule_makespan_s) << ',' << num(r.peak_nic_bytes) << ','
+        << num(r.reconfigurations) << ',' << num(r.circuits_set_up) << ','
+        << name(r.status, "status") << ',' << opt(r.gap) << ',' << opt(r.lower_bound_s) << ','
+        << num(r.solve_time_s) << ',' << opt(r.circuit_utilization) << ',' << num(r.wait_mean_s)
+        << ',' << num(r.bytes_relayed) << ',' << num(r.sends) << ',' << num(r.sim_events) << ','
+        << name(r.model, "model") << ',' << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ','
+        << r.switches << ',' << num(r.link_gbps) << ',' << num(r.time_limit_s) << '\n';
+  }
+  const std::string text = out.str();
+  trace::save_file(file, [&](std::ostream& o) { o << text; });
+}
+
+}  // namespace flux::eval

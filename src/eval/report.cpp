@@ -1,0 +1,183 @@
+// What `flux evaluate` shows: the terminal summary and the gnuplot script of
+// Figure 2's three panels (iteration time, peak NIC memory on a log axis,
+// reconfigurations), one row of panels per layer count.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
+#include "flux/core/format.hpp"
+#include "flux/eval/evaluate.hpp"
+
+namespace flux::eval {
+namespace {
+
+const EvalRow* find(const std::vector<EvalRow>& rows, std::uint32_t layers, core::TimePs tau,
+                    const std::string& s) {
+  for (const EvalRow& r : rows) {
+    if (r.layers == layers && r.tau_ps == tau && r.scheduler == s) return &r;
+  }
+  return nullptr;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s + " " : std::string(width - s.size(), ' ') + s;
+}
+
+// A flux-milp cell carries its status: "opt" when proven optimal, else the gap.
+std::string status_mark(const EvalRow& r) {
+  if (!r.schedule_makespan_s) return "";
+  if (r.status == "optimal") return " opt";
+  return r.gap ? fmt(" %.1f%%", 100 * *r.gap) : " " + r.status;
+}
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string block_name(std::uint32_t layers, const std::string& scheduler) {
+  std::string n = "$L" + std::to_string(layers) + "_";
+  for (char c : scheduler) n += (c == '-') ? '_' : c;
+  return n;
+}
+
+std::string style(const std::string& s) {
+  if (s == "flux-milp" || s == "flux") return "lw 2.5 lc rgb '#d62728' pt 7";
+  if (s == "rotornet") return "lw 1.5 lc rgb '#1f77b4' pt 5";
+  if (s == "rotornet-vlb") return "lw 1.5 lc rgb '#17becf' pt 13";
+  if (s == "bvn") return "lw 1.5 lc rgb '#2ca02c' pt 9";
+  if (s == "ideal") return "lw 1.5 lc rgb 'black' dt 2";
+  return "lw 1.5 pt 3";
+}
+
+}  // namespace
+
+std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows) {
+  std::ostringstream out;
+  const std::size_t w0 = 12, w = 15;
+  for (std::uint32_t layers : c.layers) {
+    out << "\nLlama 3 " << upper(c.training.model.name) << ", " << layers << " layers, TP"
+        << c.training.tp << " x DP" << c.training.dp << " on " << c.training.tp * c.training.dp
+        << " " << upper(c.training.gpu.name) << " GPUs, " << c.switches << " switches, "
+        << c.link_gbps << " Gb/s\n";
+    struct Panel {
+      const char* title;
+      std::string (*cell)(const EvalRow&);
+    };
+    const Panel panels[] = {
+        {"iteration time (ms)",
+         [](const EvalRow& r) { return fmt("%.1f", r.iteration_time_s * 1e3) + status_mark(r); }},
+        {"peak NIC memory",
+         [](const EvalRow& r) {
+           return core::format_bytes(static_cast<double>(r.peak_nic_bytes), 1);
+         }},
+        {"reconfigurations", [](const EvalRow& r) { return std::to_string(r.reconfigurations); }},
+    };
+    for (const Panel& p : panels) {
+      out << "\n" << p.title << "\n" << pad("tau", w0);
+      for (const std::string& s : c.schedulers) out << pad(s, w);
+      out << "\n";
+      for (core::TimePs tau : c.taus_ps) {
+        out << pad(core::format_duration(tau), w0);
+        for (const std::string& s : c.schedulers) {
+          const EvalRow* r = find(rows, layers, tau, s);
+          out << pad(r ? p.cell(*r) : "-", w);
+        }
+        out << "\n";
+      }
+    }
+    // How far the best baseline is from the first scheduler (flux-milp).
+    const std::string& flux = c.schedulers.front();
+    out << "\n" << flux << " against the best other scheduler (ideal excluded):\n";
+    for (core::TimePs tau : c.taus_ps) {
+      const EvalRow* f = find(rows, layers, tau, flux);
+      const EvalRow* best = nullptr;
+      for (const std::string& s : c.schedulers) {
+        const EvalRow* r = find(rows, layers, tau, s);
+        if (s == flux || s == "ideal" || !r) continue;
+        if (!best || r->iteration_time_s < best->iteration_time_s) best = r;
+      }
+      if (!f || !best) continue;
+      out << pad(core::format_duration(tau), w0) << "  " << best->scheduler << " takes "
+          << fmt("%.2fx", best->iteration_time_s / f->iteration_time_s) << " the time, "
+          << fmt("%.0fx", static_cast<double>(best->peak_nic_bytes) /
+                              static_cast<double>(std::max<std::uint64_t>(f->peak_nic_bytes, 1)))
+          << " the peak NIC memory\n";
+    }
+  }
+  return out.str();
+}
+
+std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows,
+                           const std::string& png, const std::string& svg) {
+  std::ostringstream g;
+  g << "# Figure 2 of the paper as measured by `flux evaluate --preset " << c.preset
+    << "`; data inline.\n# Render: gnuplot fig2.gp\n";
+  for (std::uint32_t layers : c.layers) {
+    for (const std::string& s : c.schedulers) {
+      g << block_name(layers, s) << " << EOD\n";
+      for (core::TimePs tau : c.taus_ps) {
+        if (const EvalRow* r = find(rows, layers, tau, s)) {
+          g << static_cast<double>(tau) / 1e6 << ' ' << r->iteration_time_s * 1e3 << ' '
+            << r->peak_nic_bytes << ' ' << r->reconfigurations << '\n';
+        }
+      }
+      g << "EOD\n";
+    }
+  }
+  const std::size_t n = c.layers.size();
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 0) {
+      g << "set terminal pngcairo size 1500," << 430 * n + 60 << " font ',10'\n";
+      g << "set output '" << png << "'\n";
+    } else {
+      g << "set terminal svg size 1500," << 430 * n + 60 << " dynamic font 'sans,10'\n";
+      g << "set output '" << svg << "'\n";
+    }
+    g << "set multiplot layout " << n << ",3 title 'Llama 3 " << upper(c.training.model.name)
+      << ", TP" << c.training.tp << " x DP" << c.training.dp << ", " << c.switches << " OCS, "
+      << c.link_gbps << " Gb/s, " << upper(c.training.gpu.name) << " compute'\n";
+    g << "set logscale x\nset xlabel 'reconfiguration delay {/Symbol t} (us)'\n"
+      << "set grid\nset format x '%g'\n";
+    // All three on log axes: iteration times span 0.2 to 14 s, memory 4 KiB
+    // to 260 MiB, reconfigurations 20 to 100,000.
+    struct Panel {
+      int column;
+      const char* ylabel;
+      const char* yformat;
+      bool with_ideal;
+    };
+    const Panel panels[] = {{2, "iteration time (ms)", "%g", true},
+                            {3, "peak NIC memory (bytes)", "10^{%L}", false},
+                            {4, "reconfigurations", "10^{%L}", false}};
+    g << "set logscale y\n";
+    for (std::uint32_t layers : c.layers) {
+      for (const Panel& p : panels) {
+        g << "set format y '" << p.yformat << "'\n";
+        g << (p.column == 2 ? "set key top left font ',9'\n" : "unset key\n");
+        g << "set ylabel '" << p.ylabel << "'\nset title '" << layers << " layers'\n";
+        g << "plot ";
+        bool first = true;
+        for (const std::string& s : c.schedulers) {
+          if (s == "ideal" && !p.with_ideal) continue;
+          g << (first ? "" : ", \\\n     ") << block_name(layers, s) << " using 1:" << p.column
+            << " with " << (s == "ideal" ? "lines" : "linespoints") << ' ' << style(s) << " title '"
+            << s << "'";
+          first = false;
+        }
+        g << "\n";
+      }
+    }
+    g << "unset multiplot\nset output\n";
+  }
+  return g.str();
+}
+
+}  // namespace flux::eval

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# flux evaluate: a reduced Figure 2 sweep end to end, the invariants of its
+# CSV, resuming an interrupted sweep, the plots, and the errors.
+source "$(dirname "$0")/lib.sh" "$@"
+
+out=$DIR/results
+expect_ok sweep -- "$FLUX" evaluate --preset paper-fig2 --layers 1 --tau 1us,1ms -o "$out"
+csv=$out/fig2.csv
+[ "$(wc -l < "$csv")" -eq 11 ] && pass || fail "expected a header and 10 rows in $csv"
+expect_grep header '^layers,tau_s,scheduler,iteration_time_s,schedule_makespan_s,peak_nic_bytes,reconfigurations,' "$csv"
+expect_grep summary 'flux-milp against the best other scheduler' "$DIR/sweep.out"
+expect_grep limit 'time limit 60 s per instance' "$DIR/sweep.out"
+
+# Invariants: all rows finite; every scheduler >= ideal at its (layers, tau);
+# flux-milp's simulated iteration time equals its schedule's makespan.
+awk -F, 'NR > 1 {
+    key = $1 "," $2
+    if ($4 == "" || $4 !~ /^[0-9.e+-]+$/ || $4 <= 0) { print "bad iteration time: " $0; bad = 1 }
+    t[key "," $3] = $4
+    if ($3 == "ideal") ideal[key] = $4
+    if ($3 == "flux-milp" && $4 != $5) { print "replay != makespan: " $0; bad = 1 }
+    n[key]++
+  }
+  END {
+    for (k in t) { split(k, p, ","); if (t[k] + 0 < ideal[p[1] "," p[2]] + 0) { print "below ideal: " k; bad = 1 } }
+    for (k in n) if (n[k] != 5) { print "missing schedulers at " k; bad = 1 }
+    exit bad
+  }' "$csv" && pass || fail "CSV invariants"
+
+if command -v gnuplot >/dev/null 2>&1; then
+  [ -s "$out/fig2.png" ] && pass || fail "no fig2.png"
+  expect_grep svg '<svg' "$out/fig2.svg"
+  [ ! -e "$out/fig2.png.tmp" ] && pass || fail "temporary plot left behind"
+else
+  echo "gnuplot not installed: plots not checked"
+fi
+
+# An interrupted sweep resumes from the rows already written.
+cp "$csv" "$DIR/full.csv"
+head -n 8 "$DIR/full.csv" > "$csv"
+expect_ok resume -- "$FLUX" evaluate --layers 1 --tau 1us,1ms -o "$out" --no-plot
+expect_grep resumed 'resuming: 7 rows' "$DIR/resume.out"
+[ "$(grep -c '^\[' "$DIR/resume.out")" -eq 3 ] && pass || fail "expected 3 points computed"
+# Same rows again, wall times (solve_time_s, column 12) aside.
+cut -d, -f1-11,13- "$DIR/full.csv" > "$DIR/a" && cut -d, -f1-11,13- "$csv" > "$DIR/b"
+cmp -s "$DIR/a" "$DIR/b" && pass || fail "resumed sweep differs from the full one"
+
+expect_error preset 2 '--preset = fig3: unknown preset' -- "$FLUX" evaluate --preset fig3 -o "$DIR/x"
+expect_error sched 2 '--scheduler = magic' -- "$FLUX" evaluate --schedulers flux-milp,magic -o "$DIR/x"
+expect_error tau 2 '--tau = 5' -- "$FLUX" evaluate --tau 5 -o "$DIR/x"
+echo "1,2,3" > "$DIR/bad.csv"; mkdir -p "$DIR/bad"; cp "$DIR/bad.csv" "$DIR/bad/fig2.csv"
+expect_error corrupt 2 'fig2.csv: line 1' -- "$FLUX" evaluate --layers 1 --tau 1us -o "$DIR/bad"
+[ ! -e "$DIR/x" ] && pass || fail "output directory created despite errors"
+finish

@@ -1,0 +1,204 @@
+// The evaluation: a reduced sweep's invariants, the CSV round trip and its
+// errors, resuming (kept rows, configuration checks), the summary and the
+// gnuplot script.
+#include "flux/eval/evaluate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "flux/core/error.hpp"
+
+namespace flux::eval {
+namespace {
+
+using core::kPsPerMs;
+using core::kPsPerUs;
+
+EvalConfig small() {
+  EvalConfig c = EvalConfig::preset_named("paper-fig2");
+  c.layers = {1};
+  c.taus_ps = {kPsPerUs, kPsPerMs};
+  c.time_limit_s = 30;
+  return c;
+}
+
+std::filesystem::path temp_file(const std::string& name) {
+  return std::filesystem::temp_directory_path() / ("flux_eval_test_" + name);
+}
+
+TEST(Eval, PresetIsThePapersSetup) {
+  const EvalConfig c = EvalConfig::preset_named("paper-fig2");
+  EXPECT_EQ(c.layers, (std::vector<std::uint32_t>{8, 16}));
+  EXPECT_EQ(c.taus_ps.size(), 7u);
+  EXPECT_EQ(c.taus_ps.front(), kPsPerUs);
+  EXPECT_EQ(c.taus_ps.back(), kPsPerMs);
+  EXPECT_EQ(c.schedulers,
+            (std::vector<std::string>{"flux-milp", "rotornet", "rotornet-vlb", "bvn", "ideal"}));
+  EXPECT_EQ(c.training.tp * c.training.dp, 8u);
+  EXPECT_EQ(c.switches, 2u);
+  EXPECT_EQ(c.link_gbps, 800);
+  EXPECT_EQ(c.training.gpu.name, "a100");
+  EXPECT_THROW(EvalConfig::preset_named("fig3"), core::InputError);
+}
+
+TEST(Eval, ConfigErrors) {
+  EvalConfig c = small();
+  c.schedulers = {"flux-milp", "magic"};
+  EXPECT_THROW(c.validate(), core::InputError);
+  c = small();
+  c.schedulers = {"bvn", "bvn"};
+  EXPECT_THROW(c.validate(), core::InputError);
+  c = small();
+  c.layers = {0};
+  EXPECT_THROW(c.validate(), core::InputError);
+  c = small();
+  c.switches = 0;
+  EXPECT_THROW(c.validate(), core::InputError);
+}
+
+// The reduced sweep of the issue: every row present and finite, every
+// scheduler at least as slow as ideal, flux-milp's simulated iteration time
+// equal to its schedule's makespan, flux-milp no slower than any baseline.
+TEST(Eval, ReducedSweepInvariants) {
+  const EvalConfig c = small();
+  std::vector<EvalRow> rows;
+  std::size_t calls = 0;
+  run_evaluation(c, rows, [&](std::size_t done, std::size_t total, const EvalRow&, bool resumed) {
+    ++calls;
+    EXPECT_EQ(done, calls);
+    EXPECT_EQ(total, 10u);
+    EXPECT_FALSE(resumed);
+  });
+  ASSERT_EQ(rows.size(), 10u);
+  std::map<std::pair<core::TimePs, std::string>, const EvalRow*> at;
+  for (const EvalRow& r : rows) at[{r.tau_ps, r.scheduler}] = &r;
+  ASSERT_EQ(at.size(), 10u);
+  for (core::TimePs tau : c.taus_ps) {
+    const EvalRow& ideal = *at.at({tau, "ideal"});
+    const EvalRow& flux = *at.at({tau, "flux-milp"});
+    ASSERT_TRUE(flux.schedule_makespan_s.has_value());
+    EXPECT_EQ(flux.iteration_time_s, *flux.schedule_makespan_s);
+    EXPECT_EQ(flux.status, "optimal");
+    for (const std::string& s : c.schedulers) {
+      const EvalRow& r = *at.at({tau, s});
+      SCOPED_TRACE(s);
+      EXPECT_TRUE(std::isfinite(r.iteration_time_s));
+      EXPECT_GT(r.iteration_time_s, 0);
+      EXPECT_GE(r.iteration_time_s, ideal.iteration_time_s);
+      if (s != "ideal") {
+        EXPECT_GE(r.iteration_time_s, flux.iteration_time_s);
+      }
+      EXPECT_GT(r.peak_nic_bytes, 0u);
+      EXPECT_EQ(r.sends, 208u);
+    }
+    // The paper's memory claim: more than three orders of magnitude.
+    for (const char* s : {"rotornet", "rotornet-vlb", "bvn"}) {
+      EXPECT_GT(at.at({tau, s})->peak_nic_bytes, 1000 * flux.peak_nic_bytes) << s;
+    }
+  }
+  // Rows are sorted by (layers, tau, scheduler order).
+  EXPECT_EQ(rows.front().scheduler, "flux-milp");
+  EXPECT_EQ(rows.front().tau_ps, kPsPerUs);
+  EXPECT_EQ(rows.back().scheduler, "ideal");
+
+  // CSV round trip, exact.
+  const auto file = temp_file("roundtrip.csv");
+  write_csv(file, rows);
+  const std::vector<EvalRow> back = read_csv(file);
+  ASSERT_EQ(back.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(back[i].tau_ps, rows[i].tau_ps);
+    EXPECT_EQ(back[i].scheduler, rows[i].scheduler);
+    EXPECT_EQ(back[i].iteration_time_s, rows[i].iteration_time_s);
+    EXPECT_EQ(back[i].schedule_makespan_s, rows[i].schedule_makespan_s);
+    EXPECT_EQ(back[i].gap, rows[i].gap);
+    EXPECT_EQ(back[i].circuit_utilization, rows[i].circuit_utilization);
+    EXPECT_EQ(back[i].peak_nic_bytes, rows[i].peak_nic_bytes);
+    EXPECT_EQ(back[i].model, rows[i].model);
+  }
+
+  // Resuming: kept rows are not recomputed; missing ones are.
+  std::vector<EvalRow> partial(back.begin(), back.begin() + 7);
+  std::size_t resumed = 0, computed = 0;
+  run_evaluation(c, partial, [&](std::size_t, std::size_t, const EvalRow&, bool r) {
+    (r ? resumed : computed)++;
+  });
+  EXPECT_EQ(resumed, 7u);
+  EXPECT_EQ(computed, 3u);
+  ASSERT_EQ(partial.size(), 10u);
+  for (std::size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(partial[i].scheduler, rows[i].scheduler);
+    EXPECT_EQ(partial[i].iteration_time_s, rows[i].iteration_time_s);
+  }
+
+  // Resuming under another configuration is refused.
+  EvalConfig other = c;
+  other.switches = 3;
+  std::vector<EvalRow> copy = rows;
+  try {
+    run_evaluation(other, copy, {});
+    FAIL() << "resumed rows measured with 2 switches in a 3-switch sweep";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "switches");
+    EXPECT_NE(std::string(e.what()).find("--fresh"), std::string::npos) << e.what();
+  }
+
+  const std::string table = summary_table(c, rows);
+  EXPECT_NE(table.find("iteration time (ms)"), std::string::npos) << table;
+  EXPECT_NE(table.find("opt"), std::string::npos) << table;
+  EXPECT_NE(table.find("peak NIC memory"), std::string::npos) << table;
+  const std::string gp = gnuplot_script(c, rows, "a.png", "a.svg");
+  EXPECT_NE(gp.find("$L1_rotornet_vlb << EOD"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set output 'a.svg'"), std::string::npos) << gp;
+  std::filesystem::remove(file);
+}
+
+void write_text(const std::filesystem::path& f, const std::string& text) {
+  std::ofstream(f) << text;
+}
+
+TEST(Eval, CsvErrors) {
+  const auto file = temp_file("bad.csv");
+  write_text(file, "a,b,c\n");
+  EXPECT_THROW(read_csv(file), core::InputError);
+
+  EvalRow r;
+  r.layers = 1;
+  r.scheduler = "bvn";
+  r.status = "feasible";
+  r.model = "8b";
+  r.gpu = "a100";
+  write_csv(file, {r});
+  std::string text;
+  {
+    std::ifstream in(file);
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  ASSERT_EQ(read_csv(file).size(), 1u);
+  // A malformed number names the line and the column.
+  std::string bad = text;
+  bad.replace(bad.find("\n1,") + 1, 1, "x");
+  write_text(file, bad);
+  try {
+    read_csv(file);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "line 2, layers");
+    EXPECT_EQ(e.value(), "x");
+  }
+  // A missing column.
+  write_text(file, text.substr(0, text.rfind(',')) + "\n");
+  EXPECT_THROW(read_csv(file), core::InputError);
+  EXPECT_THROW(read_csv(temp_file("missing.csv")), core::InputError);
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace flux::eval
