@@ -111,6 +111,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
     }
   }
   touched_mark_.assign(flows_.size(), 0);
+  if (!vlb_ && !all_connected_) build_calendars();
 }
 
 std::uint32_t Engine::flow_of(std::uint32_t a, std::uint32_t b) const {
@@ -153,7 +154,9 @@ void Engine::run() {
     }
   }
   if (!all_connected_) {
-    for (std::uint32_t sw = 0; sw < cursors_.size(); ++sw) push_next_up(sw);
+    if (!calendars_) {
+      for (std::uint32_t sw = 0; sw < cursors_.size(); ++sw) push_next_up(sw);
+    }
   }
   while (finished_ < n) {
     if (queue_.empty()) stuck(now_);
@@ -186,6 +189,12 @@ void Engine::run() {
       case EventKind::kCircuitDown:
         on_circuit_down(id, e.aux(), e.t);
         break;
+      case EventKind::kLinkUp:
+        on_link_up(id, e.aux(), e.cycle, e.t);
+        break;
+      case EventKind::kLinkDown:
+        on_link_down(id, e.aux(), e.cycle, e.t);
+        break;
     }
     ++events_;
     reallocate_touched(e.t);
@@ -203,11 +212,13 @@ void Engine::on_ready(std::uint32_t v, TimePs t) {
     push(s.start, EventKind::kReady, v);
     return;
   }
+  // Issued now if its circuit is up on its switch, else when it comes up.
   Flow& f = flows_[s.flow];
-  if (std::binary_search(f.up.begin(), f.up.end(), s.sw)) {
+  f.waiting.push_back(v);
+  if (calendars_) ensure_calendar(s.flow, t);  // may issue it at once
+  if (s.issue < 0 && std::binary_search(f.up.begin(), f.up.end(), s.sw)) {
+    std::erase(f.waiting, v);
     issue(v, t);
-  } else {
-    f.waiting.push_back(v);  // issued when its circuit comes up
   }
 }
 
@@ -223,6 +234,7 @@ void Engine::issue(std::uint32_t v, TimePs t) {
     return;
   }
   flows_[s.flow].sends.push_back(v);
+  if (calendars_) ensure_calendar(s.flow, t);
   if (vlb_) nics_[src].active.push_back(v);
   touch(s.flow);
   schedule_send_wake(v, t);

@@ -107,7 +107,32 @@ struct Nic {
   std::vector<std::uint32_t> active;  // VLB: issued, unfinished sends from here
 };
 
-enum class EventKind : std::uint8_t { kCircuitDown, kCircuitUp, kFlowWake, kSendWake, kReady };
+// kCircuit*: a whole switch's circuits at one time (VLB, which looks at every
+// link of a NIC); kLink*: one flow's circuit on one switch (direct routing,
+// per-flow calendars: only flows with traffic get events).
+enum class EventKind : std::uint8_t {
+  kCircuitDown,
+  kLinkDown,
+  kCircuitUp,
+  kLinkUp,
+  kFlowWake,
+  kSendWake,
+  kReady
+};
+
+// One interval of a flow's circuit on one switch (per-flow calendars),
+// within the period for periodic schedules.
+struct CalendarEntry {
+  TimePs up = 0;
+  TimePs down = 0;
+};
+
+// Where a (flow, switch) calendar stands: its next or current entry.
+struct CalendarState {
+  std::uint32_t next = 0;
+  std::uint32_t cycle = 0;
+  bool running = false;  // an up or down event of it is pending
+};
 
 // Ordered by (t, kind, id, aux): one comparison of t and one of `key`, which
 // packs kind (3 bits), id (32 bits) and aux (29 bits: a wake's version, a
@@ -152,6 +177,13 @@ class Engine {
   void finish(std::uint32_t v, TimePs t);
   void schedule_send_wake(std::uint32_t v, TimePs t);
   void push_next_up(std::uint32_t sw);
+  // calendar.cpp: per-flow circuit calendars (direct routing).
+  void build_calendars();
+  void ensure_calendar(std::uint32_t f, TimePs t);
+  void on_link_up(std::uint32_t slot, std::uint32_t entry, std::uint32_t cycle, TimePs t);
+  void on_link_down(std::uint32_t slot, std::uint32_t entry, std::uint32_t cycle, TimePs t);
+  [[nodiscard]] bool wants_circuits(std::uint32_t f) const;
+  void schedule_link(std::uint32_t slot, TimePs t);
   void on_circuit_up(std::uint32_t sw, TimePs t);
   void on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t);
   std::uint32_t flow_of(std::uint32_t a, std::uint32_t b) const;
@@ -197,7 +229,12 @@ class Engine {
     std::size_t next = 0;
     std::uint32_t cycle = 0;
   };
-  std::vector<SwitchCursor> cursors_;
+  std::vector<SwitchCursor> cursors_;  // VLB: whole switches
+  bool calendars_ = false;             // direct routing: per-flow calendars
+  std::uint32_t switches_ = 0;
+  std::vector<CalendarEntry> cal_entries_;
+  std::vector<std::uint32_t> cal_offsets_;  // (flow * switches + sw) -> entries
+  std::vector<CalendarState> cal_state_;
 
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
   std::vector<std::pair<std::uint32_t, Units>> pending_links_;  // VLB: (flow, slot units) now up

@@ -17,6 +17,9 @@ struct CbcParams {
   double relative_gap = 1e-4;
   int threads = 1;
   bool verbose = false;  ///< CBC's log on stderr
+  /// Solve in a child process and kill it when the time limit plus a grace
+  /// period (10%, 2 s to 60 s) has passed: CBC itself can overrun its limit.
+  bool watchdog = true;
 };
 
 struct MilpResult {
@@ -26,6 +29,7 @@ struct MilpResult {
   double bound = 0;            ///< best bound, model units
   double seconds = 0;          ///< wall time of the solve
   long nodes = 0;
+  bool killed = false;         ///< the watchdog stopped CBC (no result from it)
 };
 
 /// Solves `m` with CBC, optionally from `warm_start` (a feasible column

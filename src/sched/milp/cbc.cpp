@@ -1,15 +1,31 @@
 // CBC back end: loads a MilpModel into OsiClpSolverInterface and runs CBC's
 // standard driver (CbcMain0/CbcMain1: preprocessing, cut generators,
 // heuristics, threads) with a time limit, a relative gap and a MIP start.
+//
+// Watchdog. CBC checks its time limit between nodes only; preprocessing, a
+// root LP or its own clean-up can run far past it (measured: 66 s for a 30 s
+// limit, minutes for 60 s, on 180k-row models). So the solve runs in a
+// forked child that sends its result back through a pipe; the parent waits
+// until the limit plus a grace period (10%, at least 2 s, at most 60 s) and
+// then kills it. A killed solve reports no solution: the caller keeps its
+// warm start. The child shares nothing else with the parent (copy-on-write
+// memory, its own stdout redirection) and leaves with _exit.
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <coin/CbcModel.hpp>
 #include <coin/CbcSolver.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "flux/core/error.hpp"
@@ -75,8 +91,10 @@ void load_into_osi(const MilpModel& m, OsiClpSolverInterface& solver) {
   solver.setObjSense(1.0);
 }
 
-MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
-                          const std::vector<double>* warm_start) {
+namespace {
+
+MilpResult solve_here(const MilpModel& m, const CbcParams& params,
+                      const std::vector<double>* warm_start) {
   const auto t0 = std::chrono::steady_clock::now();
   MilpResult result;
   OsiClpSolverInterface solver;
@@ -128,6 +146,113 @@ MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
   } else {
     result.status = schedule::SolveStatus::kFeasible;
   }
+  return result;
+}
+
+// The result on the pipe: a fixed header, then the values.
+struct Header {
+  std::int32_t status;
+  std::int64_t nodes;
+  double objective;
+  double bound;
+  double seconds;
+  std::uint64_t values;
+};
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = write(fd, p, size);
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Reads everything the child writes until EOF or `deadline`; false on timeout.
+bool read_until(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
+  char buf[65536];
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd pfd{fd, POLLIN, 0};
+    const int r = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;  // EOF (or an error: treated as the end)
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
+                          const std::vector<double>* warm_start) {
+  if (!params.watchdog) return solve_here(m, params, warm_start);
+  const auto t0 = std::chrono::steady_clock::now();
+  int fds[2];
+  if (pipe(fds) != 0) return solve_here(m, params, warm_start);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return solve_here(m, params, warm_start);
+  }
+  if (pid == 0) {  // the child: solve, send, leave without running the parent's exit code
+    close(fds[0]);
+    MilpResult r;
+    try {
+      r = solve_here(m, params, warm_start);
+    } catch (...) {
+      r.status = schedule::SolveStatus::kError;
+    }
+    const Header h{static_cast<std::int32_t>(r.status),
+                   r.nodes,
+                   r.objective,
+                   r.bound,
+                   r.seconds,
+                   r.values.size()};
+    const bool ok = write_all(fds[1], &h, sizeof h) &&
+                    write_all(fds[1], r.values.data(), r.values.size() * sizeof(double));
+    close(fds[1]);
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  const double grace = std::clamp(0.1 * params.time_limit_s, 2.0, 60.0);
+  const auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(params.time_limit_s + grace));
+  std::string data;
+  const bool finished = read_until(fds[0], data, deadline);
+  close(fds[0]);
+  if (!finished) kill(pid, SIGKILL);
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  MilpResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Header h{};
+  if (!finished || data.size() < sizeof h) {
+    result.status = schedule::SolveStatus::kNoSolution;
+    result.killed = !finished;
+    return result;
+  }
+  std::memcpy(&h, data.data(), sizeof h);
+  if (data.size() != sizeof h + h.values * sizeof(double)) {
+    result.status = schedule::SolveStatus::kError;
+    return result;
+  }
+  result.status = static_cast<schedule::SolveStatus>(h.status);
+  result.nodes = h.nodes;
+  result.objective = h.objective;
+  result.bound = h.bound;
+  result.values.resize(h.values);
+  std::memcpy(result.values.data(), data.data() + sizeof h, h.values * sizeof(double));
   return result;
 }
 

@@ -79,6 +79,7 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
 
   if (options.verbose && result.seconds > 0) {
     std::cerr << "flux-milp: CBC " << schedule::to_string(result.status);
+    if (result.killed) std::cerr << " (stopped by the watchdog past the time limit)";
     // Model units are microseconds.
     if (!result.values.empty()) std::cerr << ", objective " << result.objective / 1e3 << " ms";
     std::cerr << ", bound " << result.bound / 1e3 << " ms, " << result.nodes << " nodes, "
