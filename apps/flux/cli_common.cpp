@@ -45,6 +45,10 @@ void SchedulerCliOptions::add_to(CLI::App& app, bool with_milp_files) {
   app.add_option("--duty-cycle", sched.duty_cycle,
                  "rotornet: share of a slot that carries data (slot = tau / (1 - duty))")
       ->capture_default_str();
+  app.add_option("--seed", sched.seed, "flux: seed of the local search")->capture_default_str();
+  app.add_option("--moves", sched.search_moves,
+                 "flux: local search moves (0: until the time limit)")
+      ->capture_default_str();
   app.add_flag("-v,--verbose", sched.verbose, "solver progress on stderr");
   if (with_milp_files) {
     app.add_option("--export-milp", sched.milp.export_path,
@@ -67,6 +71,16 @@ sched::SchedulerOptions SchedulerCliOptions::resolve() const {
   o.milp.horizon_big_m = !no_horizon;
   o.milp.warm_start = !no_warm;
   o.milp.bound_rows = !no_bound;
+  if (scheduler != "flux-milp") {
+    const char* milp_only = !o.milp.export_path.empty()     ? "--export-milp"
+                            : !o.milp.solution_path.empty() ? "--solution"
+                                                            : nullptr;
+    if (milp_only != nullptr) {
+      throw core::InputError("", milp_only,
+                             o.milp.export_path.empty() ? o.milp.solution_path : o.milp.export_path,
+                             "applies to --scheduler flux-milp only (not " + scheduler + ")");
+    }
+  }
   try {
     o.validate();
   } catch (const core::InputError& e) {

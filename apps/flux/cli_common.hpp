@@ -25,7 +25,7 @@ struct SystemOptions {
 
 /// The options of a scheduler run (`flux schedule`, `flux simulate`).
 struct SchedulerCliOptions {
-  std::string scheduler = "flux-milp";
+  std::string scheduler = "flux";
   std::string time_limit = "60s";
   sched::SchedulerOptions sched;
   bool no_implied = false, no_symmetry = false, no_horizon = false, no_warm = false,

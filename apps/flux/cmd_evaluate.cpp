@@ -27,6 +27,9 @@ struct EvaluateOptions {
   std::vector<std::string> schedulers;
   std::string time_limit;
   std::string gpu;
+  std::string model;
+  std::uint32_t tp = 0;
+  std::uint32_t dp = 0;
   bool full = false;
   bool fresh = false;
   bool no_plot = false;
@@ -49,6 +52,13 @@ eval::EvalConfig make_config(const EvaluateOptions& o) {
     for (const std::string& t : o.taus) c.taus_ps.push_back(core::parse_duration(t, "--tau"));
   }
   if (!o.schedulers.empty()) c.schedulers = o.schedulers;
+  try {
+    if (!o.model.empty()) c.training.model = workload::ModelConfig::llama3(o.model);
+  } catch (const core::InputError& e) {
+    throw as_option_error(e);
+  }
+  if (o.tp != 0) c.training.tp = o.tp;
+  if (o.dp != 0) c.training.dp = o.dp;
   if (!o.gpu.empty()) {
     try {
       c.training.gpu = workload::GpuSpec::preset(o.gpu);
@@ -100,7 +110,7 @@ void run_evaluate(const EvaluateOptions& o) {
   std::fprintf(stderr,
                "flux evaluate: preset %s, %zu points (%zu layer counts x %zu delays x %zu "
                "schedulers), results in %s/\n"
-               "flux evaluate: flux-milp time limit %.0f s per instance%s\n",
+               "flux evaluate: scheduler time limit %.0f s per instance%s\n",
                c.preset.c_str(), total, c.layers.size(), c.taus_ps.size(), c.schedulers.size(),
                dir.string().c_str(), c.time_limit_s, o.full ? " (--full)" : " (--full: 600 s)");
   if (!rows.empty()) {
@@ -167,6 +177,9 @@ void register_evaluate(CLI::App& app) {
   cmd->add_option("--schedulers", o->schedulers,
                   "schedulers, the first compared with the rest (default: the preset's)")
       ->delimiter(',');
+  cmd->add_option("--model", o->model, "Llama 3 size 8b|70b|405b (default: the preset's, 8b)");
+  cmd->add_option("--tp", o->tp, "tensor parallelism (default: the preset's, 4)");
+  cmd->add_option("--dp", o->dp, "data parallelism (default: the preset's, 2)");
   cmd->add_option("--gpu", o->gpu, "compute model a100|h100 (default: the preset's, a100)");
   cmd->add_option("--time-limit", o->time_limit, "solver time limit per instance (default 60s)");
   cmd->add_flag("--full", o->full, "longer solves: 600 s per instance");

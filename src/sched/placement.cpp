@@ -19,12 +19,19 @@ TimePs makespan(const core::Workload& w, std::span<const TimePs> p, const Placem
   return m;
 }
 
-std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                               std::span<const core::SwitchId> sw,
-                               std::span<const double> order_key) {
+namespace {
+
+// The schedule's precedence graph besides the DAG: per (switch, port), an
+// edge from each send to the next one in key order (ties: topological).
+struct Chains {
+  std::vector<std::vector<std::uint32_t>> succ;
+  std::vector<std::uint32_t> indegree;  // DAG parents + chain predecessors
+};
+
+Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
+                    std::span<const double> order_key) {
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
   const auto tasks = w.tasks();
-  // Per (switch, port) sequences, by key then topological position.
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -32,57 +39,95 @@ std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> 
     return w.topo_position(core::TaskIndex(a)) < w.topo_position(core::TaskIndex(b));
   });
   const std::size_t ports = static_cast<std::size_t>(w.accelerators());
-  std::vector<std::uint32_t> last_on_port;  // (switch, port) -> last task seen
-  std::vector<std::uint32_t> chain_pred(2 * static_cast<std::size_t>(n), 0xffffffffu);
-  {
-    std::uint32_t max_sw = 0;
-    for (auto s : sw) max_sw = std::max(max_sw, s.value());
-    last_on_port.assign((max_sw + 1) * ports, 0xffffffffu);
+  std::uint32_t max_sw = 0;
+  for (auto s : sw) max_sw = std::max(max_sw, s.value());
+  std::vector<std::uint32_t> last_on_port((max_sw + 1) * ports, 0xffffffffu);
+  Chains c;
+  c.succ.resize(n);
+  c.indegree.resize(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    c.indegree[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
   }
   for (std::uint32_t v : order) {
     const core::Task& t = tasks[v];
     const std::size_t base = sw[v].value() * ports;
-    chain_pred[2 * v] = last_on_port[base + t.src.value()];
-    chain_pred[2 * v + 1] = last_on_port[base + t.dst.value()];
+    const std::uint32_t a = last_on_port[base + t.src.value()];
+    const std::uint32_t b = last_on_port[base + t.dst.value()];
+    if (a != 0xffffffffu) {
+      c.succ[a].push_back(v);
+      ++c.indegree[v];
+    }
+    if (b != 0xffffffffu && b != a) {
+      c.succ[b].push_back(v);
+      ++c.indegree[v];
+    }
     last_on_port[base + t.src.value()] = v;
     last_on_port[base + t.dst.value()] = v;
   }
-  // Longest path over DAG edges and chain edges (Kahn's algorithm).
-  std::vector<std::vector<std::uint32_t>> chain_succ(n);
-  std::vector<std::uint32_t> indegree(n, 0);
-  for (std::uint32_t v = 0; v < n; ++v) {
-    indegree[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
-    for (int k = 0; k < 2; ++k) {
-      const std::uint32_t u = chain_pred[2 * v + k];
-      if (u != 0xffffffffu && (k == 0 || u != chain_pred[2 * v])) {
-        chain_succ[u].push_back(v);
-        ++indegree[v];
-      }
-    }
-  }
+  return c;
+}
+
+// Forward longest path (Kahn); `topo` receives the order. Throws when the
+// chains contradict the DAG.
+std::vector<TimePs> forward(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                            Chains c, std::vector<std::uint32_t>& topo) {
+  const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
+  const auto tasks = w.tasks();
   std::vector<TimePs> start(n);
-  std::vector<std::uint32_t> queue;
+  topo.clear();
   for (std::uint32_t v = 0; v < n; ++v) {
     start[v] = tasks[v].release_ps;
-    if (indegree[v] == 0) queue.push_back(v);
+    if (c.indegree[v] == 0) topo.push_back(v);
   }
-  std::size_t done = 0;
-  for (std::size_t head = 0; head < queue.size(); ++head, ++done) {
-    const std::uint32_t u = queue[head];
+  for (std::size_t head = 0; head < topo.size(); ++head) {
+    const std::uint32_t u = topo[head];
     const TimePs end = start[u] + p[u];
     for (const core::Dep& e : w.out_edges(core::TaskIndex(u))) {
       start[e.to.value()] = std::max(start[e.to.value()], end + e.compute_ps);
-      if (--indegree[e.to.value()] == 0) queue.push_back(e.to.value());
+      if (--c.indegree[e.to.value()] == 0) topo.push_back(e.to.value());
     }
-    for (std::uint32_t v : chain_succ[u]) {
+    for (std::uint32_t v : c.succ[u]) {
       start[v] = std::max(start[v], end + reconfig_penalty(tasks[u], tasks[v], tau));
-      if (--indegree[v] == 0) queue.push_back(v);
+      if (--c.indegree[v] == 0) topo.push_back(v);
     }
   }
-  if (done != n) {
+  if (topo.size() != n) {
     throw core::Error("left shift: the per-port send order contradicts the dependencies");
   }
   return start;
+}
+
+}  // namespace
+
+std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                               std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key) {
+  std::vector<std::uint32_t> topo;
+  return forward(w, p, tau, build_chains(w, sw, order_key), topo);
+}
+
+ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                               std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key) {
+  const Chains chains = build_chains(w, sw, order_key);
+  std::vector<std::uint32_t> topo;
+  ScheduleTiming st;
+  st.start_ps = forward(w, p, tau, chains, topo);
+  const auto tasks = w.tasks();
+  st.tail_ps.assign(w.num_tasks(), 0);
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    const std::uint32_t u = *it;
+    TimePs after = tasks[u].tail_ps;
+    for (const core::Dep& e : w.out_edges(core::TaskIndex(u))) {
+      after = std::max(after, e.compute_ps + st.tail_ps[e.to.value()]);
+    }
+    for (std::uint32_t v : chains.succ[u]) {
+      after = std::max(after, reconfig_penalty(tasks[u], tasks[v], tau) + st.tail_ps[v]);
+    }
+    st.tail_ps[u] = p[u] + after;
+    st.makespan_ps = std::max(st.makespan_ps, st.start_ps[u] + st.tail_ps[u]);
+  }
+  return st;
 }
 
 schedule::Schedule to_schedule(const core::Workload& w, const core::System& system,

@@ -23,6 +23,7 @@ std::unique_ptr<Scheduler> make() {
 }
 
 constexpr Entry kSchedulers[] = {
+    {"flux", make<FluxScheduler>},
     {"flux-milp", make<MilpScheduler>},
     {"greedy", make<GreedyScheduler>},
     {"rotornet", make<RotorNetScheduler>},

@@ -15,6 +15,16 @@ class GreedyScheduler final : public Scheduler {
                          const SchedulerOptions& options) const override;
 };
 
+class FluxScheduler final : public Scheduler {
+ public:
+  std::string_view name() const override { return "flux"; }
+  std::string_view description() const override {
+    return "workload-aware list schedules and local search, anytime, with a certified gap";
+  }
+  schedule::Schedule run(const core::Workload& w, const core::System& system,
+                         const SchedulerOptions& options) const override;
+};
+
 class MilpScheduler final : public Scheduler {
  public:
   std::string_view name() const override { return "flux-milp"; }

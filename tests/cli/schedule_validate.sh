@@ -13,7 +13,7 @@ expect_ok validate -- "$FLUX" validate "$w" "$DIR/s.json"
 expect_grep valid 'valid schedule' "$DIR/validate.out"
 
 # The exported model and a greedy schedule.
-expect_ok export -- "$FLUX" schedule "$w" --tau 1ms --export-milp "$DIR/model.lp" --time-limit 10s
+expect_ok export -- "$FLUX" schedule "$w" --scheduler flux-milp --tau 1ms --export-milp "$DIR/model.lp" --time-limit 10s
 expect_grep lp '^Minimize' "$DIR/model.lp"
 expect_ok greedy -- "$FLUX" schedule "$w" --scheduler greedy --tau 1ms -o "$DIR/g.json"
 expect_ok validate-g -- "$FLUX" validate "$w" "$DIR/g.json"
@@ -28,11 +28,13 @@ expect_grep violation '^violation: ' "$DIR/tampered.out"
 expect_ok gen2 -- "$FLUX" generate llama3 --layers 2 --tp 4 --dp 2 -o "$DIR/w2.json"
 expect_error other 2 'invalid schedule' -- "$FLUX" validate "$DIR/w2.json" "$DIR/s.json"
 
-expect_error unknown 2 '--scheduler = magic: unknown scheduler \(known: flux-milp, greedy, rotornet, rotornet-vlb, bvn, ideal\)' -- \
+expect_error unknown 2 '--scheduler = magic: unknown scheduler \(known: flux, flux-milp, greedy, rotornet, rotornet-vlb, bvn, ideal\)' -- \
   "$FLUX" schedule "$w" --scheduler magic -o "$DIR/x.json"
 expect_error zero 2 '--switches = 0' -- "$FLUX" schedule "$w" --switches 0 -o "$DIR/x.json"
 expect_error tau 2 '--tau = -3us' -- "$FLUX" schedule "$w" --tau=-3us -o "$DIR/x.json"
 expect_error limit 2 '--time-limit = 5' -- "$FLUX" schedule "$w" --time-limit 5 -o "$DIR/x.json"
-expect_error lpext 2 'model.txt' -- "$FLUX" schedule "$w" --export-milp "$DIR/model.txt" -o "$DIR/x.json"
+expect_error lpext 2 'model.txt' -- "$FLUX" schedule "$w" --scheduler flux-milp --export-milp "$DIR/model.txt" -o "$DIR/x.json"
+expect_error milponly 2 '--export-milp = .*model.lp: applies to --scheduler flux-milp only' -- \
+  "$FLUX" schedule "$w" --scheduler greedy --export-milp "$DIR/model.lp" -o "$DIR/x.json"
 [ ! -e "$DIR/x.json" ] && pass || fail "x.json written despite errors"
 finish

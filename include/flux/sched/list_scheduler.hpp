@@ -18,7 +18,33 @@
 
 namespace flux::sched {
 
+/// Variants of the rule (the `flux` scheduler tries several).
+struct ListOptions {
+  /// A switch whose ports already hold v's circuit wins when its start is at
+  /// most this much later than the earliest (0: only on ties). Keeping a
+  /// circuit can save a reconfiguration later.
+  core::TimePs reuse_slack_ps = 0;
+  /// Non-zero: ties in priority are broken by a hash of (seed, send) instead
+  /// of the topological position (deterministic for a given seed).
+  std::uint64_t seed = 0;
+};
+
 Placement list_schedule(const core::Workload& w, const core::System& system,
-                        std::span<const core::TimePs> p, const core::IdealTiming& timing);
+                        std::span<const core::TimePs> p, const core::IdealTiming& timing,
+                        const ListOptions& options = {});
+
+/// The `flux` heuristic (src/sched/heuristic/flux_scheduler.cpp): a
+/// portfolio of list schedules, then local search on critical sends, until
+/// `max_moves` moves, the time budget, or the schedule meets `bound`.
+/// Deterministic for a seed unless the time budget cuts it short.
+struct HeuristicOptions {
+  double budget_s = 10;
+  std::uint64_t seed = 1;
+  std::uint64_t max_moves = 20000;  ///< local search moves (0: until the budget)
+  bool verbose = false;             ///< a line of statistics on stderr
+};
+Placement flux_heuristic(const core::Workload& w, const core::System& system,
+                         std::span<const core::TimePs> p, const core::IdealTiming& timing,
+                         core::TimePs bound, const HeuristicOptions& options);
 
 }  // namespace flux::sched

@@ -29,7 +29,7 @@ struct MilpResult {
   double bound = 0;            ///< best bound, model units
   double seconds = 0;          ///< wall time of the solve
   long nodes = 0;
-  bool killed = false;         ///< the watchdog stopped CBC (no result from it)
+  bool killed = false;  ///< the watchdog stopped CBC (no result from it)
 };
 
 /// Solves `m` with CBC, optionally from `warm_start` (a feasible column

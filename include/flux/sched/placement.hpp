@@ -36,6 +36,19 @@ std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const co
                                      core::TimePs tau, std::span<const core::SwitchId> sw,
                                      std::span<const double> order_key);
 
+/// The left shift's start times and, per send, its tail: the longest path
+/// from its start to the end of the iteration through the same graph (DAG
+/// edges and per-port chains). A send is critical when start + tail ==
+/// makespan: delaying it delays the iteration.
+struct ScheduleTiming {
+  std::vector<core::TimePs> start_ps;
+  std::vector<core::TimePs> tail_ps;
+  core::TimePs makespan_ps = 0;
+};
+ScheduleTiming schedule_timing(const core::Workload& w, std::span<const core::TimePs> p,
+                               core::TimePs tau, std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key);
+
 /// Packs a placement into a Schedule (tasks, makespan, timelines).
 schedule::Schedule to_schedule(const core::Workload& w, const core::System& system,
                                std::span<const core::TimePs> p, const Placement& pl);

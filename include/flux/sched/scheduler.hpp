@@ -32,8 +32,11 @@ struct SchedulerOptions {
   double relative_gap = 1e-4;  ///< stop when (makespan - bound) / makespan is below
   int threads = 1;             ///< solver threads
   std::uint64_t seed = 1;      ///< for randomised components
-  bool verbose = false;        ///< progress on stderr
-  bool left_shift = true;      ///< start every send as early as its switch and order allow
+  /// flux (and flux-milp's warm start): local search moves; 0 = until the
+  /// time limit. With a move budget the result depends on the seed alone.
+  std::uint64_t search_moves = 20000;
+  bool verbose = false;    ///< progress on stderr
+  bool left_shift = true;  ///< start every send as early as its switch and order allow
   double duty_cycle =
       0.9;  ///< rotornet: share of a slot that carries data (slot = tau / (1 - duty))
   MilpOptions milp;

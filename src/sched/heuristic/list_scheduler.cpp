@@ -22,7 +22,8 @@ struct PortState {
 }  // namespace
 
 Placement list_schedule(const core::Workload& w, const core::System& system,
-                        std::span<const TimePs> p, const core::IdealTiming& timing) {
+                        std::span<const TimePs> p, const core::IdealTiming& timing,
+                        const ListOptions& options) {
   const std::size_t n = w.num_tasks();
   const std::uint32_t s_count = system.switches;
   const TimePs tau = system.reconfig_delay_ps;
@@ -47,6 +48,8 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
     TimePs best = std::numeric_limits<TimePs>::max();
     std::uint32_t best_s = 0;
     bool best_reuse = false;
+    TimePs reuse_best = std::numeric_limits<TimePs>::max();  // earliest start that reuses
+    std::uint32_t reuse_s = kNone;
     for (std::uint32_t s = 0; s < s_count; ++s) {
       TimePs start = ready[v];
       bool reuse = true;
@@ -65,6 +68,13 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
         best_s = s;
         best_reuse = reuse;
       }
+      if (reuse && (reuse_best > start)) {
+        reuse_best = start;
+        reuse_s = s;
+      }
+    }
+    if (!best_reuse && reuse_s != kNone && reuse_best - best <= options.reuse_slack_ps) {
+      return std::make_pair(reuse_best, reuse_s);
     }
     return std::make_pair(best, best_s);
   };
@@ -72,8 +82,16 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
   // Min-heap on (earliest start, -remaining path, topological position).
   using Key = std::tuple<TimePs, TimePs, std::uint32_t, std::uint32_t>;
   std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
+  auto tie = [&](std::uint32_t v) -> std::uint32_t {
+    if (options.seed == 0) return w.topo_position(core::TaskIndex(v));
+    std::uint64_t x = (options.seed << 32) ^ v;  // splitmix64
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<std::uint32_t>(x ^ (x >> 31));
+  };
   auto push = [&](std::uint32_t v) {
-    heap.emplace(best_switch(v).first, -timing.to_end[v], w.topo_position(core::TaskIndex(v)), v);
+    heap.emplace(best_switch(v).first, -timing.to_end[v], tie(v), v);
   };
   for (std::uint32_t v = 0; v < n; ++v) {
     if (missing[v] == 0) push(v);

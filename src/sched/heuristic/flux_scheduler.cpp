@@ -1,0 +1,223 @@
+// `flux`, the default scheduler: workload-aware list schedules improved by
+// local search, anytime within the time limit, deterministic for a seed,
+// with lower bounds and a certified gap (docs/model.md, "The flux
+// scheduler").
+//
+// 1. Portfolio. The list scheduler (list_scheduler.hpp: ready sends by
+//    earliest start, longest remaining critical path first, circuit reuse
+//    preferred) under several rules: reuse only on ties, reuse when it costs
+//    at most tau/2 or tau of delay, and seeded tie-breaking; the best
+//    makespan is kept. Each run is O((V + E) log V).
+// 2. Local search on the best schedule, while time remains. A move picks a
+//    critical send (start + tail == makespan, schedule_timing()) and moves
+//    it, or the block of consecutive sends reusing its circuit, to another
+//    switch, or swaps it with the send before it on its source port; the
+//    left shift re-times everything (O(V + E)). Strictly
+//    better schedules are kept; equal ones are accepted with probability
+//    1/4 to walk plateaus. Moves keep the DAG order (keys are start times),
+//    so every candidate is feasible.
+// 3. Bounds: the critical path and the per-port load with unavoidable
+//    reconfigurations (bounds.hpp); the schedule is optimal when it meets one.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <random>
+
+#include "../schedulers.hpp"
+#include "flux/core/dag.hpp"
+#include "flux/core/error.hpp"
+#include "flux/sched/bounds.hpp"
+#include "flux/sched/list_scheduler.hpp"
+#include "flux/sched/placement.hpp"
+
+namespace flux::sched {
+namespace {
+
+using core::TimePs;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::vector<double> keys_of(const Placement& pl) {
+  return {pl.start_ps.begin(), pl.start_ps.end()};
+}
+
+struct Search {
+  const core::Workload& w;
+  const std::vector<TimePs>& p;
+  TimePs tau;
+  std::uint32_t switches;
+  std::mt19937_64 rng;
+  // Per (switch, src port): the sends leaving that port on that switch,
+  // by start; pos[v] = v's place there. Rebuilt for each accepted schedule.
+  std::vector<std::vector<std::uint32_t>> out_chain;
+  std::vector<std::uint32_t> pos;
+
+  void index(const Placement& pl) {
+    const std::size_t n = w.num_tasks(), ports = w.accelerators();
+    out_chain.assign(static_cast<std::size_t>(switches) * ports, {});
+    for (std::uint32_t v = 0; v < n; ++v) {
+      out_chain[pl.sw[v].value() * ports + w.tasks()[v].src.value()].push_back(v);
+    }
+    pos.assign(n, 0);
+    for (auto& c : out_chain) {
+      std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
+      });
+      for (std::uint32_t i = 0; i < c.size(); ++i) pos[c[i]] = i;
+    }
+  }
+
+  // The run of consecutive sends around v on its (switch, src port) that
+  // use v's circuit (same src and dst): they reuse it, so they move together.
+  std::pair<const std::uint32_t*, const std::uint32_t*> block(const Placement& pl,
+                                                              std::uint32_t v) const {
+    const core::Task& t = w.tasks()[v];
+    const auto& c = out_chain[pl.sw[v].value() * w.accelerators() + t.src.value()];
+    std::size_t lo = pos[v], hi = pos[v] + 1;
+    while (lo > 0 && w.tasks()[c[lo - 1]].dst == t.dst) --lo;
+    while (hi < c.size() && w.tasks()[c[hi]].dst == t.dst) ++hi;
+    return {c.data() + lo, c.data() + hi};
+  }
+
+  // One move from `pl` (whose timing is `st`); false when none applies.
+  bool propose(const Placement& pl, const ScheduleTiming& st, Placement& out) {
+    std::vector<std::uint32_t> critical;
+    for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
+      if (st.start_ps[v] + st.tail_ps[v] == st.makespan_ps) critical.push_back(v);
+    }
+    if (critical.empty()) return false;
+    const std::uint32_t v = critical[rng() % critical.size()];
+    out.sw = pl.sw;
+    std::vector<double> key = keys_of(pl);
+    const std::uint32_t kind = switches > 1 ? static_cast<std::uint32_t>(rng() % 3) : 2;
+    if (kind < 2) {
+      // v (kind 0) or its whole circuit block (kind 1) to another switch,
+      // same place in time.
+      std::uint32_t s = static_cast<std::uint32_t>(rng() % (switches - 1));
+      if (s >= pl.sw[v].value()) ++s;
+      if (kind == 0) {
+        out.sw[v] = core::SwitchId(s);
+      } else {
+        const auto [first, last] = block(pl, v);
+        for (const std::uint32_t* u = first; u != last; ++u) out.sw[*u] = core::SwitchId(s);
+      }
+    } else {
+      // Before the send that precedes it on its (switch, src port).
+      if (pos[v] == 0) return false;
+      const std::uint32_t prev =
+          out_chain[pl.sw[v].value() * w.accelerators() + w.tasks()[v].src.value()][pos[v] - 1];
+      key[v] = static_cast<double>(pl.start_ps[prev]) - 0.5;
+    }
+    try {
+      out.start_ps = left_shift(w, p, tau, out.sw, key);
+    } catch (const core::Error&) {
+      return false;  // the swap put v before one of its ancestors on a port
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+Placement flux_heuristic(const core::Workload& w, const core::System& system,
+                         std::span<const TimePs> p_span, const core::IdealTiming& timing,
+                         TimePs bound, const HeuristicOptions& options) {
+  const auto t0 = Clock::now();
+  const std::vector<TimePs> p(p_span.begin(), p_span.end());
+  const TimePs tau = system.reconfig_delay_ps;
+  const double budget = options.budget_s;
+
+  // 1. Portfolio of list schedules.
+  Placement best = list_schedule(w, system, p, timing);
+  TimePs best_ms = makespan(w, p, best);
+  std::size_t runs = 1;
+  const TimePs slacks[] = {tau, tau / 2, 0};
+  for (std::uint64_t seed = 0; best_ms > bound && seed < 4; ++seed) {
+    for (TimePs slack : slacks) {
+      if (seed == 0 && slack == 0) continue;  // the first run
+      if (best_ms == bound || seconds_since(t0) > budget) break;
+      Placement pl = list_schedule(w, system, p, timing, ListOptions{slack, seed});
+      const TimePs ms = makespan(w, p, pl);
+      ++runs;
+      if (ms < best_ms) {
+        best = std::move(pl);
+        best_ms = ms;
+      }
+    }
+  }
+  const TimePs list_ms = best_ms;
+
+  // 2. Local search.
+  std::size_t moves = 0, accepted = 0;
+  if (best_ms > bound && w.num_tasks() > 0) {
+    Search search{w, p, tau, system.switches, std::mt19937_64(options.seed), {}, {}};
+    Placement cur = best;
+    ScheduleTiming st = schedule_timing(w, p, tau, cur.sw, keys_of(cur));
+    search.index(cur);
+    Placement cand;
+    std::size_t failed = 0, better = 0, equal = 0;
+    while (seconds_since(t0) < budget && best_ms > bound && failed < 64 * w.num_tasks() &&
+           (options.max_moves == 0 || moves < options.max_moves)) {
+      ++moves;
+      if (!search.propose(cur, st, cand)) {
+        ++failed;
+        continue;
+      }
+      const TimePs ms = makespan(w, p, cand);
+      if (ms < st.makespan_ps) ++better;
+      if (ms == st.makespan_ps) ++equal;
+      if (ms < st.makespan_ps || (ms == st.makespan_ps && search.rng() % 4 == 0)) {
+        cur = cand;
+        st = schedule_timing(w, p, tau, cur.sw, keys_of(cur));
+        search.index(cur);
+        ++accepted;
+        if (ms < best_ms) {
+          best = cur;
+          best_ms = ms;
+        }
+      }
+    }
+    if (options.verbose) {
+      std::cerr << "flux: local search: " << failed << " moves impossible, " << better
+                << " better, " << equal << " equal\n";
+    }
+  }
+  if (options.verbose) {
+    std::cerr << "flux: " << runs << " list schedules, best " << core::format_duration(list_ms)
+              << "; local search " << moves << " moves, " << accepted << " accepted, best "
+              << core::format_duration(best_ms) << "; bound " << core::format_duration(bound)
+              << ", " << seconds_since(t0) << " s\n";
+  }
+  return best;
+}
+
+schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::System& system,
+                                      const SchedulerOptions& options) const {
+  const auto t0 = Clock::now();
+  const std::vector<TimePs> p = core::transmission_times(w, system);
+  const core::IdealTiming timing = core::ideal_timing(w, p);
+  const LowerBounds lb = lower_bounds(w, system, p, timing);
+  const TimePs bound = lb.best();
+  if (options.verbose) {
+    std::cerr << "flux: bounds: critical path " << core::format_duration(lb.critical_path_ps)
+              << ", port load " << core::format_duration(lb.port_load_ps) << " (accelerator "
+              << lb.port.value() << "), " << seconds_since(t0) << " s\n";
+  }
+  const double left = std::max(0.0, options.time_limit_s - seconds_since(t0));
+  const Placement best =
+      flux_heuristic(w, system, p, timing, bound,
+                     HeuristicOptions{left, options.seed, options.search_moves, options.verbose});
+  schedule::Schedule s = to_schedule(w, system, p, best);
+  const TimePs b = std::min(bound, s.makespan_ps);
+  s.lower_bound_ps = b;
+  s.gap = b > 0 ? static_cast<double>(s.makespan_ps - b) / static_cast<double>(b) : 0.0;
+  s.status =
+      b == s.makespan_ps ? schedule::SolveStatus::kOptimal : schedule::SolveStatus::kFeasible;
+  s.solve_time_s = seconds_since(t0);
+  return s;
+}
+
+}  // namespace flux::sched
