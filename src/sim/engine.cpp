@@ -324,18 +324,7 @@ void Engine::on_circuit_up(std::uint32_t sw, TimePs t) {
         fl.relay_pending.clear();
         new_links.emplace_back(f, iv.down_ps - iv.up_ps);
       }
-      if (task_level_ && !fl.waiting.empty()) {
-        std::vector<std::uint32_t> still;
-        for (std::uint32_t v : fl.waiting) {
-          if (sends_[v].sw == sw) {
-            issue(v, t);
-          } else {
-            still.push_back(v);
-          }
-        }
-        fl.waiting.swap(still);
-      }
-      touch(f);
+      touch(f);  // (task-level schedules use calendars: no waiting sends here)
     }
     push(iv.down_ps + shift, EventKind::kCircuitDown, sw, i);
   }
