@@ -2,6 +2,8 @@
 # Installs the Debian packages Flux needs to build, test and run, and nothing
 # else. Idempotent: packages already present are left alone, so a warm machine
 # pays one dpkg query. Runs as root, or through sudo when not root.
+# --fuzz also installs clang and its libFuzzer runtime, for the opt-in fuzz
+# targets (cmake -DFLUX_FUZZ=ON, docs/fuzzing.md).
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,12 @@ packages=(
   libprotobuf-dev protobuf-compiler zlib1g-dev
   gnuplot-nox
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-dev)
+elif [ $# -gt 0 ]; then
+  echo "usage: install-deps.sh [--fuzz]" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do

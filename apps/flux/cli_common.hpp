@@ -45,6 +45,10 @@ schedule::Schedule run_named_scheduler(const std::string& name, const core::Work
 /// Bytes with a binary unit: "16.00 MiB".
 std::string human_bytes(double bytes);
 
+/// The line a command prints for a workload it wrote to `where`: name,
+/// sends, deps, bytes and the critical path on an ideal network.
+void print_written(const std::string& where, const core::Workload& w);
+
 /// The same error, naming the command-line option (`--micro-batches`)
 /// instead of the library's field (`micro_batches`).
 core::InputError as_option_error(const core::InputError& e);

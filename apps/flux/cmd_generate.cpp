@@ -1,12 +1,13 @@
-// flux generate llama3 ...: writes one training iteration as a workload file.
+// flux generate llama3 ...: writes one training iteration as a workload file, or
+// as Chakra execution traces (--format chakra).
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "flux/chakra/export.hpp"
 #include "flux/core/error.hpp"
-#include "flux/core/summary.hpp"
 #include "flux/trace/workload_json.hpp"
 #include "flux/workload/llama.hpp"
 
@@ -26,6 +27,8 @@ struct GenerateOptions {
   std::string collective = "ring";
   bool embeddings = false;
   bool no_optimizer = false;
+  std::string format = "json";
+  std::string chakra_collectives = "comm-coll";
   std::string output;
 };
 
@@ -61,12 +64,27 @@ void run_llama3(const GenerateOptions& o) {
   } catch (const core::InputError& e) {
     throw as_option_error(e);
   }
-  const core::Workload w = workload::generate_llama(config);
-  trace::save_workload(o.output, w);
-  const core::WorkloadSummary s = core::summarize(w, core::System{});
-  std::cerr << "wrote " << o.output << ": " << w.name() << ", " << s.tasks << " sends, " << s.deps
-            << " deps, " << human_bytes(static_cast<double>(s.total_bytes)) << "; critical path "
-            << core::format_duration(s.critical_path_ps) << " on an ideal 800 Gb/s network\n";
+  if (o.format != "json" && o.format != "chakra") {
+    throw core::InputError("", "--format", o.format, "unknown format (json or chakra)");
+  }
+  if (o.chakra_collectives != "comm-coll" && o.chakra_collectives != "send-recv") {
+    throw core::InputError("", "--chakra-collectives", o.chakra_collectives,
+                           "unknown encoding (comm-coll or send-recv)");
+  }
+  workload::Program program;
+  const core::Workload w =
+      workload::generate_llama(config, o.format == "chakra" ? &program : nullptr);
+  std::string wrote = o.output;
+  if (o.format == "json") {
+    trace::save_workload(o.output, w);
+  } else {
+    const auto encoding = o.chakra_collectives == "comm-coll"
+                              ? chakra::CollectiveEncoding::kCommColl
+                              : chakra::CollectiveEncoding::kSendRecv;
+    const auto files = chakra::save_chakra(o.output, chakra::to_chakra(w, program, encoding));
+    wrote = files.front().string() + " .. " + files.back().string();
+  }
+  print_written(wrote, w);
 }
 
 }  // namespace
@@ -100,7 +118,14 @@ void register_generate(CLI::App& app) {
   l->add_flag("--embeddings", opts->embeddings,
               "also model the embedding, LM head and loss and their traffic");
   l->add_flag("--no-optimizer", opts->no_optimizer, "omit the optimizer step's trailing compute");
-  l->add_option("-o,--output", opts->output, "workload file to write (flux.workload/v1 JSON)")
+  l->add_option("--format", opts->format,
+                "json (flux.workload/v1) or chakra (OUTPUT.<rank>.et per rank, OUTPUT.json groups)")
+      ->capture_default_str();
+  l->add_option("--chakra-collectives", opts->chakra_collectives,
+                "chakra: collectives as comm-coll (COMM_COLL nodes) or send-recv (their sends)")
+      ->capture_default_str();
+  l->add_option("-o,--output", opts->output,
+                "workload file to write (--format chakra: the trace prefix)")
       ->required();
   l->callback([opts] { run_llama3(*opts); });
 }

@@ -11,5 +11,6 @@ void register_schedule(CLI::App& app);
 void register_validate(CLI::App& app);
 void register_simulate(CLI::App& app);
 void register_evaluate(CLI::App& app);
+void register_import(CLI::App& app);
 
 }  // namespace flux::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   flux::cli::register_simulate(app);
   flux::cli::register_evaluate(app);
   flux::cli::register_validate(app);
+  flux::cli::register_import(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

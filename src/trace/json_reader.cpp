@@ -434,12 +434,17 @@ TempFile::~TempFile() {
   std::filesystem::remove(tmp_, ec);
 }
 
-void TempFile::commit() {
+void TempFile::close() {
+  if (!out_.is_open()) return;
   out_.flush();
   out_.close();
   if (!out_) {
     throw core::InputError(target_.string(), "", "", "write failed (disk full?)");
   }
+}
+
+void TempFile::commit() {
+  close();
   std::error_code ec;
   std::filesystem::rename(tmp_, target_, ec);
   if (ec) {

@@ -100,7 +100,9 @@ class TempFile {
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
   [[nodiscard]] std::ostream& stream() { return out_; }
-  /// Flushes, closes, checks for write errors and renames over the target.
+  /// Flushes, closes and checks for write errors (the file stays temporary).
+  void close();
+  /// close(), then renames over the target.
   void commit();
 
  private:

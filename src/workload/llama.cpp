@@ -87,13 +87,16 @@ class Frontier {
 
 class Generator {
  public:
-  explicit Generator(const TrainingConfig& c)
+  Generator(const TrainingConfig& c, Program* program)
       : c_(c),
+        program_(program),
         b_(name(c), c.ranks()),
         frontier_(c.ranks()),
         outstanding_(c.ranks()),
         tokens_(static_cast<double>(c.micro_batch * c.seq)),
-        act_bytes_(c.micro_batch * c.seq * c.model.hidden * 2) {}
+        act_bytes_(c.micro_batch * c.seq * c.model.hidden * 2) {
+    if (program_ != nullptr) *program_ = Program{c.ranks(), {}, {}, 0};
+  }
 
   core::Workload run() {
     const LayerCompute lc = layer_compute(c_);
@@ -149,6 +152,28 @@ class Generator {
 
   void compute(TimePs d) {
     for (Frontier& f : frontier_) f.compute(d);
+    if (program_ == nullptr || d == 0) return;
+    if (program_->ops.empty() || !program_->ops.back().collectives.empty()) {
+      program_->ops.emplace_back();
+    }
+    program_->ops.back().compute_ps += d;
+  }
+
+  // Emits one collective and records it in the program.
+  CollectiveTasks emit(const CollectiveSpec& spec) {
+    const auto first = static_cast<std::uint32_t>(b_.num_tasks());
+    CollectiveTasks ct = emit_collective(b_, spec);
+    if (program_ != nullptr) {
+      program_->ops.back().collectives.push_back(
+          static_cast<std::uint32_t>(program_->collectives.size()));
+      program_->collectives.push_back(
+          {spec, first, static_cast<std::uint32_t>(b_.num_tasks()) - first, ct});
+    }
+    return ct;
+  }
+
+  void begin_collectives(bool blocking) {
+    if (program_ != nullptr) program_->ops.push_back(ProgramOp{0, {}, blocking});
   }
 
   // Vocabulary-parallel embedding: a lookup in the local vocabulary shard,
@@ -191,14 +216,15 @@ class Generator {
   void tp_allreduce(std::uint64_t bytes, const std::string& label) {
     if (c_.tp < 2) return;
     CollectiveSpec spec = allreduce(bytes, label);
+    begin_collectives(true);
     for (std::uint32_t d = 0; d < c_.dp; ++d) {
       spec.group.clear();
       for (std::uint32_t t = 0; t < c_.tp; ++t) spec.group.emplace_back(d * c_.tp + t);
-      const CollectiveTasks ct = emit_collective(b_, spec);
+      const CollectiveTasks ct = emit(spec);
       for (std::uint32_t t = 0; t < c_.tp; ++t) {
         Frontier& f = frontier_[d * c_.tp + t];
         f.connect(b_, ct.initial[t]);
-        f.join(ct.terminal[t], ct.terminal_follows_initial && !ct.initial[t].empty());
+        f.join(ct.terminal[t], ct.replaces_frontier(t));
       }
     }
   }
@@ -208,10 +234,11 @@ class Generator {
   void dp_allreduce(std::uint64_t bytes, const std::string& label) {
     if (c_.dp < 2) return;
     CollectiveSpec spec = allreduce(bytes, label);
+    begin_collectives(false);
     for (std::uint32_t t = 0; t < c_.tp; ++t) {
       spec.group.clear();
       for (std::uint32_t d = 0; d < c_.dp; ++d) spec.group.emplace_back(d * c_.tp + t);
-      const CollectiveTasks ct = emit_collective(b_, spec);
+      const CollectiveTasks ct = emit(spec);
       for (std::uint32_t d = 0; d < c_.dp; ++d) {
         const std::uint32_t r = d * c_.tp + t;
         frontier_[r].connect(b_, ct.initial[d]);
@@ -227,6 +254,7 @@ class Generator {
       if (c_.embeddings) params += (2 * vocab_shard() + 1) * c_.model.hidden;
       optimizer = memory(kAdamBytesPerParam * static_cast<double>(params));
     }
+    if (program_ != nullptr) program_->final_compute_ps = optimizer;
     for (std::uint32_t r = 0; r < c_.ranks(); ++r) {
       for (const Entry& e : frontier_[r].entries()) {
         if (e.task.valid()) b_.raise_tail(e.task, e.wait + optimizer);
@@ -236,6 +264,7 @@ class Generator {
   }
 
   const TrainingConfig& c_;
+  Program* program_;
   WorkloadBuilder b_;
   std::vector<Frontier> frontier_;
   std::vector<std::vector<TaskIndex>> outstanding_;
@@ -359,9 +388,9 @@ std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
   return h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h;
 }
 
-core::Workload generate_llama(const TrainingConfig& c) {
+core::Workload generate_llama(const TrainingConfig& c, Program* program) {
   c.validate();
-  return Generator(c).run();
+  return Generator(c, program).run();
 }
 
 }  // namespace flux::workload

@@ -2,6 +2,7 @@
 // Incremental construction of a Workload by generators and importers. Tasks
 // get ids equal to their index (0, 1, 2, ...); labels are interned.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,6 +31,8 @@ class WorkloadBuilder {
   [[nodiscard]] std::size_t num_tasks() const { return data_.tasks.size(); }
   [[nodiscard]] std::size_t num_deps() const { return data_.deps.size(); }
   [[nodiscard]] const core::Task& task(core::TaskIndex v) const { return data_.tasks[v.value()]; }
+  /// The deps added so far, in the order they were added.
+  [[nodiscard]] std::span<const core::Dep> deps() const { return data_.deps; }
   [[nodiscard]] std::uint32_t accelerators() const { return data_.accelerators; }
 
   /// Validates and returns the workload; the builder is left empty.

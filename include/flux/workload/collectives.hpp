@@ -80,6 +80,15 @@ struct CollectiveTasks {
   /// the collective's dependencies. Members without tasks do not count (so a
   /// collective with no tasks gives true).
   bool terminal_follows_initial = false;
+
+  /// True when member i, by waiting for its terminal tasks, also waits for
+  /// everything its compute had waited for before the collective: its
+  /// initial sends waited for that, and a terminal task follows one of them.
+  /// A generator (or importer) keeping a frontier may then drop the older
+  /// entries (docs/model.md, "From a program to a DAG").
+  [[nodiscard]] bool replaces_frontier(std::size_t i) const {
+    return terminal_follows_initial && !initial[i].empty();
+  }
 };
 
 /// Appends the collective's sends and their dependencies to `builder`.

@@ -26,6 +26,7 @@
 #include "flux/core/workload.hpp"
 #include "flux/workload/collectives.hpp"
 #include "flux/workload/compute.hpp"
+#include "flux/workload/program.hpp"
 
 namespace flux::workload {
 
@@ -79,7 +80,8 @@ LayerCompute layer_compute(const TrainingConfig& c);
 /// Parameters of one transformer layer held by one TP rank.
 std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp);
 
-/// Generates the iteration. Validates `c` first.
-core::Workload generate_llama(const TrainingConfig& c);
+/// Generates the iteration. Validates `c` first. With `program`, also
+/// records the program every rank runs (for exporters, program.hpp).
+core::Workload generate_llama(const TrainingConfig& c, Program* program = nullptr);
 
 }  // namespace flux::workload

@@ -1,0 +1,116 @@
+#pragma once
+// Chakra execution traces -> Flux workload DAG. The mapping, in short
+// (docs/formats.md, "Chakra execution traces", has it in full):
+//
+//   - Each rank's nodes form a DAG by data_deps and ctrl_deps (ids may point
+//     forward). A rank's COMP nodes run one at a time: each also waits for the
+//     rank's previous COMP node (in the rank's topological order, ties by node
+//     id; CPU and GPU operations are two separate streams). COMP time is
+//     duration_micros, or a roofline time from num_ops and tensor_size
+//     (workload/compute.hpp) when there is none.
+//   - COMM_SEND and COMM_RECV are matched by (src, dst, comm_tag), in the
+//     order each rank posts them; a matched pair is one send task, issued
+//     when the COMM_SEND may start (eager: the receiver's dependencies do not
+//     hold the data back); the COMM_RECV completes when its data has arrived
+//     and its own dependencies are met.
+//   - COMM_COLL nodes are matched across the ranks of their communicator
+//     group (pg_name; none or "0" = every rank) by their order on each rank,
+//     and decomposed into sends by a collective algorithm
+//     (workload/collectives.hpp), as the generator does: each member's
+//     compute connects to its initial sends, and waiting for the collective
+//     means waiting for its terminal tasks.
+//   - Walking each rank's DAG, every node carries a *frontier*: the tasks it
+//     waits for, each with the compute since, plus the compute since the
+//     iteration began. Compute between a rank's sends becomes edge weights,
+//     compute before its first send the sends' release, compute after its
+//     last sends their tail. Entries the rank's compute stream brings along
+//     that the node's own dependencies already imply are dropped.
+//   - Nodes of other types (METADATA, MEM_LOAD, MEM_STORE, INVALID, types of
+//     newer schemas) take no time and are named in a warning.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flux/chakra/et.hpp"
+#include "flux/core/time.hpp"
+#include "flux/core/workload.hpp"
+#include "flux/workload/collectives.hpp"
+#include "flux/workload/compute.hpp"
+
+namespace flux::chakra {
+
+/// Communicator groups: pg_name -> the ranks of the group, in group order
+/// (the position in the list is the rank's position in its collectives).
+using CommGroups = std::map<std::string, std::vector<std::uint32_t>>;
+
+/// Parses ASTRA-sim's communicator-group JSON, `{"1": [0, 1], "2": [2, 3]}`.
+/// Errors name `source`, the group and the value: not an object, a group
+/// that is not a non-empty array of distinct ranks (integers 0 .. 2^32-2),
+/// a duplicate group name.
+CommGroups parse_comm_groups(std::string_view text, std::string_view source);
+CommGroups read_comm_groups(const std::filesystem::path& file);
+/// The same JSON, one group per line, groups in name order.
+std::string comm_groups_json(const CommGroups& groups);
+
+struct ImportOptions {
+  /// How COMM_COLL nodes become sends; unset: the algorithm Flux recorded
+  /// in traces it exported, else ring.
+  std::optional<workload::Algorithm> collective;
+  /// Roofline for COMP nodes without duration_micros.
+  workload::GpuSpec gpu = workload::GpuSpec::preset("a100");
+  /// Groups named by pg_name; needed when a COMM_COLL names a group.
+  std::optional<CommGroups> comm_groups;
+  /// Ignore dependencies on ids absent from the file (with a warning)
+  /// instead of rejecting the file.
+  bool drop_missing_deps = false;
+  /// The workload's name; empty: the name Flux wrote into the traces, or
+  /// the prefix's file name.
+  std::string name;
+
+  /// Throws core::InputError naming the field.
+  void validate() const;
+};
+
+struct ImportStats {
+  std::uint32_t ranks = 0;
+  std::uint64_t nodes = 0;
+  std::uint64_t comp_nodes = 0;
+  std::uint64_t roofline_nodes = 0;  ///< COMP nodes timed by the roofline
+  std::uint64_t send_nodes = 0;
+  std::uint64_t recv_nodes = 0;
+  std::uint64_t coll_nodes = 0;
+  std::uint64_t other_nodes = 0;         ///< types Flux does not model (warned)
+  std::uint64_t collectives = 0;         ///< matched collectives (one per group and call)
+  core::TimePs max_rank_compute_ps = 0;  ///< largest total COMP time of one rank
+};
+
+struct ImportResult {
+  core::Workload workload;
+  ImportStats stats;
+  std::vector<std::string> warnings;
+};
+
+/// Converts the traces of ranks 0 .. n-1 (`ranks[r]` is rank r). Errors are
+/// core::InputError naming the file (EtFile::source), the node and the
+/// field: dangling or cyclic dependencies, a COMM_SEND without its
+/// COMM_RECV (or sizes that differ), collectives that do not line up across
+/// a group (count, type or size), unsupported collective types, unknown
+/// groups, a deadlock across ranks, out-of-range values.
+/// `default_name` names the workload when options.name is empty and the
+/// traces carry no Flux name.
+ImportResult import_traces(const std::vector<EtFile>& ranks, const ImportOptions& options,
+                           std::string_view default_name);
+
+/// The trace files of `prefix`: prefix.0.et, prefix.1.et, ... up to the first
+/// missing rank. Throws core::InputError when there is none, or when a file
+/// of a higher rank exists beyond the gap.
+std::vector<std::filesystem::path> rank_files(const std::filesystem::path& prefix);
+
+/// Reads every rank's file of `prefix` and converts them.
+ImportResult import_chakra(const std::filesystem::path& prefix, const ImportOptions& options);
+
+}  // namespace flux::chakra

@@ -1,0 +1,250 @@
+// Program + workload -> Chakra traces (export.hpp). Each rank keeps the ids
+// of the nodes its compute waits for (`waits`), mirroring the generator's
+// frontier: compute and collective launches depend on them; a blocking
+// collective replaces them by the rank's terminal nodes, or adds those when
+// the frontier is not replaced; a non-blocking one is remembered for the
+// final compute. Node ids come from one counter in program order (the same
+// id on every rank for a COMP or COMM_COLL step), so that the importer,
+// which visits ready nodes by (id, rank), creates tasks in the generator's
+// order.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <ostream>
+#include <unordered_map>
+
+#include "flux/chakra/export.hpp"
+#include "flux/core/error.hpp"
+#include "flux/trace/save.hpp"
+
+namespace flux::chakra {
+namespace {
+
+using core::TaskIndex;
+using workload::CollectiveKind;
+using workload::Program;
+using workload::ProgramCollective;
+
+std::int64_t comm_type_of(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllReduce:
+      return static_cast<std::int64_t>(CommType::kAllReduce);
+    case CollectiveKind::kReduceScatter:
+      return static_cast<std::int64_t>(CommType::kReduceScatter);
+    case CollectiveKind::kAllGather:
+      return static_cast<std::int64_t>(CommType::kAllGather);
+    case CollectiveKind::kAllToAll:
+      return static_cast<std::int64_t>(CommType::kAllToAll);
+  }
+  return 0;
+}
+
+class Exporter {
+ public:
+  Exporter(const core::Workload& w, const Program& p, CollectiveEncoding encoding)
+      : w_(w), p_(p), encoding_(encoding), waits_(p.ranks), outstanding_(p.ranks) {}
+
+  ChakraTrace run();
+
+ private:
+  EtNode& add(std::uint32_t r, std::uint64_t id, NodeType type, std::string_view name,
+              std::vector<std::uint64_t> deps) {
+    EtNode& n = out_.ranks[r].nodes.emplace_back();
+    n.id = id;
+    n.type = static_cast<std::uint32_t>(type);
+    n.name = std::string(name);
+    n.data_deps = std::move(deps);
+    n.is_cpu_op = false;
+    return n;
+  }
+  void compute(core::TimePs ps, const char* name, bool with_outstanding);
+  void comm_coll(const ProgramCollective& pc, std::uint64_t id, bool blocking);
+  void send_recv(const ProgramCollective& pc, bool blocking);
+  void join(std::uint32_t r, std::vector<std::uint64_t> nodes, bool blocking, bool replace);
+  std::string label(const ProgramCollective& pc) const {
+    return pc.spec.label == core::kNoLabel ? std::string() : w_.labels()[pc.spec.label];
+  }
+
+  const core::Workload& w_;
+  const Program& p_;
+  CollectiveEncoding encoding_;
+  ChakraTrace out_;
+  std::uint64_t next_id_ = 0;
+  std::vector<std::vector<std::uint64_t>> waits_;
+  std::vector<std::vector<std::uint64_t>> outstanding_;
+  std::map<std::vector<core::Rank>, std::string> group_names_;
+  std::unordered_map<std::uint64_t, std::int64_t> tags_;  // src * n + dst -> next comm_tag
+};
+
+void Exporter::compute(core::TimePs ps, const char* name, bool with_outstanding) {
+  const std::uint64_t id = next_id_++;
+  for (std::uint32_t r = 0; r < p_.ranks; ++r) {
+    std::vector<std::uint64_t> deps = waits_[r];
+    if (with_outstanding) deps.insert(deps.end(), outstanding_[r].begin(), outstanding_[r].end());
+    EtNode& n = add(r, id, NodeType::kComp, name, std::move(deps));
+    n.duration_micros = static_cast<std::uint64_t>(std::llround(static_cast<double>(ps) / 1e6));
+    n.duration_ps = ps;
+    waits_[r] = {id};
+  }
+}
+
+void Exporter::join(std::uint32_t r, std::vector<std::uint64_t> nodes, bool blocking,
+                    bool replace) {
+  std::vector<std::uint64_t>& into = blocking ? waits_[r] : outstanding_[r];
+  if (blocking && replace) into.clear();
+  into.insert(into.end(), nodes.begin(), nodes.end());
+}
+
+void Exporter::comm_coll(const ProgramCollective& pc, std::uint64_t id, bool blocking) {
+  auto [it, inserted] =
+      group_names_.try_emplace(pc.spec.group, std::to_string(group_names_.size() + 1));
+  if (inserted) {
+    std::vector<std::uint32_t>& ranks = out_.groups[it->second];
+    for (core::Rank r : pc.spec.group) ranks.push_back(r.value());
+  }
+  const std::string name = label(pc);
+  for (std::size_t pos = 0; pos < pc.spec.group.size(); ++pos) {
+    const std::uint32_t r = pc.spec.group[pos].value();
+    EtNode& n = add(r, id, NodeType::kCommColl, name, waits_[r]);
+    n.comm_type = comm_type_of(pc.spec.kind);
+    n.comm_size = static_cast<std::int64_t>(pc.spec.bytes);
+    n.pg_name = it->second;
+    join(r, {id}, blocking, pc.tasks.replaces_frontier(pos));
+  }
+}
+
+void Exporter::send_recv(const ProgramCollective& pc, bool blocking) {
+  const std::uint32_t first = pc.first_task;
+  const std::uint32_t count = pc.num_tasks;
+  std::vector<std::uint64_t> send_id(count), recv_id(count);
+  std::vector<bool> initial(count, false);
+  std::unordered_map<std::uint32_t, std::size_t> position;  // rank -> position in the group
+  for (std::size_t pos = 0; pos < pc.spec.group.size(); ++pos) {
+    position.emplace(pc.spec.group[pos].value(), pos);
+    for (TaskIndex t : pc.tasks.initial[pos]) initial[t.value() - first] = true;
+  }
+  const std::string name = label(pc);
+  const std::uint64_t n = p_.ranks;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const TaskIndex t(first + k);
+    const core::Task& task = w_.task(t);
+    const std::uint32_t s = task.src.value();
+    const std::uint32_t d = task.dst.value();
+    send_id[k] = next_id_++;
+    recv_id[k] = next_id_++;
+    // A send waits for the earlier tasks of the collective that its sender
+    // took part in (the receives that brought its data) and, if initial,
+    // for the rank's frontier.
+    std::vector<std::uint64_t> deps;
+    for (std::uint32_t j : w_.in_edge_ids(t)) {
+      const core::Dep& e = w_.deps()[j];
+      const std::uint32_t u = e.from.value();
+      if (u < first) continue;  // from the frontier: waits_ holds it
+      const core::Task& from = w_.task(e.from);
+      if (e.compute_ps != 0 || (from.dst.value() != s && from.src.value() != s)) {
+        throw core::InputError("", "deps",
+                               std::to_string(from.id) + " -> " + std::to_string(task.id),
+                               "cannot be written as Chakra nodes of rank " + std::to_string(s));
+      }
+      deps.push_back(from.dst.value() == s ? recv_id[u - first] : send_id[u - first]);
+    }
+    if (initial[k]) deps.insert(deps.end(), waits_[s].begin(), waits_[s].end());
+    const std::int64_t tag = tags_[s * n + d]++;
+    if (tag > 0x7fffffff) {
+      throw core::InputError("", "comm_tag", std::to_string(tag), "above 2^31-1 sends on a pair");
+    }
+    for (const bool is_send : {true, false}) {
+      EtNode& node = add(is_send ? s : d, is_send ? send_id[k] : recv_id[k],
+                         is_send ? NodeType::kCommSend : NodeType::kCommRecv, name,
+                         is_send ? std::move(deps) : std::vector<std::uint64_t>{});
+      node.comm_src = s;
+      node.comm_dst = d;
+      node.comm_size = static_cast<std::int64_t>(task.bytes);
+      node.comm_tag = tag;
+    }
+  }
+  for (std::size_t pos = 0; pos < pc.spec.group.size(); ++pos) {
+    const std::uint32_t r = pc.spec.group[pos].value();
+    std::vector<std::uint64_t> nodes;
+    for (TaskIndex t : pc.tasks.terminal[pos]) {
+      const std::uint32_t k = t.value() - first;
+      nodes.push_back(w_.task(t).src.value() == r ? send_id[k] : recv_id[k]);
+    }
+    join(r, std::move(nodes), blocking, pc.tasks.replaces_frontier(pos));
+  }
+}
+
+ChakraTrace Exporter::run() {
+  if (p_.ranks != w_.accelerators()) {
+    throw core::InputError("", "ranks", std::to_string(p_.ranks),
+                           "the program is for another workload (" +
+                               std::to_string(w_.accelerators()) + " accelerators)");
+  }
+  std::uint64_t next_task = 0;
+  for (const ProgramCollective& pc : p_.collectives) {
+    if (pc.first_task != next_task || pc.tasks.initial.size() != pc.spec.group.size() ||
+        pc.tasks.terminal.size() != pc.spec.group.size()) {
+      throw core::InputError("", "collectives", std::to_string(pc.first_task),
+                             "the program does not describe this workload's tasks");
+    }
+    next_task += pc.num_tasks;
+  }
+  if (next_task != w_.num_tasks()) {
+    throw core::InputError("", "tasks", std::to_string(w_.num_tasks()),
+                           "the program describes " + std::to_string(next_task) + " tasks");
+  }
+  out_.ranks.resize(p_.ranks);
+  for (std::uint32_t r = 0; r < p_.ranks; ++r) {
+    out_.ranks[r].source = "rank " + std::to_string(r);
+    out_.ranks[r].version = std::string(kSchemaVersion);
+    out_.ranks[r].workload = w_.name();
+    // The importer's default algorithm, when every collective used the same.
+    if (!p_.collectives.empty() &&
+        std::all_of(p_.collectives.begin(), p_.collectives.end(), [&](const auto& c) {
+          return c.spec.algorithm == p_.collectives[0].spec.algorithm;
+        })) {
+      out_.ranks[r].collective = std::string(to_string(p_.collectives[0].spec.algorithm));
+    }
+  }
+  for (const workload::ProgramOp& op : p_.ops) {
+    if (op.collectives.empty()) {
+      compute(op.compute_ps, "compute", false);
+    } else if (encoding_ == CollectiveEncoding::kCommColl) {
+      const std::uint64_t id = next_id_++;
+      for (std::uint32_t c : op.collectives) comm_coll(p_.collectives[c], id, op.blocking);
+    } else {
+      for (std::uint32_t c : op.collectives) send_recv(p_.collectives[c], op.blocking);
+    }
+  }
+  if (p_.final_compute_ps > 0) compute(p_.final_compute_ps, "final compute", true);
+  return std::move(out_);
+}
+
+}  // namespace
+
+ChakraTrace to_chakra(const core::Workload& w, const workload::Program& program,
+                      CollectiveEncoding encoding) {
+  return Exporter(w, program, encoding).run();
+}
+
+std::vector<std::filesystem::path> save_chakra(const std::filesystem::path& prefix,
+                                               const ChakraTrace& trace, bool gzip) {
+  std::vector<std::pair<std::filesystem::path, std::function<void(std::ostream&)>>> files;
+  std::vector<std::filesystem::path> written;
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
+    written.emplace_back(prefix.string() + "." + std::to_string(r) + ".et");
+    files.emplace_back(written.back(), [&trace, r, gzip](std::ostream& out) {
+      const std::string bytes = serialize_et(trace.ranks[r], gzip);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    });
+  }
+  if (!trace.groups.empty()) {
+    written.emplace_back(prefix.string() + ".json");
+    const std::string json = comm_groups_json(trace.groups);
+    files.emplace_back(written.back(), [json](std::ostream& out) { out << json; });
+  }
+  trace::save_files(files);
+  return written;
+}
+
+}  // namespace flux::chakra
