@@ -510,7 +510,7 @@ TEST(Validator, AllConnectedWithPeriodVlbOrTasksRejected) {
 }
 
 TEST(Validator, EmptyWorkloadNeedsMakespanZero) {
-  const core::Workload w(core::WorkloadData{"empty", 2, {}, {}, {}});
+  const core::Workload w(core::WorkloadData{"empty", 2, {}, {}, {}, {}});
   Schedule s = make_schedule(w, test_system(1), {});
   EXPECT_TRUE(validate(w, s).ok());
   s.makespan_ps = 5;

@@ -420,7 +420,7 @@ TEST(WorkloadJsonError, UnknownKey) {
   expect_error(doc(R"([{"id": 1, "src": 0, "dst": 1, "bytes": 4, "colour": "red"}])"),
                "tasks[0].colour", "", "unknown key");
   expect_error(R"({"format": "flux.workload/v1", "version": 2})", "version", "",
-               "allows here: format, name, accelerators, tasks, deps");
+               "allows here: format, name, accelerators, fold, tasks, deps");
 }
 
 TEST(WorkloadJsonError, DuplicateKey) {

@@ -51,6 +51,8 @@ void SchedulerCliOptions::add_to(CLI::App& app, bool with_milp_files) {
   app.add_option("--moves", sched.search_moves,
                  "flux: local search moves (0: until the time limit)")
       ->capture_default_str();
+  app.add_flag("!--no-lp-bound", sched.lp_bound,
+               "flux: skip the LP-relaxation bound on instances of <= 1,000 sends");
   app.add_flag("-v,--verbose", sched.verbose, "solver progress on stderr");
   if (with_milp_files) {
     app.add_option("--export-milp", sched.milp.export_path,

@@ -20,6 +20,7 @@ struct GenerateOptions {
   std::optional<std::uint64_t> hidden, ffn, vocab;
   std::optional<std::uint32_t> heads, kv_heads;
   std::uint32_t tp = 4, dp = 2;
+  std::uint32_t fold_dp = 0;
   std::uint64_t seq = 8192, micro_batch = 1;
   std::uint32_t micro_batches = 1;
   std::string gpu = "a100";
@@ -43,6 +44,7 @@ workload::TrainingConfig to_config(const GenerateOptions& o) {
   if (o.kv_heads) c.model.kv_heads = *o.kv_heads;
   c.tp = o.tp;
   c.dp = o.dp;
+  c.fold_dp = o.fold_dp;
   c.seq = o.seq;
   c.micro_batch = o.micro_batch;
   c.micro_batches = o.micro_batches;
@@ -66,6 +68,10 @@ void run_llama3(const GenerateOptions& o) {
   }
   if (o.format != "json" && o.format != "chakra") {
     throw core::InputError("", "--format", o.format, "unknown format (json or chakra)");
+  }
+  if (o.format == "chakra" && config.generated_dp() != config.dp) {
+    throw core::InputError("", "--fold-dp", std::to_string(o.fold_dp),
+                           "a folded workload has no Chakra form (every rank needs its trace)");
   }
   if (o.chakra_collectives != "comm-coll" && o.chakra_collectives != "send-recv") {
     throw core::InputError("", "--chakra-collectives", o.chakra_collectives,
@@ -104,6 +110,10 @@ void register_generate(CLI::App& app) {
   l->add_option("--tp", opts->tp, "tensor-parallel degree (TP groups are consecutive ranks)")
       ->capture_default_str();
   l->add_option("--dp", opts->dp, "data-parallel degree")->capture_default_str();
+  l->add_option("--fold-dp", opts->fold_dp,
+                "generate only this many DP replicas (>= 3, dividing dp) standing for all dp of "
+                "them: exact by the DP rings' symmetry (docs/model.md, Folding); ring "
+                "collectives only");
   l->add_option("--seq", opts->seq, "sequence length in tokens")->capture_default_str();
   l->add_option("--micro-batch", opts->micro_batch, "sequences per micro-batch")
       ->capture_default_str();

@@ -62,6 +62,14 @@ void run_info(const InfoOptions& o) {
   const core::WorkloadSummary s = core::summarize(w, system);
   std::printf("workload        %s\n", w.name().c_str());
   std::printf("accelerators    %u\n", w.accelerators());
+  if (w.fold().folded()) {
+    std::printf(
+        "fold            %u copies of %u blocks of %u ranks: stands for %llu accelerators "
+        "and %llu sends\n",
+        w.fold().copies, w.accelerators() / w.fold().block_ranks, w.fold().block_ranks,
+        static_cast<unsigned long long>(w.job_accelerators()),
+        static_cast<unsigned long long>(w.num_tasks()) * w.fold().copies);
+  }
   std::printf("sends           %llu\n", static_cast<unsigned long long>(s.tasks));
   std::printf("dependencies    %llu\n", static_cast<unsigned long long>(s.deps));
   std::printf("labels          %llu\n", static_cast<unsigned long long>(s.labels));

@@ -32,6 +32,13 @@ void print_summary(const core::Workload& w, const schedule::Schedule& s, const s
   const sim::Metrics& m = r.metrics;
   std::printf("workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(), w.num_tasks(),
               w.accelerators());
+  if (w.fold().folded()) {
+    std::printf(
+        "folded           one of %u copies (the job: %llu accelerators); iteration time, "
+        "NIC memory and switch reconfigurations are the job's, circuits, waits and bytes "
+        "one copy's\n",
+        w.fold().copies, static_cast<unsigned long long>(w.job_accelerators()));
+  }
   std::printf("scheduler        %s (%u switches, tau %s, %g Gb/s)\n", s.scheduler.c_str(),
               s.system.switches, core::format_duration(s.system.reconfig_delay_ps).c_str(),
               s.system.link_gbps);

@@ -1,5 +1,7 @@
 #include "flux/core/workload.hpp"
 
+#include "flux/core/fold.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -78,6 +80,30 @@ void validate_plain(std::uint32_t accelerators, const std::vector<Task>& tasks,
   }
 }
 
+void validate_fold(const Fold& f, std::uint32_t accelerators) {
+  if (f.copies == 0) throw InputError("", "fold.copies", "0", "must be at least 1");
+  if (f.copies == 1) {
+    if (f.block_ranks != 0 && f.block_ranks != accelerators) {
+      throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
+                       "must be 0 for a workload that is not folded (copies 1)");
+    }
+    return;
+  }
+  if (f.block_ranks == 0 || accelerators % f.block_ranks != 0) {
+    throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
+                     "must divide the accelerators (" + std::to_string(accelerators) + ")");
+  }
+  if (accelerators / f.block_ranks < 2) {
+    throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
+                     "a folded workload needs at least 2 blocks (a send across blocks must "
+                     "not become a send to itself)");
+  }
+  if (static_cast<std::uint64_t>(accelerators) * f.copies > (std::uint64_t{1} << 32)) {
+    throw InputError("", "fold.copies", std::to_string(f.copies),
+                     "the job would exceed 2^32 accelerators");
+  }
+}
+
 }  // namespace
 
 Workload::Workload(WorkloadData data)
@@ -85,8 +111,10 @@ Workload::Workload(WorkloadData data)
       accelerators_(data.accelerators),
       tasks_(std::move(data.tasks)),
       deps_(std::move(data.deps)),
-      labels_(std::move(data.labels)) {
+      labels_(std::move(data.labels)),
+      fold_(data.fold) {
   validate_plain(accelerators_, tasks_, deps_, labels_.size());
+  validate_fold(fold_, accelerators_);
   const std::size_t n = tasks_.size();
 
   // Unique ids; the common case (task i has id i) needs no lookup table.
@@ -166,6 +194,7 @@ Workload::Workload(WorkloadData data)
   }
   topo_pos_.resize(n);
   for (std::size_t k = 0; k < n; ++k) topo_pos_[topo_[k].value()] = static_cast<std::uint32_t>(k);
+  if (fold_.folded()) (void)FoldLift(*this);  // the lift is well defined (fold.hpp)
 }
 
 std::string_view Workload::label(TaskIndex v) const {
@@ -201,7 +230,7 @@ std::uint64_t Workload::total_bytes() const {
 }
 
 WorkloadData Workload::data() const {
-  return WorkloadData{name_, accelerators_, tasks_, deps_, labels_};
+  return WorkloadData{name_, accelerators_, tasks_, deps_, labels_, fold_};
 }
 
 }  // namespace flux::core

@@ -75,6 +75,13 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
   system.validate();
   options.validate();
   const auto scheduler = make_scheduler(name);
+  if (w.fold().folded() && !scheduler->schedules_folded()) {
+    throw core::InputError("", "scheduler", std::string(name),
+                           "cannot schedule a folded workload (" + std::to_string(w.fold().copies) +
+                               " copies): its circuits depend on the number of accelerators, so "
+                               "a schedule of the fold does not lift to the job; generate the "
+                               "workload without folding");
+  }
   schedule::Schedule s = scheduler->run(w, system, options);
   s.scheduler = std::string(scheduler->name());
   if (scheduler->task_level() && s.tasks.size() != w.num_tasks()) {

@@ -11,6 +11,7 @@ class GreedyScheduler final : public Scheduler {
   std::string_view description() const override {
     return "greedy list schedule: earliest start first, circuit reuse on ties";
   }
+  bool schedules_folded() const override { return true; }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 };
@@ -21,6 +22,7 @@ class FluxScheduler final : public Scheduler {
   std::string_view description() const override {
     return "workload-aware list schedules and local search, anytime, with a certified gap";
   }
+  bool schedules_folded() const override { return true; }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 };
@@ -31,6 +33,7 @@ class MilpScheduler final : public Scheduler {
   std::string_view description() const override {
     return "the paper's MILP solved exactly by COIN-OR CBC";
   }
+  bool schedules_folded() const override { return true; }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 };
@@ -78,6 +81,7 @@ class IdealScheduler final : public Scheduler {
     return "reference: every pair always connected, no reconfiguration (critical path)";
   }
   bool task_level() const override { return false; }
+  bool schedules_folded() const override { return true; }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 };

@@ -47,6 +47,9 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   j.end_object();
   j.member("mtu_bytes", options.mtu_bytes);
   j.member("sends", static_cast<std::uint64_t>(w.num_tasks()));
+  // A folded workload: the counts of sends, circuits, waits and bytes are one
+  // copy's (docs/formats.md).
+  j.member("copies", w.fold().copies);
   j.member("iteration_time_s", core::ps_to_seconds(m.iteration_time_ps));
   if (!s.tasks.empty()) j.member("schedule_makespan_s", core::ps_to_seconds(s.makespan_ps));
   j.member("peak_nic_bytes", m.peak_nic_bytes);

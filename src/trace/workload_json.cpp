@@ -44,14 +44,20 @@ enum NodeId : int {
   kFrom,
   kTo,
   kCompute,
+  kFold,
+  kFoldCopies,
+  kFoldBlockRanks,
   kNumNodes
 };
 
-constexpr std::array<Field, 5> kRootFields = {{{"format", kFormat, true},
+constexpr std::array<Field, 6> kRootFields = {{{"format", kFormat, true},
                                                {"name", kName, true},
                                                {"accelerators", kAccelerators, true},
+                                               {"fold", kFold, false},
                                                {"tasks", kTasks, true},
                                                {"deps", kDeps, true}}};
+constexpr std::array<Field, 2> kFoldFields = {
+    {{"copies", kFoldCopies, true}, {"block_ranks", kFoldBlockRanks, true}}};
 constexpr std::array<Field, 7> kTaskFields = {{{"id", kTaskId, true},
                                                {"src", kSrc, true},
                                                {"dst", kDst, true},
@@ -81,6 +87,9 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kUint},                 // kFrom
     {Kind::kUint},                 // kTo
     {Kind::kTime},                 // kCompute
+    {Kind::kObject, kFoldFields},  // kFold
+    {Kind::kUint},                 // kFoldCopies
+    {Kind::kUint},                 // kFoldBlockRanks
 }};
 
 constexpr detail::Schema kSchema{kNodes, kWorkloadFormat};
@@ -138,6 +147,12 @@ class WorkloadHandler final : public detail::Handler {
           throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^32-1");
         data_.accelerators = static_cast<std::uint32_t>(v.u);
         break;
+      case kFoldCopies:
+        data_.fold.copies = fold_value(v, at);
+        break;
+      case kFoldBlockRanks:
+        data_.fold.block_ranks = fold_value(v, at);
+        break;
       case kTaskId:
         task_.id = v.u;
         break;
@@ -194,6 +209,13 @@ class WorkloadHandler final : public detail::Handler {
       throw core::InputError("", at.path(), std::string(v.text), "out of range (at most 2^32-2)");
     }
     return core::Rank(static_cast<std::uint32_t>(v.u));
+  }
+
+  static std::uint32_t fold_value(const detail::Leaf& v, const detail::Cursor& at) {
+    if (v.u > 0xffffffffu) {
+      throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^32-1");
+    }
+    return static_cast<std::uint32_t>(v.u);
   }
 
   std::uint32_t intern(std::string_view label) {
@@ -277,6 +299,11 @@ void write_workload(std::ostream& out, const core::Workload& w) {
   j.member("format", kWorkloadFormat);
   j.member("name", w.name());
   j.member("accelerators", w.accelerators());
+  if (w.fold().folded()) {
+    j.key("fold").begin_object();
+    j.member("copies", w.fold().copies).member("block_ranks", w.fold().block_ranks);
+    j.end_object();
+  }
   j.key("tasks").begin_array();
   for (const core::Task& t : tasks) {
     j.begin_object();

@@ -190,12 +190,15 @@ CollectiveTasks Emitter::finish() const {
 
 /// Ring reduce-scatter: at step j position i sends chunk i-j-1 (mod p) to i+1,
 /// so chunk c starts at c+1 and ends, reduced from all p, at position c.
-void ring_reduce_scatter(Emitter& e, const std::vector<std::uint64_t>& chunks) {
-  const auto p = static_cast<std::uint64_t>(chunks.size());
-  for (std::uint64_t j = 0; j + 1 < p; ++j) {
+/// `p` positions are emitted; with a folded ring (chunks.size() = ring size
+/// r > p, all chunks equal) position i stands for i, i + p, ..., and sends to
+/// (i + 1) mod p.
+void ring_reduce_scatter(Emitter& e, const std::vector<std::uint64_t>& chunks, std::uint64_t p) {
+  const auto r = static_cast<std::uint64_t>(chunks.size());
+  for (std::uint64_t j = 0; j + 1 < r; ++j) {
     for (std::uint64_t i = 0; i < p; ++i) {
       e.send(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>((i + 1) % p),
-             chunks[(i + p - 1 - j) % p]);
+             chunks[(i + r - 1 - j) % r]);
     }
     e.end_step();
   }
@@ -203,12 +206,13 @@ void ring_reduce_scatter(Emitter& e, const std::vector<std::uint64_t>& chunks) {
 
 /// Ring all-gather: at step j position i sends chunk i-j (mod p) to i+1: its
 /// own chunk first, then the one it received at step j-1.
-void ring_all_gather(Emitter& e, const std::vector<std::uint64_t>& chunks) {
-  const auto p = static_cast<std::uint64_t>(chunks.size());
-  for (std::uint64_t j = 0; j + 1 < p; ++j) {
+/// A folded ring as in ring_reduce_scatter.
+void ring_all_gather(Emitter& e, const std::vector<std::uint64_t>& chunks, std::uint64_t p) {
+  const auto r = static_cast<std::uint64_t>(chunks.size());
+  for (std::uint64_t j = 0; j + 1 < r; ++j) {
     for (std::uint64_t i = 0; i < p; ++i) {
       e.send(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>((i + 1) % p),
-             chunks[(i + p - j) % p]);
+             chunks[(i + r - j) % r]);
     }
     e.end_step();
   }
@@ -321,6 +325,34 @@ void validate_group(const WorkloadBuilder& builder, const std::vector<Rank>& gro
   }
 }
 
+/// The ring's true size: ring_size, or the group's when not folded.
+std::uint32_t ring_size(const CollectiveSpec& spec) {
+  return spec.ring_size != 0 ? spec.ring_size : static_cast<std::uint32_t>(spec.group.size());
+}
+
+void validate_ring_size(const CollectiveSpec& spec) {
+  if (spec.ring_size == 0) return;
+  const auto p = static_cast<std::uint32_t>(spec.group.size());
+  const std::string value = std::to_string(spec.ring_size);
+  if (spec.algorithm != Algorithm::kRing || spec.kind == CollectiveKind::kAllToAll) {
+    throw core::InputError("", "ring_size", value,
+                           "only a ring all-reduce, reduce-scatter or all-gather folds (this is " +
+                               std::string(to_string(spec.algorithm)) + " " +
+                               std::string(to_string(spec.kind)) + ")");
+  }
+  if (p < 2 || spec.ring_size % p != 0) {
+    throw core::InputError(
+        "", "ring_size", value,
+        "must be a multiple of the group size (" + std::to_string(p) + ", at least 2 positions)");
+  }
+  if (spec.bytes % spec.ring_size != 0) {
+    throw core::InputError(
+        "", "ring_size", value,
+        "the fold is exact only with equal chunks: " + std::to_string(spec.bytes) +
+            " bytes do not split into " + value + " equal chunks");
+  }
+}
+
 /// Refuses a collective whose sends or deps (upper bounds) would not fit the
 /// workload's 32-bit indices, before anything is added.
 void check_size(const WorkloadBuilder& builder, const CollectiveSpec& spec) {
@@ -329,6 +361,7 @@ void check_size(const WorkloadBuilder& builder, const CollectiveSpec& spec) {
   const double m = std::min(p, static_cast<double>(spec.bytes));
   const double phases = spec.kind == CollectiveKind::kAllReduce ? 2 : 1;
   double tasks = phases * m * (p - 1);
+  if (spec.ring_size != 0) tasks = phases * p * (static_cast<double>(spec.ring_size) - 1);
   double deps = tasks;
   if (spec.kind == CollectiveKind::kAllToAll) {
     deps = 0;
@@ -388,6 +421,7 @@ Algorithm algorithm_from_string(std::string_view name) {
 
 CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& spec) {
   validate_group(builder, spec.group);
+  validate_ring_size(spec);
   check_size(builder, spec);
   const auto p = static_cast<std::uint32_t>(spec.group.size());
   const WaitFor wait_for =
@@ -395,7 +429,7 @@ CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& 
   Emitter e(builder, spec, wait_for);
   if (p < 2 || spec.bytes == 0) return e.finish();
 
-  const std::vector<std::uint64_t> chunks = split(spec.bytes, p);
+  const std::vector<std::uint64_t> chunks = split(spec.bytes, ring_size(spec));
   if (spec.kind == CollectiveKind::kAllToAll) {
     // Every rank sends each other rank its own piece directly, whatever the
     // algorithm: there is nothing to reduce or forward.
@@ -406,8 +440,8 @@ CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& 
   const bool gather = spec.kind != CollectiveKind::kReduceScatter;
   switch (spec.algorithm) {
     case Algorithm::kRing:
-      if (reduce) ring_reduce_scatter(e, chunks);
-      if (gather) ring_all_gather(e, chunks);
+      if (reduce) ring_reduce_scatter(e, chunks, p);
+      if (gather) ring_all_gather(e, chunks, p);
       break;
     case Algorithm::kDirect:
       if (reduce) direct_scatter(e, chunks);

@@ -45,6 +45,20 @@ std::string cat(std::initializer_list<std::string_view> parts) {
   return s;
 }
 
+std::uint64_t vocab_shard(const TrainingConfig& c) {
+  return (c.model.vocab + c.tp - 1) / c.tp;
+}
+// Per-rank bytes of the DP gradient all-reduces (bf16 gradients).
+std::uint64_t layer_grad_bytes(const TrainingConfig& c) {
+  return layer_params_per_rank(c.model, c.tp) * 2;
+}
+std::uint64_t embed_grad_bytes(const TrainingConfig& c) {
+  return vocab_shard(c) * c.model.hidden * 2;
+}
+std::uint64_t head_grad_bytes(const TrainingConfig& c) {
+  return (vocab_shard(c) + 1) * c.model.hidden * 2;  // LM head shard and the final norm
+}
+
 struct Entry {
   TaskIndex task;  // invalid: start of the iteration
   TimePs wait = 0;
@@ -90,12 +104,13 @@ class Generator {
   Generator(const TrainingConfig& c, Program* program)
       : c_(c),
         program_(program),
-        b_(name(c), c.ranks()),
-        frontier_(c.ranks()),
-        outstanding_(c.ranks()),
+        b_(name(c), c.generated_ranks()),
+        frontier_(c.generated_ranks()),
+        outstanding_(c.generated_ranks()),
         tokens_(static_cast<double>(c.micro_batch * c.seq)),
         act_bytes_(c.micro_batch * c.seq * c.model.hidden * 2) {
-    if (program_ != nullptr) *program_ = Program{c.ranks(), {}, {}, 0};
+    if (program_ != nullptr) *program_ = Program{c.generated_ranks(), {}, {}, 0};
+    if (c.generated_dp() != c.dp) b_.set_fold(core::Fold{c.dp / c.generated_dp(), c.tp});
   }
 
   core::Workload run() {
@@ -121,14 +136,13 @@ class Generator {
         tp_allreduce(act_bytes_, cat({L, "bwd.attn.tp-ar"}));
         compute(lc.norm_bwd);
         if (last_mb) {
-          dp_allreduce(layer_params_per_rank(c_.model, c_.tp) * 2,
-                       cat({"L", std::to_string(l), ".dp-ar"}));
+          dp_allreduce(layer_grad_bytes(c_), cat({"L", std::to_string(l), ".dp-ar"}));
         }
       }
       if (c_.embeddings) {
         // Embedding backward: scatter-add of the output gradient, no TP traffic.
         compute(memory(2 * tokens_ * hidden() * kBf16));
-        if (last_mb) dp_allreduce(vocab_shard() * c_.model.hidden * 2, "embed.dp-ar");
+        if (last_mb) dp_allreduce(embed_grad_bytes(c_), "embed.dp-ar");
       }
     }
     finish();
@@ -137,12 +151,14 @@ class Generator {
 
  private:
   static std::string name(const TrainingConfig& c) {
+    const std::string fold =
+        c.generated_dp() != c.dp ? cat({"-fold", std::to_string(c.generated_dp())}) : "";
     return cat({"llama3-", c.model.name, "-L", std::to_string(c.model.layers), "-tp",
-                std::to_string(c.tp), "-dp", std::to_string(c.dp), "-", c.gpu.name});
+                std::to_string(c.tp), "-dp", std::to_string(c.dp), fold, "-", c.gpu.name});
   }
 
   [[nodiscard]] double hidden() const { return static_cast<double>(c_.model.hidden); }
-  [[nodiscard]] std::uint64_t vocab_shard() const { return (c_.model.vocab + c_.tp - 1) / c_.tp; }
+  [[nodiscard]] std::uint64_t vocab_shard() const { return workload::vocab_shard(c_); }
   [[nodiscard]] TimePs memory(double bytes) const {
     return roofline_ps(c_.gpu, OpClass::kMemory, memory_cost(bytes));
   }
@@ -200,7 +216,7 @@ class Generator {
             gemm(v, tokens_, hidden()));
     tp_allreduce(act_bytes_, cat({p, "head.bwd.tp-ar"}));
     compute(memory(3 * tokens_ * hidden() * kBf16));
-    if (last_mb) dp_allreduce((vocab_shard() + 1) * c_.model.hidden * 2, "head.dp-ar");
+    if (last_mb) dp_allreduce(head_grad_bytes(c_), "head.dp-ar");
   }
 
   CollectiveSpec allreduce(std::uint64_t bytes, const std::string& label) {
@@ -217,7 +233,7 @@ class Generator {
     if (c_.tp < 2) return;
     CollectiveSpec spec = allreduce(bytes, label);
     begin_collectives(true);
-    for (std::uint32_t d = 0; d < c_.dp; ++d) {
+    for (std::uint32_t d = 0; d < c_.generated_dp(); ++d) {
       spec.group.clear();
       for (std::uint32_t t = 0; t < c_.tp; ++t) spec.group.emplace_back(d * c_.tp + t);
       const CollectiveTasks ct = emit(spec);
@@ -234,12 +250,14 @@ class Generator {
   void dp_allreduce(std::uint64_t bytes, const std::string& label) {
     if (c_.dp < 2) return;
     CollectiveSpec spec = allreduce(bytes, label);
+    const std::uint32_t dp = c_.generated_dp();
+    if (dp != c_.dp) spec.ring_size = c_.dp;  // folded: one period of the ring
     begin_collectives(false);
     for (std::uint32_t t = 0; t < c_.tp; ++t) {
       spec.group.clear();
-      for (std::uint32_t d = 0; d < c_.dp; ++d) spec.group.emplace_back(d * c_.tp + t);
+      for (std::uint32_t d = 0; d < dp; ++d) spec.group.emplace_back(d * c_.tp + t);
       const CollectiveTasks ct = emit(spec);
-      for (std::uint32_t d = 0; d < c_.dp; ++d) {
+      for (std::uint32_t d = 0; d < dp; ++d) {
         const std::uint32_t r = d * c_.tp + t;
         frontier_[r].connect(b_, ct.initial[d]);
         for (TaskIndex v : ct.terminal[d]) outstanding_[r].push_back(v);
@@ -255,7 +273,7 @@ class Generator {
       optimizer = memory(kAdamBytesPerParam * static_cast<double>(params));
     }
     if (program_ != nullptr) program_->final_compute_ps = optimizer;
-    for (std::uint32_t r = 0; r < c_.ranks(); ++r) {
+    for (std::uint32_t r = 0; r < c_.generated_ranks(); ++r) {
       for (const Entry& e : frontier_[r].entries()) {
         if (e.task.valid()) b_.raise_tail(e.task, e.wait + optimizer);
       }
@@ -320,6 +338,28 @@ void TrainingConfig::validate() const {
   }
   if (tp * dp < 2) {
     throw core::InputError("", "tp", t, "tp * dp must be at least 2 (one rank sends nothing)");
+  }
+  if (fold_dp != 0 && fold_dp != dp) {
+    const auto f = std::to_string(fold_dp);
+    if (fold_dp < 3 || dp % fold_dp != 0) {
+      // With 2 replicas a DP ring's sends 0->1 and 1->0 would share one
+      // circuit that stands for two different circuits of the job.
+      throw core::InputError("", "fold_dp", f,
+                             "must be at least 3 and divide dp (" + std::to_string(dp) + ")");
+    }
+    if (collective != Algorithm::kRing) {
+      throw core::InputError("", "fold_dp", f,
+                             "folding is exact only for ring collectives (collective is " +
+                                 std::string(to_string(collective)) + ")");
+    }
+    for (const std::uint64_t bytes : dp_allreduce_bytes(*this)) {
+      if (bytes % dp != 0) {
+        throw core::InputError("", "fold_dp", f,
+                               "not exact: a DP all-reduce of " + std::to_string(bytes) +
+                                   " bytes does not split into dp = " + std::to_string(dp) +
+                                   " equal chunks");
+      }
+    }
   }
   if (model.heads % tp != 0) {
     throw core::InputError("", "tp", t,
@@ -391,6 +431,15 @@ std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
 core::Workload generate_llama(const TrainingConfig& c, Program* program) {
   c.validate();
   return Generator(c, program).run();
+}
+
+std::vector<std::uint64_t> dp_allreduce_bytes(const TrainingConfig& c) {
+  std::vector<std::uint64_t> bytes{layer_grad_bytes(c)};
+  if (c.embeddings) {
+    bytes.push_back(embed_grad_bytes(c));
+    bytes.push_back(head_grad_bytes(c));
+  }
+  return bytes;
 }
 
 }  // namespace flux::workload

@@ -38,6 +38,24 @@ struct Dep {
   TimePs compute_ps = 0;
 };
 
+/// A folded workload (docs/model.md, "Folding"): the accelerators are
+/// `blocks = accelerators / block_ranks` blocks of `block_ranks` ranks, and
+/// the job it stands for has `copies * blocks` such blocks arranged in a
+/// ring. Copy c (0 <= c < copies) holds the sends of the workload with a
+/// send from block a to block b moved to blocks a + c * blocks and
+/// a + c * blocks + ((b - a) mod blocks) (mod the job's blocks), the ranks
+/// within a block kept. A dependency u -> v is lifted within the copy where
+/// u touches v's source. A schedule of the folded workload lifts to the job
+/// by giving every copy of a send the same switch and start: circuits of
+/// different copies share no port, so the lifted schedule is valid and every
+/// copy runs exactly as the folded one does. copies == 1: not folded.
+struct Fold {
+  std::uint32_t copies = 1;
+  std::uint32_t block_ranks = 0;  ///< ranks per block; 0 when copies == 1
+  [[nodiscard]] bool folded() const { return copies > 1; }
+  friend bool operator==(const Fold&, const Fold&) = default;
+};
+
 /// Plain data from which a Workload is built (by a reader or a generator).
 /// Deps refer to tasks by their position in `tasks`.
 struct WorkloadData {
@@ -46,6 +64,7 @@ struct WorkloadData {
   std::vector<Task> tasks;
   std::vector<Dep> deps;
   std::vector<std::string> labels;  ///< interned label strings
+  Fold fold;
 };
 
 /// A validated, immutable workload DAG with adjacency in both directions and
@@ -66,6 +85,12 @@ class Workload {
   [[nodiscard]] const Task& task(TaskIndex v) const { return tasks_[v.value()]; }
   [[nodiscard]] std::string_view label(TaskIndex v) const;
   [[nodiscard]] std::span<const std::string> labels() const { return labels_; }
+  /// How this workload stands for a larger job (Fold); copies == 1 if not.
+  [[nodiscard]] const Fold& fold() const { return fold_; }
+  /// Accelerators of the job the workload stands for (accelerators() * copies).
+  [[nodiscard]] std::uint64_t job_accelerators() const {
+    return static_cast<std::uint64_t>(accelerators_) * fold_.copies;
+  }
 
   /// All edges, sorted by (from, to): children of u are a contiguous range.
   [[nodiscard]] std::span<const Dep> deps() const { return deps_; }
@@ -91,6 +116,7 @@ class Workload {
   std::vector<Task> tasks_;
   std::vector<Dep> deps_;
   std::vector<std::string> labels_;
+  Fold fold_;
   std::vector<std::uint32_t> out_offsets_;  // deps_[out_offsets_[u] .. out_offsets_[u+1])
   std::vector<std::uint32_t> in_offsets_;
   std::vector<std::uint32_t> in_edges_;

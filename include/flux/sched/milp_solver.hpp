@@ -4,6 +4,8 @@
 // exchange formats: LP and MPS out, a solution file in the common ".sol"
 // layout back in.
 #include <filesystem>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +38,15 @@ struct MilpResult {
 /// vector). Never writes to stdout: CBC's log goes to stderr when verbose.
 MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
                           const std::vector<double>* warm_start);
+
+/// The LP relaxation of the MILP (with the horizon of an incumbent of
+/// makespan horizon_ps, without the combinatorial bound row) solved by Clp
+/// within time_limit_s: a lower bound on the optimum in ps, rounded down;
+/// nullopt when Clp did not finish (docs/model.md, "Lower bounds").
+std::optional<core::TimePs> lp_relaxation_bound(const core::Workload& w, const core::System& system,
+                                                std::span<const core::TimePs> p,
+                                                const core::IdealTiming& timing,
+                                                core::TimePs horizon_ps, double time_limit_s);
 
 /// Writes `m` as an LP (".lp") or MPS (".mps", ".mps.gz" not supported)
 /// file, chosen by the extension; atomically (temporary file, rename).

@@ -35,6 +35,9 @@ struct SchedulerOptions {
   /// flux (and flux-milp's warm start): local search moves; 0 = until the
   /// time limit. With a move budget the result depends on the seed alone.
   std::uint64_t search_moves = 20000;
+  /// flux: on instances of at most 1,000 sends, also bound by the MILP's LP
+  /// relaxation (up to 20% of the time limit, 10 s).
+  bool lp_bound = true;
   bool verbose = false;    ///< progress on stderr
   bool left_shift = true;  ///< start every send as early as its switch and order allow
   double duty_cycle =
@@ -53,6 +56,12 @@ class Scheduler {
   /// True when the scheduler places every send (a switch and a start each);
   /// false for circuit-only schedulers that produce timelines alone.
   [[nodiscard]] virtual bool task_level() const { return true; }
+  /// True when the scheduler's schedule of a folded workload (core::Fold)
+  /// lifts to the job: it treats the accelerators as given, so every copy
+  /// can run the same schedule. False for schedulers whose circuits depend on
+  /// the number of accelerators (rotornet, bvn): run_scheduler() refuses a
+  /// folded workload for them.
+  [[nodiscard]] virtual bool schedules_folded() const { return false; }
   /// Produces a schedule; bad input throws core::InputError. The result is
   /// not yet validated: use run_scheduler().
   [[nodiscard]] virtual schedule::Schedule run(const core::Workload& w, const core::System& system,

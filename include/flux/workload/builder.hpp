@@ -28,6 +28,8 @@ class WorkloadBuilder {
   std::uint32_t intern_label(std::string_view label);
 
   void reserve(std::size_t tasks, std::size_t deps);
+  /// Marks the workload as folded (core::Fold); validated by build().
+  void set_fold(core::Fold fold) { data_.fold = fold; }
   [[nodiscard]] std::size_t num_tasks() const { return data_.tasks.size(); }
   [[nodiscard]] std::size_t num_deps() const { return data_.deps.size(); }
   [[nodiscard]] const core::Task& task(core::TaskIndex v) const { return data_.tasks[v.value()]; }

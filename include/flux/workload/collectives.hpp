@@ -55,6 +55,14 @@ struct CollectiveSpec {
   std::vector<core::Rank> group;  ///< distinct ranks; position = rank within the group
   std::uint64_t bytes = 0;        ///< per-rank buffer, see above
   std::uint32_t label = core::kNoLabel;
+  /// Ring only: the group is one period of a ring of `ring_size` ranks that
+  /// repeats it ring_size / group.size() times (a folded workload,
+  /// core::Fold). The buffer is cut into ring_size chunks, the ring has
+  /// ring_size - 1 steps per phase and position i sends to (i + 1) mod p, so
+  /// each send stands for one send of every period. Exact only when all
+  /// chunks are equal: bytes must be a multiple of ring_size. 0: the group
+  /// is the whole ring.
+  std::uint32_t ring_size = 0;
 };
 
 /// The sends one collective added, seen from each member (same order as
@@ -92,7 +100,10 @@ struct CollectiveTasks {
 };
 
 /// Appends the collective's sends and their dependencies to `builder`.
-/// Throws core::InputError on an empty or repeated group or a rank out of range.
+/// Throws core::InputError on an empty or repeated group, a rank out of range,
+/// or a ring_size that is not a multiple of the group size (>= 2 positions),
+/// used with another algorithm or kind than a ring all-reduce, reduce-scatter
+/// or all-gather, or with bytes not a multiple of it.
 CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& spec);
 
 }  // namespace flux::workload

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "flux/core/workload.hpp"
 #include "flux/workload/collectives.hpp"
@@ -59,11 +60,22 @@ struct TrainingConfig {
   bool embeddings = false;
   /// Model the optimizer step (Adam, memory bound) as trailing compute.
   bool optimizer = true;
+  /// Generate only `fold_dp` of the dp replicas: a folded workload
+  /// (core::Fold, docs/model.md "Folding") of tp * fold_dp ranks standing for
+  /// dp / fold_dp copies, each DP ring folded onto fold_dp positions
+  /// (CollectiveSpec::ring_size). Exact by the rotation symmetry of the DP
+  /// rings: needs the ring algorithm, 3 <= fold_dp, fold_dp dividing dp, and
+  /// every DP all-reduce's bytes a multiple of dp. 0 (or dp): not folded.
+  std::uint32_t fold_dp = 0;
 
   /// Throws core::InputError naming the field: zero sizes, tp not dividing
   /// heads / ffn / hidden, tp*dp == 1 (no communication), ...
   void validate() const;
   [[nodiscard]] std::uint32_t ranks() const { return tp * dp; }
+  /// DP replicas generated: fold_dp when folding, else dp.
+  [[nodiscard]] std::uint32_t generated_dp() const { return fold_dp != 0 ? fold_dp : dp; }
+  /// Ranks of the generated workload: tp * generated_dp().
+  [[nodiscard]] std::uint32_t generated_ranks() const { return tp * generated_dp(); }
 };
 
 /// Compute time of each phase of one transformer layer on one TP rank, per
@@ -79,6 +91,10 @@ LayerCompute layer_compute(const TrainingConfig& c);
 
 /// Parameters of one transformer layer held by one TP rank.
 std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp);
+
+/// The bytes of every distinct DP gradient all-reduce of the iteration, per
+/// rank: a layer's, and with embeddings the embedding's and the LM head's.
+std::vector<std::uint64_t> dp_allreduce_bytes(const TrainingConfig& c);
 
 /// Generates the iteration. Validates `c` first. With `program`, also
 /// records the program every rank runs (for exporters, program.hpp).

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Folded workloads from the command line: generate --fold-dp, info, schedule
+# and simulate them; the ideal iteration time equals the full job's; the
+# baselines and the Chakra exporter refuse them.
+source "$(dirname "$0")/lib.sh" "$@"
+
+num() { sed -nE "s/^ *\"$1\": *([0-9.e+-]+),?$/\\1/p" "$2"; }
+
+expect_ok gen-fold -- "$FLUX" generate llama3 --layers 2 --tp 2 --dp 8 --fold-dp 4 -o "$DIR/f.json"
+expect_grep fold-json '"copies": 2' "$DIR/f.json"
+expect_ok gen-full -- "$FLUX" generate llama3 --layers 2 --tp 2 --dp 8 -o "$DIR/w.json"
+expect_ok info -- "$FLUX" info "$DIR/f.json"
+expect_grep info-fold '^fold  *2 copies of 4 blocks of 2 ranks: stands for 16 accelerators and 704 sends$' \
+  "$DIR/info.out"
+
+expect_ok ideal-fold -- "$FLUX" simulate "$DIR/f.json" --scheduler ideal -o "$DIR/if.json"
+expect_ok ideal-full -- "$FLUX" simulate "$DIR/w.json" --scheduler ideal -o "$DIR/iw.json"
+[ "$(num iteration_time_s "$DIR/if.json")" = "$(num iteration_time_s "$DIR/iw.json")" ] && pass ||
+  fail "ideal iteration time of the fold differs from the job's"
+expect_grep copies '"copies": 2,' "$DIR/if.json"
+
+expect_ok flux -- "$FLUX" simulate "$DIR/f.json" --scheduler flux --tau 1ms -o "$DIR/m.json"
+expect_grep folded-line '^folded  *one of 2 copies \(the job: 16 accelerators\)' "$DIR/flux.out"
+[ "$(num iteration_time_s "$DIR/m.json")" = "$(num schedule_makespan_s "$DIR/m.json")" ] && pass ||
+  fail "replay of the folded schedule differs from its makespan"
+
+expect_error rotornet 2 'cannot schedule a folded workload \(2 copies\)' -- \
+  "$FLUX" simulate "$DIR/f.json" --scheduler rotornet -o "$DIR/x.json"
+expect_error fold2 2 '--fold-dp = 2: must be at least 3 and divide dp \(8\)' -- \
+  "$FLUX" generate llama3 --layers 1 --tp 2 --dp 8 --fold-dp 2 -o "$DIR/x.json"
+expect_error inexact 2 'does not split into dp = 6 equal chunks' -- \
+  "$FLUX" generate llama3 --layers 1 --tp 2 --dp 6 --fold-dp 3 -o "$DIR/x.json"
+expect_error chakra 2 'a folded workload has no Chakra form' -- \
+  "$FLUX" generate llama3 --layers 1 --tp 2 --dp 8 --fold-dp 4 --format chakra -o "$DIR/x"
+[ ! -e "$DIR/x.json" ] && [ ! -e "$DIR/x.0.et" ] && pass || fail "an error left a file behind"
+finish

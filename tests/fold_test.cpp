@@ -1,0 +1,244 @@
+// Folded workloads (core::Fold, docs/model.md "Folding"): the fold of a
+// generated job lifts exactly to the job generated in full, a schedule of the
+// fold lifts to a valid schedule of the job with the same iteration time, and
+// everything that would make the lift ambiguous is refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "flux/core/dag.hpp"
+#include "flux/core/error.hpp"
+#include "flux/core/fold.hpp"
+#include "flux/sched/bounds.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/schedule/fold.hpp"
+#include "flux/schedule/validator.hpp"
+#include "flux/sim/simulator.hpp"
+#include "flux/trace/workload_json.hpp"
+#include "flux/workload/builder.hpp"
+#include "flux/workload/collectives.hpp"
+#include "flux/workload/llama.hpp"
+
+namespace flux {
+namespace {
+
+using core::Rank;
+using core::TaskIndex;
+using core::TimePs;
+
+// A send named independently of task order: its endpoints and its position
+// among the sends of that (src, dst) pair in index order.
+using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+
+struct Canonical {
+  std::map<Key, std::tuple<std::uint64_t, TimePs, TimePs, std::string>> tasks;
+  std::vector<std::tuple<Key, Key, TimePs>> deps;
+  bool operator==(const Canonical&) const = default;
+};
+
+Canonical canonical(const core::Workload& w) {
+  Canonical c;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> seen;
+  std::vector<Key> key(w.num_tasks());
+  for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
+    const core::Task& t = w.tasks()[v];
+    const std::uint32_t k = seen[{t.src.value(), t.dst.value()}]++;
+    key[v] = Key{t.src.value(), t.dst.value(), k};
+    c.tasks[key[v]] = {t.bytes, t.release_ps, t.tail_ps, std::string(w.label(TaskIndex(v)))};
+  }
+  for (const core::Dep& e : w.deps())
+    c.deps.emplace_back(key[e.from.value()], key[e.to.value()], e.compute_ps);
+  std::sort(c.deps.begin(), c.deps.end());
+  return c;
+}
+
+workload::TrainingConfig config(std::uint32_t tp, std::uint32_t dp, std::uint32_t fold) {
+  workload::TrainingConfig c;
+  c.model.layers = 2;
+  c.tp = tp;
+  c.dp = dp;
+  c.fold_dp = fold;
+  return c;
+}
+
+TEST(Fold, GeneratedFoldLiftsToTheFullJob) {
+  std::vector<workload::TrainingConfig> configs = {config(2, 8, 4), config(4, 16, 4),
+                                                   config(1, 8, 4), config(2, 16, 8)};
+  configs[1].micro_batches = 2;
+  configs[1].embeddings = true;
+  configs[1].model.vocab = 128256;
+  for (const workload::TrainingConfig& c : configs) {
+    SCOPED_TRACE("tp " + std::to_string(c.tp) + " dp " + std::to_string(c.dp) + " fold " +
+                 std::to_string(c.fold_dp));
+    const core::Workload folded = workload::generate_llama(c);
+    ASSERT_EQ(folded.accelerators(), c.tp * c.fold_dp);
+    EXPECT_EQ(folded.fold().copies, c.dp / c.fold_dp);
+    EXPECT_EQ(folded.fold().block_ranks, c.tp);
+    EXPECT_EQ(folded.job_accelerators(), c.tp * c.dp);
+
+    workload::TrainingConfig full_config = c;
+    full_config.fold_dp = 0;
+    const core::Workload full = workload::generate_llama(full_config);
+    const core::Workload lifted = core::unfold(folded);
+    EXPECT_FALSE(lifted.fold().folded());
+    ASSERT_EQ(lifted.num_tasks(), full.num_tasks());
+    ASSERT_EQ(lifted.num_deps(), full.num_deps());
+    EXPECT_EQ(lifted.total_bytes(), full.total_bytes());
+    EXPECT_TRUE(canonical(lifted) == canonical(full));
+
+    const core::System system{2, 800, 10'000'000};
+    const std::vector<TimePs> pf = core::transmission_times(folded, system);
+    const std::vector<TimePs> pj = core::transmission_times(full, system);
+    EXPECT_EQ(core::ideal_timing(folded, pf).makespan, core::ideal_timing(full, pj).makespan);
+    // The bounds of the fold are the job's (docs/model.md, "Folding").
+    const sched::LowerBounds bf =
+        sched::lower_bounds(folded, system, pf, core::ideal_timing(folded, pf));
+    const sched::LowerBounds bj =
+        sched::lower_bounds(full, system, pj, core::ideal_timing(full, pj));
+    EXPECT_EQ(bf.best(), bj.best());
+    EXPECT_EQ(bf.port_load_ps, bj.port_load_ps);
+  }
+}
+
+TEST(Fold, ScheduleOfTheFoldLiftsToAValidScheduleOfTheJob) {
+  const core::Workload folded = workload::generate_llama(config(2, 8, 4));
+  const core::Workload job = core::unfold(folded);
+  for (const TimePs tau : {TimePs{1'000'000}, TimePs{1'000'000'000}}) {
+    for (const char* name : {"flux", "greedy", "ideal"}) {
+      SCOPED_TRACE(std::string(name) + " tau " + std::to_string(tau));
+      const core::System system{2, 800, tau};
+      sched::SchedulerOptions options;
+      options.time_limit_s = 10;
+      const schedule::Schedule s = sched::run_scheduler(name, folded, system, options);
+      const schedule::Schedule lifted = schedule::unfold(folded, s);
+      ASSERT_EQ(lifted.tasks.size(), 2 * s.tasks.size());
+      EXPECT_NO_THROW(schedule::check_schedule(job, lifted));
+      const sim::SimResult rf = sim::simulate(folded, s);
+      const sim::SimResult rj = sim::simulate(job, lifted);
+      EXPECT_EQ(rf.metrics.iteration_time_ps, rj.metrics.iteration_time_ps);
+      EXPECT_EQ(rf.metrics.peak_nic_bytes, rj.metrics.peak_nic_bytes);
+      EXPECT_EQ(rf.metrics.reconfigurations, rj.metrics.reconfigurations);
+      EXPECT_EQ(2 * rf.metrics.circuits_set_up, rj.metrics.circuits_set_up);
+      EXPECT_EQ(2 * rf.metrics.bytes_delivered, rj.metrics.bytes_delivered);
+      if (!s.tasks.empty()) {
+        EXPECT_EQ(rf.metrics.iteration_time_ps, s.makespan_ps);
+      }
+    }
+  }
+}
+
+TEST(Fold, FoldedRingEmitsOnePeriod) {
+  workload::WorkloadBuilder b("ring", 3);
+  workload::CollectiveSpec spec;
+  spec.group = {Rank(0), Rank(1), Rank(2)};
+  spec.bytes = 600;
+  spec.ring_size = 6;
+  workload::emit_collective(b, spec);
+  b.set_fold(core::Fold{2, 1});
+  const core::Workload w = std::move(b).build();
+  EXPECT_EQ(w.num_tasks(), 2u * 5 * 3);  // 2 phases x (6 - 1) steps x 3 positions
+  for (const core::Task& t : w.tasks()) {
+    EXPECT_EQ(t.bytes, 100u);
+    EXPECT_EQ(t.dst.value(), (t.src.value() + 1) % 3);
+  }
+  // Lifted: the ring of 6 ranks, each step a full rotation.
+  const core::Workload job = core::unfold(w);
+  workload::WorkloadBuilder full("ring", 6);
+  spec.group = {Rank(0), Rank(1), Rank(2), Rank(3), Rank(4), Rank(5)};
+  spec.ring_size = 0;
+  workload::emit_collective(full, spec);
+  EXPECT_TRUE(canonical(job) == canonical(std::move(full).build()));
+}
+
+void expect_error(const auto& f, const std::string& field, const std::string& words) {
+  try {
+    f();
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(Fold, RefusesWhatWouldNotBeExact) {
+  expect_error([] { workload::generate_llama(config(2, 8, 2)); }, "fold_dp", "at least 3");
+  expect_error([] { workload::generate_llama(config(2, 8, 3)); }, "fold_dp", "divide dp");
+  auto direct = config(2, 8, 4);
+  direct.collective = workload::Algorithm::kHalvingDoubling;
+  expect_error([&] { workload::generate_llama(direct); }, "fold_dp", "ring");
+  // 8B's layer gradient (218,120,192 bytes at tp 2) is not a multiple of 6.
+  expect_error([] { workload::generate_llama(config(2, 6, 3)); }, "fold_dp", "equal chunks");
+
+  workload::WorkloadBuilder b("x", 3);
+  workload::CollectiveSpec spec;
+  spec.group = {Rank(0), Rank(1), Rank(2)};
+  spec.bytes = 601;
+  spec.ring_size = 6;
+  expect_error([&] { workload::emit_collective(b, spec); }, "ring_size", "equal chunks");
+  spec.bytes = 600;
+  spec.ring_size = 7;
+  expect_error([&] { workload::emit_collective(b, spec); }, "ring_size", "multiple");
+  spec.ring_size = 6;
+  spec.algorithm = workload::Algorithm::kDirect;
+  expect_error([&] { workload::emit_collective(b, spec); }, "ring_size", "only a ring");
+
+  const core::Workload folded = workload::generate_llama(config(2, 8, 4));
+  for (const char* name : {"rotornet", "rotornet-vlb", "bvn"}) {
+    expect_error(
+        [&] {
+          (void)sched::run_scheduler(name, folded, core::System{2, 800, 1000}, {});
+        },
+        "scheduler", "folded");
+  }
+}
+
+core::WorkloadData two_blocks() {
+  core::WorkloadData d;
+  d.name = "x";
+  d.accelerators = 4;
+  d.tasks = {core::Task{0, Rank(0), Rank(2), 10}, core::Task{1, Rank(2), Rank(3), 10}};
+  d.fold = core::Fold{3, 2};
+  return d;
+}
+
+TEST(Fold, WorkloadChecksItsFold) {
+  // Block 0 to block 1 of 2: half the ring away.
+  expect_error([] { core::Workload w(two_blocks()); }, "tasks[0].dst", "half the ring");
+  core::WorkloadData d = two_blocks();
+  d.accelerators = 6;                                   // three blocks: fine
+  d.deps = {core::Dep{TaskIndex(0), TaskIndex(1), 0}};  // 0 -> 2 then 2 -> 3: touches v's source
+  EXPECT_NO_THROW(core::Workload w(d));
+  d.tasks[1] = core::Task{1, Rank(4), Rank(5), 10};
+  expect_error([&] { core::Workload w(d); }, "deps[0].from", "target's source");
+  d = two_blocks();
+  d.fold.block_ranks = 3;
+  expect_error([&] { core::Workload w(d); }, "fold.block_ranks", "divide");
+  d.fold = core::Fold{0, 2};
+  expect_error([&] { core::Workload w(d); }, "fold.copies", "at least 1");
+}
+
+TEST(Fold, JsonRoundTripKeepsTheFold) {
+  const core::Workload w = workload::generate_llama(config(2, 8, 4));
+  std::ostringstream out;
+  trace::write_workload(out, w);
+  EXPECT_NE(out.str().find("\"fold\""), std::string::npos);
+  const core::Workload back = trace::parse_workload(out.str(), "mem");
+  EXPECT_EQ(back.fold(), w.fold());
+  EXPECT_TRUE(canonical(back) == canonical(w));
+  expect_error(
+      [] {
+        trace::parse_workload(
+            R"({"format": "flux.workload/v1", "name": "x", "accelerators": 4,
+                "fold": {"copies": 2, "block_ranks": 3}, "tasks": [], "deps": []})",
+            "mem");
+      },
+      "fold.block_ranks", "divide");
+}
+
+}  // namespace
+}  // namespace flux
