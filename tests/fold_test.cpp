@@ -133,26 +133,115 @@ TEST(Fold, ScheduleOfTheFoldLiftsToAValidScheduleOfTheJob) {
 }
 
 TEST(Fold, FoldedRingEmitsOnePeriod) {
-  workload::WorkloadBuilder b("ring", 3);
-  workload::CollectiveSpec spec;
-  spec.group = {Rank(0), Rank(1), Rank(2)};
-  spec.bytes = 600;
-  spec.ring_size = 6;
-  workload::emit_collective(b, spec);
-  b.set_fold(core::Fold{2, 1});
-  const core::Workload w = std::move(b).build();
-  EXPECT_EQ(w.num_tasks(), 2u * 5 * 3);  // 2 phases x (6 - 1) steps x 3 positions
-  for (const core::Task& t : w.tasks()) {
-    EXPECT_EQ(t.bytes, 100u);
-    EXPECT_EQ(t.dst.value(), (t.src.value() + 1) % 3);
+  using workload::CollectiveKind;
+  for (const CollectiveKind kind :
+       {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather}) {
+    SCOPED_TRACE(std::string(workload::to_string(kind)));
+    workload::WorkloadBuilder b("ring", 3);
+    workload::CollectiveSpec spec;
+    spec.kind = kind;
+    spec.group = {Rank(0), Rank(1), Rank(2)};
+    spec.bytes = 600;
+    spec.ring_size = 6;
+    workload::emit_collective(b, spec);
+    b.set_fold(core::Fold{2, 1});
+    const core::Workload w = std::move(b).build();
+    // (phases) x (6 - 1) steps x 3 positions
+    const std::size_t phases = kind == CollectiveKind::kAllReduce ? 2 : 1;
+    EXPECT_EQ(w.num_tasks(), phases * 5 * 3);
+    for (const core::Task& t : w.tasks()) {
+      EXPECT_EQ(t.bytes, 100u);
+      EXPECT_EQ(t.dst.value(), (t.src.value() + 1) % 3);
+    }
+    // Lifted: the ring of 6 ranks, each step a full rotation.
+    const core::Workload job = core::unfold(w);
+    workload::WorkloadBuilder full("ring", 6);
+    spec.group = {Rank(0), Rank(1), Rank(2), Rank(3), Rank(4), Rank(5)};
+    spec.ring_size = 0;
+    workload::emit_collective(full, spec);
+    EXPECT_TRUE(canonical(job) == canonical(std::move(full).build()));
   }
-  // Lifted: the ring of 6 ranks, each step a full rotation.
-  const core::Workload job = core::unfold(w);
-  workload::WorkloadBuilder full("ring", 6);
-  spec.group = {Rank(0), Rank(1), Rank(2), Rank(3), Rank(4), Rank(5)};
-  spec.ring_size = 0;
-  workload::emit_collective(full, spec);
-  EXPECT_TRUE(canonical(job) == canonical(std::move(full).build()));
+}
+
+// A fold's exact optimum covers the schedules in which every copy runs
+// alike; the job can do better, so flux-milp must not call it optimal.
+// Three sends around a triangle stand for a ring of six: on one switch the
+// fold needs three circuits one after the other, the job two matchings.
+TEST(Fold, ExactSchedulersCertifyOnlyWhatHoldsForTheJob) {
+  core::WorkloadData d;
+  d.name = "triangle";
+  d.accelerators = 3;
+  for (std::uint32_t i = 0; i < 3; ++i)
+    d.tasks.push_back(core::Task{i, Rank(i), Rank((i + 1) % 3), 1'000'000});
+  d.fold = core::Fold{2, 1};
+  const core::Workload fold(d);
+  const core::Workload job = core::unfold(fold);
+  const core::System system{1, 800, 10'000'000};  // tau 10 us; a send takes 10 us
+  const schedule::Schedule job_best = sched::run_scheduler("flux-milp", job, system, {});
+  ASSERT_EQ(job_best.status, schedule::SolveStatus::kOptimal);
+  EXPECT_EQ(job_best.makespan_ps, 30'000'000);  // send, reconfigure, send
+  for (const char* name : {"flux-milp", "flux"}) {
+    SCOPED_TRACE(name);
+    const schedule::Schedule s = sched::run_scheduler(name, fold, system, {});
+    EXPECT_EQ(s.makespan_ps, 50'000'000);  // three circuits in turn
+    EXPECT_EQ(s.status, schedule::SolveStatus::kFeasible);
+    EXPECT_LE(s.lower_bound_ps.value(), job_best.makespan_ps);
+  }
+}
+
+// A random folded workload: 3-5 blocks of 1-2 ranks, 2-3 copies, 5-6 sends
+// (none half the ring away) with releases, tails and deps that touch their
+// target's source.
+core::Workload random_fold(std::uint64_t seed) {
+  std::uint64_t state = seed;
+  auto next = [&state](std::uint32_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>((state >> 33) % bound);
+  };
+  const std::uint32_t blocks = 3 + next(3), block = 1 + next(2), copies = 2 + next(2);
+  const std::uint32_t n = blocks * block, sends = 5 + next(2);
+  workload::WorkloadBuilder b("fold" + std::to_string(seed), n);
+  for (std::uint32_t i = 0; i < sends; ++i) {
+    std::uint32_t src = 0, dst = 0;
+    do {
+      src = next(n);
+      dst = next(n);
+    } while (src == dst || (src / block != dst / block &&
+                            2 * ((dst / block + blocks - src / block) % blocks) == blocks));
+    const TaskIndex v = b.add_send(Rank(src), Rank(dst), 1000 * (1 + next(5)));
+    if (next(4) == 0) b.raise_release(v, next(3) * 5000);
+    if (next(4) == 0) b.raise_tail(v, next(3) * 5000);
+    for (std::uint32_t u = 0; u < i; ++u) {
+      const core::Task& t = b.task(TaskIndex(u));
+      if ((t.dst.value() == src || t.src.value() == src) && next(2) == 0)
+        b.add_dep(TaskIndex(u), v, next(3) * 4000);
+    }
+  }
+  b.set_fold(core::Fold{copies, block});
+  return std::move(b).build();
+}
+
+// Random folds: the lifted schedules of every scheduler that takes folds are
+// valid for the job, and no bound they report exceeds the job's optimum.
+TEST(Fold, RandomFoldsLiftAndTheirBoundsHoldForTheJob) {
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    const core::Workload fold = random_fold(seed);
+    const core::Workload job = core::unfold(fold);
+    core::System system;
+    system.switches = 1 + seed % 2;
+    system.reconfig_delay_ps = seed % 3 == 0 ? 100'000 : 20'000;
+    sched::SchedulerOptions options;
+    options.relative_gap = 0;
+    const schedule::Schedule best = sched::run_scheduler("flux-milp", job, system, options);
+    ASSERT_EQ(best.status, schedule::SolveStatus::kOptimal) << "seed " << seed;
+    for (const char* name : {"flux", "flux-milp", "greedy"}) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      const schedule::Schedule s = sched::run_scheduler(name, fold, system, options);
+      EXPECT_NO_THROW(schedule::check_schedule(job, schedule::unfold(fold, s)));
+      EXPECT_GE(s.makespan_ps, best.makespan_ps);
+      EXPECT_LE(s.lower_bound_ps.value_or(0), best.makespan_ps);
+    }
+  }
 }
 
 void expect_error(const auto& f, const std::string& field, const std::string& words) {
@@ -171,8 +260,11 @@ TEST(Fold, RefusesWhatWouldNotBeExact) {
   auto direct = config(2, 8, 4);
   direct.collective = workload::Algorithm::kHalvingDoubling;
   expect_error([&] { workload::generate_llama(direct); }, "fold_dp", "ring");
-  // 8B's layer gradient (218,120,192 bytes at tp 2) is not a multiple of 6.
-  expect_error([] { workload::generate_llama(config(2, 6, 3)); }, "fold_dp", "equal chunks");
+  // 8B's layer gradient (218,120,192 = 2^14 * 13313 bytes at tp 2) is not a
+  // multiple of 12.
+  expect_error([] { workload::generate_llama(config(2, 12, 4)); }, "fold_dp", "equal chunks");
+  // An even ring folded onto an odd cycle.
+  expect_error([] { workload::generate_llama(config(2, 12, 3)); }, "fold_dp", "must be even");
 
   workload::WorkloadBuilder b("x", 3);
   workload::CollectiveSpec spec;
@@ -220,6 +312,15 @@ TEST(Fold, WorkloadChecksItsFold) {
   expect_error([&] { core::Workload w(d); }, "fold.block_ranks", "divide");
   d.fold = core::Fold{0, 2};
   expect_error([&] { core::Workload w(d); }, "fold.copies", "at least 1");
+  // The job's ranks must fit: 2^32 - 1 accelerators at most.
+  d = two_blocks();
+  d.tasks = {core::Task{0, Rank(0), Rank(1), 10}};
+  d.accelerators = 1u << 31;
+  d.fold = core::Fold{2, 1u << 29};
+  expect_error([&] { core::Workload w(d); }, "fold.copies", "2^32-1");
+  d.accelerators = 1431655765;  // (2^32 - 1) / 3, five blocks
+  d.fold = core::Fold{3, 286331153};
+  EXPECT_EQ(core::Workload(d).job_accelerators(), 0xffffffffu);
 }
 
 TEST(Fold, JsonRoundTripKeepsTheFold) {

@@ -111,9 +111,9 @@ void register_generate(CLI::App& app) {
       ->capture_default_str();
   l->add_option("--dp", opts->dp, "data-parallel degree")->capture_default_str();
   l->add_option("--fold-dp", opts->fold_dp,
-                "generate only this many DP replicas (>= 3, dividing dp) standing for all dp of "
-                "them: exact by the DP rings' symmetry (docs/model.md, Folding); ring "
-                "collectives only");
+                "generate only this many DP replicas (>= 3, dividing dp, even if dp is) standing "
+                "for all dp of them: exact by the DP rings' symmetry (docs/model.md, Folding); "
+                "ring collectives only");
   l->add_option("--seq", opts->seq, "sequence length in tokens")->capture_default_str();
   l->add_option("--micro-batch", opts->micro_batch, "sequences per micro-batch")
       ->capture_default_str();

@@ -98,9 +98,9 @@ void validate_fold(const Fold& f, std::uint32_t accelerators) {
                      "a folded workload needs at least 2 blocks (a send across blocks must "
                      "not become a send to itself)");
   }
-  if (static_cast<std::uint64_t>(accelerators) * f.copies > (std::uint64_t{1} << 32)) {
+  if (static_cast<std::uint64_t>(accelerators) * f.copies > 0xffffffffu) {
     throw InputError("", "fold.copies", std::to_string(f.copies),
-                     "the job would exceed 2^32 accelerators");
+                     "the job would exceed 2^32-1 accelerators");
   }
 }
 

@@ -347,6 +347,14 @@ void TrainingConfig::validate() const {
       throw core::InputError("", "fold_dp", f,
                              "must be at least 3 and divide dp (" + std::to_string(dp) + ")");
     }
+    if (fold_dp % 2 == 1 && dp % 2 == 0) {
+      // Two switches carry an even ring's circuits by alternating them; a
+      // ring folded onto an odd number of replicas is an odd cycle, which
+      // needs three: every schedule of the fold would be worse than the job's.
+      throw core::InputError("", "fold_dp", f,
+                             "must be even when dp is: a DP ring folded onto an odd number of "
+                             "replicas cannot alternate its circuits as the even ring of dp does");
+    }
     if (collective != Algorithm::kRing) {
       throw core::InputError("", "fold_dp", f,
                              "folding is exact only for ring collectives (collective is " +

@@ -64,7 +64,8 @@ struct TrainingConfig {
   /// (core::Fold, docs/model.md "Folding") of tp * fold_dp ranks standing for
   /// dp / fold_dp copies, each DP ring folded onto fold_dp positions
   /// (CollectiveSpec::ring_size). Exact by the rotation symmetry of the DP
-  /// rings: needs the ring algorithm, 3 <= fold_dp, fold_dp dividing dp, and
+  /// rings: needs the ring algorithm, 3 <= fold_dp, fold_dp dividing dp (and
+  /// even when dp is: an odd cycle needs three switches where the ring needs two), and
   /// every DP all-reduce's bytes a multiple of dp. 0 (or dp): not folded.
   std::uint32_t fold_dp = 0;
 

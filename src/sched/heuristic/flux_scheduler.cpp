@@ -228,7 +228,9 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
               << lb.port.value() << "), " << seconds_since(t0) << " s\n";
   }
   // Small instances keep a share of the budget for the LP relaxation.
-  const bool lp = options.lp_bound && w.num_tasks() <= kLpMaxSends;
+  // Not on a folded workload: the fold's MILP describes the symmetric
+  // schedules only, so its LP bound is not shown to hold for the job.
+  const bool lp = options.lp_bound && w.num_tasks() <= kLpMaxSends && !w.fold().folded();
   const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * options.time_limit_s) : 0.0;
   const double left = std::max(0.0, options.time_limit_s - lp_budget - seconds_since(t0));
   const Placement best =
@@ -237,7 +239,8 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   schedule::Schedule s = to_schedule(w, system, p, best);
   TimePs b = std::min(bound, s.makespan_ps);
   if (lp && b < s.makespan_ps) {
-    const double lp_left = std::max(0.0, options.time_limit_s - seconds_since(t0));
+    const double lp_left =
+        std::min(lp_budget, std::max(0.0, options.time_limit_s - seconds_since(t0)));
     const auto lp_ps = lp_relaxation_bound(w, system, p, timing, s.makespan_ps, lp_left);
     if (options.verbose) {
       std::cerr << "flux: LP relaxation "

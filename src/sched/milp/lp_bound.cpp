@@ -31,7 +31,7 @@ std::optional<core::TimePs> lp_relaxation_bound(const core::Workload& w, const c
   OsiClpSolverInterface solver;
   load_into_osi(model, solver);
   solver.messageHandler()->setLogLevel(0);
-  solver.getModelPtr()->setMaximumSeconds(time_limit_s);
+  solver.getModelPtr()->setMaximumWallSeconds(time_limit_s);
   solver.initialSolve();
   if (!solver.isProvenOptimal()) return std::nullopt;
   // Model units are microseconds; round down with a margin for the solver's

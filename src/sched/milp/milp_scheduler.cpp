@@ -112,13 +112,22 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
   }
 
   schedule::Schedule s = to_schedule(w, system, p, best);
-  // Bound: the better of the combinatorial one and CBC's (floored to whole ps).
+  // Bound: the better of the combinatorial one and CBC's (floored to whole
+  // ps). On a folded workload CBC's proof covers only the schedules in which
+  // every copy runs alike, and the job may do better: only the combinatorial
+  // bound, valid for every schedule of the job, counts (docs/model.md,
+  // "Folding").
+  const bool folded = w.fold().folded();
   TimePs bound = lb.best();
-  if (result.bound > 0 && std::isfinite(result.bound) && mo.solution_path.empty()) {
+  if (!folded && result.bound > 0 && std::isfinite(result.bound) && mo.solution_path.empty()) {
     bound = std::max(bound, static_cast<TimePs>(std::floor(result.bound * kPsPerModelUnit)));
   }
   bound = std::min(bound, s.makespan_ps);
-  if (bound == s.makespan_ps) status = schedule::SolveStatus::kOptimal;
+  if (bound == s.makespan_ps) {
+    status = schedule::SolveStatus::kOptimal;
+  } else if (folded && status == schedule::SolveStatus::kOptimal) {
+    status = schedule::SolveStatus::kFeasible;
+  }
   s.status = status;
   s.lower_bound_ps = bound;
   s.gap = bound > 0 ? static_cast<double>(s.makespan_ps - bound) / static_cast<double>(bound) : 0.0;
