@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "../src/sim/engine.hpp"  // internal: ChunkQueue
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/sched/scheduler.hpp"
@@ -316,6 +317,27 @@ TEST(Simulator, WritesMetricsAndTrace) {
   sim::write_chrome_trace(t, w, s, r);
   EXPECT_NE(t.str().find("\"name\": \"reconfigure 1-2\""), std::string::npos) << t.str();
   EXPECT_NE(t.str().find("\"name\": \"OCS 0\""), std::string::npos) << t.str();
+}
+
+// VLB's relay store: first in, first out, across the compaction that keeps
+// a long-lived queue from growing without bound.
+TEST(ChunkQueue, IsFifoAcrossCompaction) {
+  sim::detail::ChunkQueue q;
+  EXPECT_TRUE(q.empty());
+  std::uint32_t pushed = 0, popped = 0;
+  for (int round = 0; round < 5; ++round) {
+    for (int k = 0; k < 150; ++k) q.push_back(sim::detail::Chunk{pushed++, 7});
+    for (int k = 0; k < 120; ++k) {
+      ASSERT_FALSE(q.empty());
+      EXPECT_EQ(q.front().send, popped++);
+      q.pop_front();
+    }
+  }
+  while (!q.empty()) {
+    EXPECT_EQ(q.front().send, popped++);
+    q.pop_front();
+  }
+  EXPECT_EQ(popped, pushed);
 }
 
 }  // namespace
