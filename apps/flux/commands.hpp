@@ -12,5 +12,6 @@ void register_validate(CLI::App& app);
 void register_simulate(CLI::App& app);
 void register_evaluate(CLI::App& app);
 void register_import(CLI::App& app);
+void register_unfold(CLI::App& app);
 
 }  // namespace flux::cli

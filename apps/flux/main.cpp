@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   flux::cli::register_evaluate(app);
   flux::cli::register_validate(app);
   flux::cli::register_import(app);
+  flux::cli::register_unfold(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

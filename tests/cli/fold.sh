@@ -24,6 +24,21 @@ expect_grep folded-line '^folded  *one of 2 copies \(the job: 16 accelerators\)'
 [ "$(num iteration_time_s "$DIR/m.json")" = "$(num schedule_makespan_s "$DIR/m.json")" ] && pass ||
   fail "replay of the folded schedule differs from its makespan"
 
+# The fold and its schedule lifted to the job: valid, and the same iteration time.
+expect_ok sched -- "$FLUX" schedule "$DIR/f.json" --tau 1ms -o "$DIR/fs.json"
+expect_ok unfold -- "$FLUX" unfold "$DIR/f.json" --schedule "$DIR/fs.json" -o "$DIR/job.json" \
+  --schedule-output "$DIR/js.json"
+expect_grep unfold-sends 'job.json: llama3-8b-L2-tp2-dp8-fold4-a100-unfolded, 704 sends' "$DIR/unfold.out"
+expect_ok validate-job -- "$FLUX" validate "$DIR/job.json" "$DIR/js.json"
+expect_ok sim-job -- "$FLUX" simulate "$DIR/job.json" --schedule "$DIR/js.json" -o "$DIR/jm.json"
+[ "$(num iteration_time_s "$DIR/jm.json")" = "$(num iteration_time_s "$DIR/m.json")" ] && pass ||
+  fail "the lifted schedule's iteration time differs from the fold's"
+expect_error unfold-pair 2 'give --schedule and --schedule-output together' -- \
+  "$FLUX" unfold "$DIR/f.json" --schedule "$DIR/fs.json" -o "$DIR/x.json"
+expect_error unfold-other 2 'fs.json' -- \
+  "$FLUX" unfold "$DIR/w.json" --schedule "$DIR/fs.json" -o "$DIR/x.json" --schedule-output "$DIR/xs.json"
+[ ! -e "$DIR/xs.json" ] && pass || fail "unfold wrote a schedule despite an error"
+
 expect_error rotornet 2 'cannot schedule a folded workload \(2 copies\)' -- \
   "$FLUX" simulate "$DIR/f.json" --scheduler rotornet -o "$DIR/x.json"
 expect_error fold2 2 '--fold-dp = 2: must be at least 3 and divide dp \(8\)' -- \

@@ -1,0 +1,74 @@
+// flux unfold FOLD.json -o JOB.json [--schedule S.json --schedule-output JS.json]:
+// a folded workload (and a schedule of it) lifted to the job it stands for
+// (docs/model.md, "Folding"). The lifted schedule passes the validator
+// against the lifted workload before anything is written.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flux/core/error.hpp"
+#include "flux/core/fold.hpp"
+#include "flux/schedule/fold.hpp"
+#include "flux/schedule/validator.hpp"
+#include "flux/trace/schedule_json.hpp"
+#include "flux/trace/workload_json.hpp"
+
+namespace flux::cli {
+namespace {
+
+struct UnfoldOptions {
+  std::string workload;
+  std::string output;
+  std::string schedule;
+  std::string schedule_output;
+};
+
+void run_unfold(const UnfoldOptions& o) {
+  if (o.schedule.empty() != o.schedule_output.empty()) {
+    throw core::InputError("", o.schedule.empty() ? "--schedule-output" : "--schedule",
+                           o.schedule.empty() ? o.schedule_output : o.schedule,
+                           "give --schedule and --schedule-output together");
+  }
+  const core::Workload fold = trace::read_workload(o.workload);
+  const core::Workload job = core::unfold(fold);
+  std::optional<schedule::Schedule> lifted;
+  if (!o.schedule.empty()) {
+    const schedule::Schedule s = trace::read_schedule(o.schedule);
+    try {
+      schedule::check_schedule(fold, s);  // the user's file: a violation is bad input
+      lifted = schedule::unfold(fold, s);
+    } catch (const schedule::ScheduleError& e) {
+      throw core::InputError(o.schedule, "", "", e.what());
+    } catch (const core::InputError& e) {
+      throw e.with_source(o.schedule);
+    }
+    lifted->workload = job.name();
+    schedule::check_schedule(job, *lifted);  // a failure here would be a bug of the lift
+  }
+  // Everything is checked; now write.
+  trace::save_workload(o.output, job);
+  print_written(o.output, job);
+  if (lifted) {
+    trace::save_schedule(o.schedule_output, *lifted);
+    std::printf("wrote %s: %s schedule of %s, %zu sends, iteration time %s\n",
+                o.schedule_output.c_str(), lifted->scheduler.c_str(), job.name().c_str(),
+                lifted->tasks.size(), core::format_duration(lifted->makespan_ps).c_str());
+  }
+}
+
+}  // namespace
+
+void register_unfold(CLI::App& app) {
+  auto opts = std::make_shared<UnfoldOptions>();
+  auto* cmd = app.add_subcommand(
+      "unfold", "lift a folded workload (and a schedule of it) to the job it stands for");
+  cmd->add_option("workload", opts->workload, "folded workload file")->required();
+  cmd->add_option("-o,--output", opts->output, "the job's workload file to write")->required();
+  cmd->add_option("--schedule", opts->schedule, "a schedule of the folded workload");
+  cmd->add_option("--schedule-output", opts->schedule_output, "the job's schedule file to write");
+  cmd->callback([opts] { run_unfold(*opts); });
+}
+
+}  // namespace flux::cli
