@@ -321,6 +321,16 @@ TEST(Fold, WorkloadChecksItsFold) {
   d.accelerators = 1431655765;  // (2^32 - 1) / 3, five blocks
   d.fold = core::Fold{3, 286331153};
   EXPECT_EQ(core::Workload(d).job_accelerators(), 0xffffffffu);
+  // A job with more sends than a workload holds is refused before anything
+  // is allocated.
+  core::WorkloadData tri;
+  tri.name = "triangle";
+  tri.accelerators = 3;
+  for (std::uint32_t i = 0; i < 3; ++i)
+    tri.tasks.push_back(core::Task{i, Rank(i), Rank((i + 1) % 3), 10});
+  tri.fold = core::Fold{1431655765, 1};
+  expect_error([&] { (void)core::unfold(core::Workload(tri)); }, "fold.copies",
+               "more than a workload holds");
 }
 
 TEST(Fold, JsonRoundTripKeepsTheFold) {

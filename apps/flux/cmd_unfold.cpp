@@ -2,6 +2,8 @@
 // a folded workload (and a schedule of it) lifted to the job it stands for
 // (docs/model.md, "Folding"). The lifted schedule passes the validator
 // against the lifted workload before anything is written.
+#include <cstdint>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +12,7 @@
 #include "commands.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/fold.hpp"
+#include "flux/core/format.hpp"
 #include "flux/schedule/fold.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/trace/schedule_json.hpp"
@@ -25,6 +28,35 @@ struct UnfoldOptions {
   std::string schedule_output;
 };
 
+// MemAvailable from /proc/meminfo, bytes; 0 when unknown.
+std::uint64_t available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+// Refuses a job whose workload would not fit in memory (the process would
+// be killed instead of reporting it): about two copies of every send and dep
+// while the workload is built.
+void check_fits(const core::Workload& fold, const std::string& path) {
+  const std::uint64_t copies = fold.fold().copies;
+  const std::uint64_t need =
+      2 * copies *
+      (fold.num_tasks() * (sizeof(core::Task) + 16) + fold.num_deps() * (sizeof(core::Dep) + 8));
+  const std::uint64_t have = available_memory();
+  if (have != 0 && need > have) {
+    throw core::InputError(path, "fold.copies", std::to_string(copies),
+                           "the job would need about " + core::format_bytes(need) + ", and " +
+                               core::format_bytes(have) +
+                               " is available: schedule and simulate the fold itself");
+  }
+}
+
 void run_unfold(const UnfoldOptions& o) {
   if (o.schedule.empty() != o.schedule_output.empty()) {
     throw core::InputError("", o.schedule.empty() ? "--schedule-output" : "--schedule",
@@ -32,6 +64,7 @@ void run_unfold(const UnfoldOptions& o) {
                            "give --schedule and --schedule-output together");
   }
   const core::Workload fold = trace::read_workload(o.workload);
+  check_fits(fold, o.workload);
   const core::Workload job = core::unfold(fold);
   std::optional<schedule::Schedule> lifted;
   if (!o.schedule.empty()) {

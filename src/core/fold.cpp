@@ -68,6 +68,13 @@ Workload unfold(const Workload& folded) {
   const FoldLift lift(folded);
   const std::uint32_t copies = lift.copies();
   const std::size_t n = folded.num_tasks();
+  const std::uint64_t sends = std::uint64_t{n} * copies;
+  const std::uint64_t deps = std::uint64_t{folded.num_deps()} * copies;
+  if (sends >= 0xffffffffu || deps >= 0xffffffffu) {
+    throw InputError("", "fold.copies", std::to_string(copies),
+                     "the job has " + std::to_string(sends) + " sends and " + std::to_string(deps) +
+                         " deps, more than a workload holds (2^32-1 each); schedule the fold");
+  }
   WorkloadData out;
   out.name = folded.name() + (copies > 1 ? "-unfolded" : "");
   out.accelerators = static_cast<std::uint32_t>(folded.job_accelerators());

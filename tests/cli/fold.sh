@@ -39,6 +39,17 @@ expect_error unfold-other 2 'fs.json' -- \
   "$FLUX" unfold "$DIR/w.json" --schedule "$DIR/fs.json" -o "$DIR/x.json" --schedule-output "$DIR/xs.json"
 [ ! -e "$DIR/xs.json" ] && pass || fail "unfold wrote a schedule despite an error"
 
+# A job too large for memory is refused with a message, not killed.
+cat > "$DIR/huge.json" <<'JSON'
+{"format": "flux.workload/v1", "name": "huge", "accelerators": 3,
+ "fold": {"copies": 1431655765, "block_ranks": 1},
+ "tasks": [{"id": 0, "src": 0, "dst": 1, "bytes": 8}, {"id": 1, "src": 1, "dst": 2, "bytes": 8},
+           {"id": 2, "src": 2, "dst": 0, "bytes": 8}],
+ "deps": []}
+JSON
+expect_error unfold-huge 2 'fold.copies = 1431655765: the job would need about' -- \
+  "$FLUX" unfold "$DIR/huge.json" -o "$DIR/x.json"
+
 expect_error rotornet 2 'cannot schedule a folded workload \(2 copies\)' -- \
   "$FLUX" simulate "$DIR/f.json" --scheduler rotornet -o "$DIR/x.json"
 expect_error fold2 2 '--fold-dp = 2: must be at least 3 and divide dp \(8\)' -- \
