@@ -1,6 +1,9 @@
 #include "cli_common.hpp"
 
+#include <sys/resource.h>
+
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "flux/core/error.hpp"
@@ -119,6 +122,40 @@ core::InputError as_option_error(const core::InputError& e) {
   std::string field = e.field();
   for (char& ch : field) ch = ch == '_' ? '-' : ch;
   return core::InputError(e.source(), "--" + field, e.value(), e.problem());
+}
+
+std::uint64_t available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::uint64_t kib = 0;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FLUX_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FLUX_SANITIZED 1
+#endif
+
+std::uint64_t limit_address_space() {
+#ifdef FLUX_SANITIZED
+  return 0;
+#else
+  const std::uint64_t available = available_memory();
+  if (available == 0) return 0;
+  const std::uint64_t cap = available + (std::uint64_t{1} << 30);
+  rlimit current{};
+  if (getrlimit(RLIMIT_AS, &current) != 0) return 0;
+  if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur <= cap) return 0;
+  const rlimit wanted{static_cast<rlim_t>(cap), current.rlim_max};
+  return setrlimit(RLIMIT_AS, &wanted) == 0 ? cap : 0;
+#endif
 }
 
 }  // namespace flux::cli

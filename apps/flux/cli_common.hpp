@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 // Helpers shared by the CLI's subcommands: option parsing with units and the
 // one place where errors become messages and exit codes.
 #include <CLI/CLI.hpp>
@@ -52,5 +53,15 @@ void print_written(const std::string& where, const core::Workload& w);
 /// The same error, naming the command-line option (`--micro-batches`)
 /// instead of the library's field (`micro_batches`).
 core::InputError as_option_error(const core::InputError& e);
+
+/// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
+std::uint64_t available_memory();
+
+/// Caps the process's address space at the memory available now plus
+/// 1 GiB, so that a job too large for the machine ends in std::bad_alloc
+/// (reported by main) instead of the kernel's out-of-memory killer. Does
+/// nothing under sanitizers (they reserve terabytes of address space) or
+/// when a lower limit is already set. Returns the cap, 0 if none was set.
+std::uint64_t limit_address_space();
 
 }  // namespace flux::cli

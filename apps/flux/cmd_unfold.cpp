@@ -3,7 +3,6 @@
 // (docs/model.md, "Folding"). The lifted schedule passes the validator
 // against the lifted workload before anything is written.
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,18 +26,6 @@ struct UnfoldOptions {
   std::string schedule;
   std::string schedule_output;
 };
-
-// MemAvailable from /proc/meminfo, bytes; 0 when unknown.
-std::uint64_t available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
-}
 
 // Refuses a job whose workload would not fit in memory (the process would
 // be killed instead of reporting it): about two copies of every send and dep

@@ -4,9 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <new>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"flux: workload-aware optical circuit switch scheduling for LLM training"};
@@ -20,6 +23,7 @@ int main(int argc, char** argv) {
   flux::cli::register_validate(app);
   flux::cli::register_import(app);
   flux::cli::register_unfold(app);
+  const std::uint64_t memory_cap = flux::cli::limit_address_space();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -29,6 +33,14 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const flux::core::Error& e) {
     std::cerr << "flux: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "flux: error: out of memory";
+    if (memory_cap != 0) {
+      std::cerr << " (" << flux::core::format_bytes(static_cast<double>(memory_cap))
+                << " of address space, the memory available when flux started, plus 1 GiB)";
+    }
+    std::cerr << ": make the job smaller, or fold it (flux generate llama3 --fold-dp)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "flux: internal error: " << e.what() << "\n";

@@ -50,6 +50,14 @@ JSON
 expect_error unfold-huge 2 'fold.copies = 1431655765: the job would need about' -- \
   "$FLUX" unfold "$DIR/huge.json" -o "$DIR/x.json"
 
+# Out of memory is an error, not a kill: under a 400 MB address-space limit
+# (not with sanitizers, which need terabytes of address space).
+if ! ldd "$FLUX" 2>/dev/null | grep -q 'libasan\|libtsan'; then
+  expect_error oom 1 'out of memory: make the job smaller, or fold it' -- \
+    bash -c "ulimit -v 400000 && exec \"\$0\" generate llama3 --model 70b --tp 8 --dp 64 -o \"\$1\"" \
+    "$FLUX" "$DIR/x.json"
+fi
+
 expect_error rotornet 2 'cannot schedule a folded workload \(2 copies\)' -- \
   "$FLUX" simulate "$DIR/f.json" --scheduler rotornet -o "$DIR/x.json"
 expect_error fold2 2 '--fold-dp = 2: must be at least 3 and divide dp \(8\)' -- \
