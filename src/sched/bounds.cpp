@@ -127,13 +127,11 @@ class PortGrid {
     for (std::size_t k = 0; k < cells_.size();) {
       std::size_t end = k;
       while (end < cells_.size() && cells_[end].pair == cells_[k].pair) ++end;
-      // Pareto front: by ia descending, keep cells whose ib beats all before.
+      // Pareto front: by ia descending, keep cells whose ib beats all before
+      // (a row's first cell has its largest ib, so a row adds at most one).
       front_.clear();
       for (std::size_t m = k; m < end; ++m) {
-        if (front_.empty() || cells_[m].ib > front_.back().ib) {
-          if (!front_.empty() && front_.back().ia == cells_[m].ia) continue;  // same row, lower ib
-          front_.push_back(cells_[m]);
-        }
+        if (front_.empty() || cells_[m].ib > front_.back().ib) front_.push_back(cells_[m]);
       }
       for (std::size_t t = 0; t < front_.size(); ++t) {
         const std::size_t hi = front_[t].ia;  // rows lo..hi

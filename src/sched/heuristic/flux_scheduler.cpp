@@ -43,7 +43,7 @@ using Clock = std::chrono::steady_clock;
 // The LP relaxation: up to this many sends, in at most this share of the
 // time limit and this many seconds.
 // On the paper's instances it takes 0.9 s at 416 sends and 7 s at 1,664
-// (docs/benchmarks.md).
+// (docs/model.md, "The flux scheduler").
 constexpr std::size_t kLpMaxSends = 1000;
 constexpr double kLpShare = 0.2;
 constexpr double kLpMaxSeconds = 10;
