@@ -27,9 +27,10 @@ struct UnfoldOptions {
   std::string schedule_output;
 };
 
-// Refuses a job whose workload would not fit in memory (the process would
-// be killed instead of reporting it): about two copies of every send and dep
-// while the workload is built.
+// Refuses a job whose workload would not fit in memory: about two copies of
+// every send and dep while the workload is built. The address-space cap
+// (main.cpp) would stop it too, but only after filling the machine's memory;
+// here the size is known before anything is allocated.
 void check_fits(const core::Workload& fold, const std::string& path) {
   const std::uint64_t copies = fold.fold().copies;
   const std::uint64_t need =
