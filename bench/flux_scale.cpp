@@ -3,9 +3,10 @@
 // the workload in memory, schedules it with `flux` (validated by
 // run_scheduler), and prints one CSV line:
 //   name,sends,gpus,tau_s,gpu,generate_s,schedule_s,peak_rss_mib,makespan_s,bound_s,gap,status,
-//   fold_dp,job_sends
+//   dp_generated,job_sends
 // With FOLD_DP the workload is folded (TrainingConfig::fold_dp): `sends` are
-// the fold's, `job_sends` the job's, `gpus` the job's.
+// the fold's, `job_sends` the job's, `gpus` the job's; `dp_generated` is the
+// number of DP replicas generated (FOLD_DP, or DP when not folded).
 // Usage: flux_scale NAME MODEL LAYERS TP DP GPU TAU TIME_LIMIT_S [FOLD_DP]
 //   e.g. flux_scale 70b-dp16 70b 80 8 16 h100 1ms 60
 //        flux_scale 405b-dp512 405b 126 8 512 a100 10us 60 4

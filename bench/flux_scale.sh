@@ -16,7 +16,7 @@ limit=${5:-60}
 list=${6:-flux_scale}
 mkdir -p "$out"
 csv=$out/${list}_${gpu}_${tau}.csv
-echo "name,sends,gpus,tau_s,gpu,generate_s,schedule_s,peak_rss_mib,makespan_s,bound_s,gap,status,fold_dp,job_sends" > "$csv.tmp"
+echo "name,sends,gpus,tau_s,gpu,generate_s,schedule_s,peak_rss_mib,makespan_s,bound_s,gap,status,dp_generated,job_sends" > "$csv.tmp"
 grep -v '^#' "$(dirname "$0")/scale/$list.list" | while read -r name model layers tp dp fold; do
   args=("$name" "$model" "$layers" "$tp" "$dp" "$gpu" "$tau" "$limit")
   [ "$fold" != 0 ] && args+=("$fold")
