@@ -12,14 +12,20 @@ FoldLift::FoldLift(const Workload& w)
   if (!w.fold().folded()) return;
   block_ = w.fold().block_ranks;
   blocks_ = n_ / block_;
+}
+
+void check_fold_lift(const Workload& w) {
+  if (!w.fold().folded()) return;
+  const std::uint32_t block = w.fold().block_ranks;
+  const std::uint32_t blocks = w.accelerators() / block;
   const std::span<const Task> tasks = w.tasks();
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const std::uint32_t a = tasks[i].src.value() / block_;
-    const std::uint32_t b = tasks[i].dst.value() / block_;
-    if (a != b && 2 * ((b + blocks_ - a) % blocks_) == blocks_) {
+    const std::uint32_t a = tasks[i].src.value() / block;
+    const std::uint32_t b = tasks[i].dst.value() / block;
+    if (a != b && 2 * ((b + blocks - a) % blocks) == blocks) {
       throw InputError("", "tasks[" + std::to_string(i) + "].dst",
                        std::to_string(tasks[i].dst.value()),
-                       "a send half the ring of " + std::to_string(blocks_) +
+                       "a send half the ring of " + std::to_string(blocks) +
                            " blocks away has no unique lift; fold onto more blocks");
     }
   }

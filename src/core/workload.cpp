@@ -194,7 +194,7 @@ Workload::Workload(WorkloadData data)
   }
   topo_pos_.resize(n);
   for (std::size_t k = 0; k < n; ++k) topo_pos_[topo_[k].value()] = static_cast<std::uint32_t>(k);
-  if (fold_.folded()) (void)FoldLift(*this);  // the lift is well defined (fold.hpp)
+  check_fold_lift(*this);  // a fold's lift is well defined (fold.hpp)
 }
 
 std::string_view Workload::label(TaskIndex v) const {

@@ -20,10 +20,13 @@
 
 namespace flux::core {
 
+/// Throws InputError when the workload is folded but a send lies half the
+/// ring away or a dependency does not touch its target's source. The
+/// Workload constructor calls it, so every folded Workload lifts.
+void check_fold_lift(const Workload& w);
+
 class FoldLift {
  public:
-  /// Throws InputError when the workload is folded but a send lies half the
-  /// ring away or a dependency does not touch its target's source.
   explicit FoldLift(const Workload& w);
 
   [[nodiscard]] std::uint32_t copies() const { return copies_; }
@@ -45,7 +48,8 @@ class FoldLift {
 
 /// The job's workload: copies * tasks sends, copy c of task v at index
 /// c * num_tasks + v with id c * num_tasks + v, labels kept; not folded.
-/// Throws InputError as FoldLift does.
+/// Throws InputError (field fold.copies) when the job would hold more sends
+/// or deps than a workload can (2^32-1 each).
 Workload unfold(const Workload& folded);
 
 }  // namespace flux::core
