@@ -14,9 +14,32 @@ FoldLift::FoldLift(const Workload& w)
   blocks_ = n_ / block_;
 }
 
-void check_fold_lift(const Workload& w) {
-  if (!w.fold().folded()) return;
-  const std::uint32_t block = w.fold().block_ranks;
+void check_fold(const Workload& w) {
+  const Fold& f = w.fold();
+  const std::uint32_t accelerators = w.accelerators();
+  if (f.copies == 0) throw InputError("", "fold.copies", "0", "must be at least 1");
+  if (f.copies == 1) {
+    if (f.block_ranks != 0 && f.block_ranks != accelerators) {
+      throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
+                       "must be 0 for a workload that is not folded (copies 1)");
+    }
+    return;
+  }
+  if (f.block_ranks == 0 || accelerators % f.block_ranks != 0) {
+    throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
+                     "must divide the accelerators (" + std::to_string(accelerators) + ")");
+  }
+  if (accelerators / f.block_ranks < 2) {
+    throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
+                     "a folded workload needs at least 2 blocks (a send across blocks must "
+                     "not become a send to itself)");
+  }
+  if (static_cast<std::uint64_t>(accelerators) * f.copies > 0xffffffffu) {
+    throw InputError("", "fold.copies", std::to_string(f.copies),
+                     "the job would exceed 2^32-1 accelerators");
+  }
+  // The lift is well defined.
+  const std::uint32_t block = f.block_ranks;
   const std::uint32_t blocks = w.accelerators() / block;
   const std::span<const Task> tasks = w.tasks();
   for (std::size_t i = 0; i < tasks.size(); ++i) {

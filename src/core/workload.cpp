@@ -80,30 +80,6 @@ void validate_plain(std::uint32_t accelerators, const std::vector<Task>& tasks,
   }
 }
 
-void validate_fold(const Fold& f, std::uint32_t accelerators) {
-  if (f.copies == 0) throw InputError("", "fold.copies", "0", "must be at least 1");
-  if (f.copies == 1) {
-    if (f.block_ranks != 0 && f.block_ranks != accelerators) {
-      throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
-                       "must be 0 for a workload that is not folded (copies 1)");
-    }
-    return;
-  }
-  if (f.block_ranks == 0 || accelerators % f.block_ranks != 0) {
-    throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
-                     "must divide the accelerators (" + std::to_string(accelerators) + ")");
-  }
-  if (accelerators / f.block_ranks < 2) {
-    throw InputError("", "fold.block_ranks", std::to_string(f.block_ranks),
-                     "a folded workload needs at least 2 blocks (a send across blocks must "
-                     "not become a send to itself)");
-  }
-  if (static_cast<std::uint64_t>(accelerators) * f.copies > 0xffffffffu) {
-    throw InputError("", "fold.copies", std::to_string(f.copies),
-                     "the job would exceed 2^32-1 accelerators");
-  }
-}
-
 }  // namespace
 
 Workload::Workload(WorkloadData data)
@@ -114,7 +90,7 @@ Workload::Workload(WorkloadData data)
       labels_(std::move(data.labels)),
       fold_(data.fold) {
   validate_plain(accelerators_, tasks_, deps_, labels_.size());
-  validate_fold(fold_, accelerators_);
+  check_fold(*this);  // fold.hpp; on the deps in the caller's order
   const std::size_t n = tasks_.size();
 
   // Unique ids; the common case (task i has id i) needs no lookup table.
@@ -194,7 +170,6 @@ Workload::Workload(WorkloadData data)
   }
   topo_pos_.resize(n);
   for (std::size_t k = 0; k < n; ++k) topo_pos_[topo_[k].value()] = static_cast<std::uint32_t>(k);
-  check_fold_lift(*this);  // a fold's lift is well defined (fold.hpp)
 }
 
 std::string_view Workload::label(TaskIndex v) const {

@@ -20,10 +20,12 @@
 
 namespace flux::core {
 
-/// Throws InputError when the workload is folded but a send lies half the
-/// ring away or a dependency does not touch its target's source. The
-/// Workload constructor calls it, so every folded Workload lifts.
-void check_fold_lift(const Workload& w);
+/// Throws InputError on a fold that is not well formed (copies 0,
+/// block_ranks not dividing the accelerators into >= 2 blocks, a job over
+/// 2^32-1 accelerators) or whose lift is not well defined (a send half the
+/// ring away, a dependency not touching its target's source). The Workload
+/// constructor calls it, so every folded Workload lifts.
+void check_fold(const Workload& w);
 
 class FoldLift {
  public:
