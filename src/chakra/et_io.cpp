@@ -8,12 +8,11 @@
 #include <zlib.h>
 
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "et_def.pb.h"
+#include "file_bytes.hpp"
 #include "flux/chakra/et.hpp"
 #include "flux/core/error.hpp"
 
@@ -375,12 +374,7 @@ EtFile parse_et(std::string_view bytes, std::string_view source) {
 }
 
 EtFile read_et_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw core::InputError(file.string(), "", "", "cannot open file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw core::InputError(file.string(), "", "", "read error");
-  return parse_et(buf.str(), file.string());
+  return parse_et(file_bytes(file), file.string());
 }
 
 std::string serialize_et(const EtFile& file, bool compress) {

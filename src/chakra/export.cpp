@@ -118,9 +118,7 @@ void Exporter::send_recv(const ProgramCollective& pc, bool blocking) {
   const std::uint32_t count = pc.num_tasks;
   std::vector<std::uint64_t> send_id(count), recv_id(count);
   std::vector<bool> initial(count, false);
-  std::unordered_map<std::uint32_t, std::size_t> position;  // rank -> position in the group
   for (std::size_t pos = 0; pos < pc.spec.group.size(); ++pos) {
-    position.emplace(pc.spec.group[pos].value(), pos);
     for (TaskIndex t : pc.tasks.initial[pos]) initial[t.value() - first] = true;
   }
   const std::string name = label(pc);
@@ -193,16 +191,18 @@ ChakraTrace Exporter::run() {
     throw core::InputError("", "tasks", std::to_string(w_.num_tasks()),
                            "the program describes " + std::to_string(next_task) + " tasks");
   }
+  // The importer's default algorithm, when every collective used the same.
+  const bool one_algorithm =
+      !p_.collectives.empty() &&
+      std::all_of(p_.collectives.begin(), p_.collectives.end(), [&](const auto& c) {
+        return c.spec.algorithm == p_.collectives[0].spec.algorithm;
+      });
   out_.ranks.resize(p_.ranks);
   for (std::uint32_t r = 0; r < p_.ranks; ++r) {
     out_.ranks[r].source = "rank " + std::to_string(r);
     out_.ranks[r].version = std::string(kSchemaVersion);
     out_.ranks[r].workload = w_.name();
-    // The importer's default algorithm, when every collective used the same.
-    if (!p_.collectives.empty() &&
-        std::all_of(p_.collectives.begin(), p_.collectives.end(), [&](const auto& c) {
-          return c.spec.algorithm == p_.collectives[0].spec.algorithm;
-        })) {
+    if (one_algorithm) {
       out_.ranks[r].collective = std::string(to_string(p_.collectives[0].spec.algorithm));
     }
   }

@@ -1,28 +1,15 @@
 // The files around a Chakra trace: the rank files of a prefix and ASTRA-sim's
 // communicator-group JSON; import options.
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "file_bytes.hpp"
 #include "flux/chakra/import.hpp"
 #include "flux/core/error.hpp"
 #include "flux/trace/json_writer.hpp"
 
 namespace flux::chakra {
-namespace {
-
-std::string slurp(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw core::InputError(file.string(), "", "", "cannot open file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-}  // namespace
-
 CommGroups parse_comm_groups(std::string_view text, std::string_view source_view) {
   const std::string source(source_view);
   std::set<std::string> keys;
@@ -73,7 +60,7 @@ CommGroups parse_comm_groups(std::string_view text, std::string_view source_view
 }
 
 CommGroups read_comm_groups(const std::filesystem::path& file) {
-  return parse_comm_groups(slurp(file), file.string());
+  return parse_comm_groups(file_bytes(file), file.string());
 }
 
 std::string comm_groups_json(const CommGroups& groups) {

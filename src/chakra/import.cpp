@@ -18,7 +18,8 @@
 //
 // A COMP node also waits for the rank's previous COMP node (they run one at
 // a time). Entries that this implicit edge brings and that the node's own
-// dependencies already imply are dropped: (a, wa) is implied by an entry
+// dependencies already imply are dropped (a test that would visit more than
+// kSweepBudget tasks gives up and keeps the entry): (a, wa) is implied by an entry
 // (b, wb) when the longest path of edge compute from a to b is at least
 // wa - wb (transmissions counted as 0, so the test is sound at any link
 // rate); start is implied by (b, wb) when b's longest release-plus-compute

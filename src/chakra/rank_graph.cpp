@@ -288,16 +288,10 @@ RankGraph build_rank_graph(const EtFile& file, std::uint32_t rank, std::uint32_t
   g.rank = rank;
   g.file = &file;
   g.nodes.resize(file.nodes.size());
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) g.nodes[i].et = &file.nodes[i];
   resolve_deps(g, options, warnings);
   std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> others;  // type -> count, id
-  core::TimePs compute = 0;
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    classify(g, i, ranks, options, stats, others);
-    compute = std::min(kMaxTimePs + 1, compute + g.nodes[i].compute_ps);
-  }
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) classify(g, i, ranks, options, stats, others);
   stats.nodes += g.nodes.size();
-  stats.max_rank_compute_ps = std::max(stats.max_rank_compute_ps, compute);
   for (const auto& [type, seen] : others) {
     warnings.push_back(file.source + ": " + std::to_string(seen.first) + " " +
                        node_type_name(type) + " node(s) (first: node " +
@@ -428,12 +422,9 @@ std::vector<Collective> match_ranks(std::vector<RankGraph>& graphs, const Import
         RankGraph& g = graphs[r];
         const std::uint32_t v = lists[r][k];
         const EtNode& n = g.file->nodes[v];
-        const char* bad = n.comm_type != ref.comm_type             ? "comm_type"
-                          : g.nodes[v].bytes != rg.nodes[rv].bytes ? "comm_size"
-                                                                   : nullptr;
-        if (bad != nullptr) {
-          const bool type = bad[5] == 't';
-          throw InputError(g.file->source, g.field(v, bad),
+        const bool type = n.comm_type != ref.comm_type;
+        if (type || g.nodes[v].bytes != rg.nodes[rv].bytes) {
+          throw InputError(g.file->source, g.field(v, type ? "comm_type" : "comm_size"),
                            type ? comm_type_name(*n.comm_type) : std::to_string(g.nodes[v].bytes),
                            "collectives do not line up: collective " + ordinal(k) + " of group " +
                                quoted_pg + " is " +

@@ -23,7 +23,6 @@ inline constexpr core::TimePs kMaxTimePs = 1'000'000 * core::kPsPerS;
 enum class Kind : std::uint8_t { kComp, kSend, kRecv, kColl, kOther };
 
 struct GraphNode {
-  const EtNode* et = nullptr;
   Kind kind = Kind::kOther;
   core::TimePs compute_ps = 0;  ///< COMP: its time
   std::uint64_t bytes = 0;      ///< SEND, RECV: comm_size

@@ -6,8 +6,9 @@
 //     forward). A rank's COMP nodes run one at a time: each also waits for the
 //     rank's previous COMP node (in the rank's topological order, ties by node
 //     id; CPU and GPU operations are two separate streams). COMP time is
-//     duration_micros, or a roofline time from num_ops and tensor_size
-//     (workload/compute.hpp) when there is none.
+//     flux_duration_ps (Flux's own exports, exact), else duration_micros,
+//     else a roofline time from num_ops and tensor_size
+//     (workload/compute.hpp).
 //   - COMM_SEND and COMM_RECV are matched by (src, dst, comm_tag), in the
 //     order each rank posts them; a matched pair is one send task, issued
 //     when the COMM_SEND may start (eager: the receiver's dependencies do not
@@ -24,7 +25,7 @@
 //     iteration began. Compute between a rank's sends becomes edge weights,
 //     compute before its first send the sends' release, compute after its
 //     last sends their tail. Entries the rank's compute stream brings along
-//     that the node's own dependencies already imply are dropped.
+//     that the node's own dependencies already imply are dropped (within a search budget).
 //   - Nodes of other types (METADATA, MEM_LOAD, MEM_STORE, INVALID, types of
 //     newer schemas) take no time and are named in a warning.
 #include <cstdint>
@@ -60,7 +61,7 @@ struct ImportOptions {
   /// How COMM_COLL nodes become sends; unset: the algorithm Flux recorded
   /// in traces it exported, else ring.
   std::optional<workload::Algorithm> collective;
-  /// Roofline for COMP nodes without duration_micros.
+  /// Roofline for COMP nodes without flux_duration_ps or duration_micros.
   workload::GpuSpec gpu = workload::GpuSpec::preset("a100");
   /// Groups named by pg_name; needed when a COMM_COLL names a group.
   std::optional<CommGroups> comm_groups;
@@ -83,9 +84,8 @@ struct ImportStats {
   std::uint64_t send_nodes = 0;
   std::uint64_t recv_nodes = 0;
   std::uint64_t coll_nodes = 0;
-  std::uint64_t other_nodes = 0;         ///< types Flux does not model (warned)
-  std::uint64_t collectives = 0;         ///< matched collectives (one per group and call)
-  core::TimePs max_rank_compute_ps = 0;  ///< largest total COMP time of one rank
+  std::uint64_t other_nodes = 0;  ///< types Flux does not model (warned)
+  std::uint64_t collectives = 0;  ///< matched collectives (one per group and call)
 };
 
 struct ImportResult {
