@@ -14,12 +14,12 @@
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/fold.hpp"
+#include "flux/formats/workload_json.hpp"
 #include "flux/sched/bounds.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/fold.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/simulator.hpp"
-#include "flux/trace/workload_json.hpp"
 #include "flux/workload/builder.hpp"
 #include "flux/workload/collectives.hpp"
 #include "flux/workload/llama.hpp"
@@ -336,14 +336,14 @@ TEST(Fold, WorkloadChecksItsFold) {
 TEST(Fold, JsonRoundTripKeepsTheFold) {
   const core::Workload w = workload::generate_llama(config(2, 8, 4));
   std::ostringstream out;
-  trace::write_workload(out, w);
+  formats::write_workload(out, w);
   EXPECT_NE(out.str().find("\"fold\""), std::string::npos);
-  const core::Workload back = trace::parse_workload(out.str(), "mem");
+  const core::Workload back = formats::parse_workload(out.str(), "mem");
   EXPECT_EQ(back.fold(), w.fold());
   EXPECT_TRUE(canonical(back) == canonical(w));
   expect_error(
       [] {
-        trace::parse_workload(
+        formats::parse_workload(
             R"({"format": "flux.workload/v1", "name": "x", "accelerators": 4,
                 "fold": {"copies": 2, "block_ranks": 3}, "tasks": [], "deps": []})",
             "mem");

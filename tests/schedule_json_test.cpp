@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/formats/schedule_json.hpp"
 #include "flux/schedule/schedule.hpp"
-#include "flux/trace/schedule_json.hpp"
 
-namespace flux::trace {
+namespace flux::formats {
 namespace {
 
 namespace fs = std::filesystem;
@@ -547,4 +547,4 @@ TEST(ScheduleJsonSave, FailedWriteKeepsOldFileAndRemovesTemp) {
 }
 
 }  // namespace
-}  // namespace flux::trace
+}  // namespace flux::formats

@@ -12,9 +12,10 @@
 #include "../src/sim/engine.hpp"  // internal: ChunkQueue
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
+#include "flux/formats/chrome_trace.hpp"
+#include "flux/formats/metrics_json.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/validator.hpp"
-#include "flux/sim/output.hpp"
 #include "flux/workload/llama.hpp"
 
 namespace flux {
@@ -310,11 +311,11 @@ TEST(Simulator, WritesMetricsAndTrace) {
   const auto s = pair_schedule();
   const auto r = sim::simulate(w, s);
   std::ostringstream m;
-  sim::write_metrics(m, w, s, {}, r.metrics);
+  formats::write_metrics(m, w, s, {}, r.metrics);
   EXPECT_NE(m.str().find("\"format\": \"flux.metrics/v1\""), std::string::npos) << m.str();
   EXPECT_NE(m.str().find("\"iteration_time_s\": 7.01e-06"), std::string::npos) << m.str();
   std::ostringstream t;
-  sim::write_chrome_trace(t, w, s, r);
+  formats::write_chrome_trace(t, w, s, r);
   EXPECT_NE(t.str().find("\"name\": \"reconfigure 1-2\""), std::string::npos) << t.str();
   EXPECT_NE(t.str().find("\"name\": \"OCS 0\""), std::string::npos) << t.str();
 }

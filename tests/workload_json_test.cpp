@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
-#include "flux/trace/json_writer.hpp"
-#include "flux/trace/workload_json.hpp"
+#include "flux/formats/workload_json.hpp"
+#include "flux/io/json_writer.hpp"
 #include "flux/workload/builder.hpp"
 
-namespace flux::trace {
+namespace flux::formats {
 namespace {
 
 namespace fs = std::filesystem;
@@ -176,7 +176,7 @@ std::vector<std::string> doc_examples(const std::string& format) {
 
 TEST(JsonWriter, PrettyPutsArrayElementsOnLines) {
   std::ostringstream out;
-  JsonWriter j(out);
+  io::JsonWriter j(out);
   j.begin_object();
   j.member("a", 1);
   j.key("list").begin_array();
@@ -193,7 +193,7 @@ TEST(JsonWriter, PrettyPutsArrayElementsOnLines) {
 
 TEST(JsonWriter, CompactHasNoWhitespace) {
   std::ostringstream out;
-  JsonWriter j(out, JsonWriter::Style::kCompact);
+  io::JsonWriter j(out, io::JsonWriter::Style::kCompact);
   j.begin_array().value(-3).value(std::uint64_t{18446744073709551615ULL}).value("s");
   j.begin_object().member("k", 0.5).end_object().end_array();
   j.finish();
@@ -202,7 +202,7 @@ TEST(JsonWriter, CompactHasNoWhitespace) {
 
 TEST(JsonWriter, EscapesStrings) {
   std::ostringstream out;
-  JsonWriter j(out, JsonWriter::Style::kCompact);
+  io::JsonWriter j(out, io::JsonWriter::Style::kCompact);
   j.value("q\"b\\n\n\t\x01\x1f \xE2\x82\xAC");
   j.finish();
   EXPECT_EQ(out.str(), "\"q\\\"b\\\\n\\n\\t\\u0001\\u001f \xE2\x82\xAC\"");
@@ -210,16 +210,16 @@ TEST(JsonWriter, EscapesStrings) {
 
 TEST(JsonWriter, RejectsInvalidUtf8) {
   std::ostringstream out;
-  JsonWriter j(out, JsonWriter::Style::kCompact);
+  io::JsonWriter j(out, io::JsonWriter::Style::kCompact);
   EXPECT_THROW(j.value("bad \xC3"), core::InputError);
-  EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));  // a surrogate
-  EXPECT_FALSE(is_valid_utf8("\xC0\x80"));      // overlong
-  EXPECT_TRUE(is_valid_utf8("\xF0\x9F\x98\x80"));
+  EXPECT_FALSE(io::is_valid_utf8("\xED\xA0\x80"));  // a surrogate
+  EXPECT_FALSE(io::is_valid_utf8("\xC0\x80"));      // overlong
+  EXPECT_TRUE(io::is_valid_utf8("\xF0\x9F\x98\x80"));
 }
 
 TEST(JsonWriter, DoublesShortestAndFiniteOnly) {
   std::ostringstream out;
-  JsonWriter j(out, JsonWriter::Style::kCompact);
+  io::JsonWriter j(out, io::JsonWriter::Style::kCompact);
   j.begin_array().value(0.1).value(1e-5).value(800.0).value(1.0 / 3.0);
   EXPECT_THROW(j.value(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
   EXPECT_THROW(j.value(std::numeric_limits<double>::infinity()), std::invalid_argument);
@@ -230,7 +230,7 @@ TEST(JsonWriter, DoublesShortestAndFiniteOnly) {
 
 TEST(JsonWriter, RejectsMisuse) {
   std::ostringstream out;
-  JsonWriter j(out);
+  io::JsonWriter j(out);
   EXPECT_THROW(j.key("k"), std::logic_error);
   j.begin_object();
   EXPECT_THROW(j.value(1), std::logic_error);
@@ -560,4 +560,4 @@ TEST(WorkloadJsonSave, ReplacesExistingFile) {
 }
 
 }  // namespace
-}  // namespace flux::trace
+}  // namespace flux::formats

@@ -12,7 +12,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flux/eval/evaluate.hpp"
-#include "flux/trace/save.hpp"
+#include "flux/io/save.hpp"
 
 extern char** environ;
 
@@ -131,11 +131,11 @@ void run_evaluate(const EvaluateOptions& o) {
       });
   eval::write_csv(csv, rows);
   const std::string summary = eval::summary_table(c, rows);
-  trace::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
+  io::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
   std::printf("%s", summary.c_str());
 
   const std::string script = eval::gnuplot_script(c, rows, "fig2.png.tmp", "fig2.svg.tmp");
-  trace::save_file(dir / "fig2.gp", [&](std::ostream& out) { out << script; });
+  io::save_file(dir / "fig2.gp", [&](std::ostream& out) { out << script; });
   std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
               (dir / "fig2.gp").string().c_str());
   if (o.no_plot) return;

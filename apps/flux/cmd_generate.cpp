@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "flux/chakra/export.hpp"
 #include "flux/core/error.hpp"
-#include "flux/trace/workload_json.hpp"
+#include "flux/formats/workload_json.hpp"
 #include "flux/workload/llama.hpp"
 
 namespace flux::cli {
@@ -82,7 +82,7 @@ void run_llama3(const GenerateOptions& o) {
       workload::generate_llama(config, o.format == "chakra" ? &program : nullptr);
   std::string wrote = o.output;
   if (o.format == "json") {
-    trace::save_workload(o.output, w);
+    formats::save_workload(o.output, w);
   } else {
     const auto encoding = o.chakra_collectives == "comm-coll"
                               ? chakra::CollectiveEncoding::kCommColl

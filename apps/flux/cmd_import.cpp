@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "flux/chakra/import.hpp"
 #include "flux/core/error.hpp"
-#include "flux/trace/workload_json.hpp"
+#include "flux/formats/workload_json.hpp"
 
 namespace flux::cli {
 namespace {
@@ -43,7 +43,7 @@ void run_import(const ImportCliOptions& o) {
   }
   const chakra::ImportResult r = chakra::import_chakra(o.prefix, options);
   for (const std::string& w : r.warnings) std::cerr << "flux: warning: " << w << "\n";
-  trace::save_workload(o.output, r.workload);
+  formats::save_workload(o.output, r.workload);
   const chakra::ImportStats& s = r.stats;
   std::cerr << "read " << s.ranks << " ranks, " << s.nodes << " nodes (" << s.comp_nodes
             << " COMP, " << s.send_nodes << " COMM_SEND, " << s.recv_nodes << " COMM_RECV, "

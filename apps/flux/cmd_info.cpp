@@ -8,7 +8,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flux/core/summary.hpp"
-#include "flux/trace/workload_json.hpp"
+#include "flux/formats/workload_json.hpp"
 
 namespace flux::cli {
 namespace {
@@ -58,7 +58,7 @@ void print_matrix(const core::Workload& w, std::size_t top) {
 
 void run_info(const InfoOptions& o) {
   const core::System system = o.system.to_system();
-  const core::Workload w = trace::read_workload(o.input);
+  const core::Workload w = formats::read_workload(o.input);
   const core::WorkloadSummary s = core::summarize(w, system);
   std::printf("workload        %s\n", w.name().c_str());
   std::printf("accelerators    %u\n", w.accelerators());

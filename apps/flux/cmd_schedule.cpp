@@ -6,9 +6,9 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "flux/formats/schedule_json.hpp"
+#include "flux/formats/workload_json.hpp"
 #include "flux/sched/scheduler.hpp"
-#include "flux/trace/schedule_json.hpp"
-#include "flux/trace/workload_json.hpp"
 
 namespace flux::cli {
 namespace {
@@ -45,9 +45,9 @@ void print_summary(const schedule::Schedule& s) {
 void run_schedule(const ScheduleOptions& o) {
   const core::System system = o.system.to_system();
   const sched::SchedulerOptions options = o.run.resolve();
-  const core::Workload w = trace::read_workload(o.input);
+  const core::Workload w = formats::read_workload(o.input);
   const schedule::Schedule s = run_named_scheduler(o.run.scheduler, w, system, options);
-  if (!o.output.empty()) trace::save_schedule(o.output, s);
+  if (!o.output.empty()) formats::save_schedule(o.output, s);
   print_summary(s);
 }
 

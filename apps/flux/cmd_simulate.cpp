@@ -7,12 +7,13 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "flux/formats/chrome_trace.hpp"
+#include "flux/formats/metrics_json.hpp"
+#include "flux/formats/schedule_json.hpp"
+#include "flux/formats/workload_json.hpp"
+#include "flux/io/save.hpp"
 #include "flux/schedule/validator.hpp"
-#include "flux/sim/output.hpp"
 #include "flux/sim/simulator.hpp"
-#include "flux/trace/save.hpp"
-#include "flux/trace/schedule_json.hpp"
-#include "flux/trace/workload_json.hpp"
 
 namespace flux::cli {
 namespace {
@@ -87,13 +88,13 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
                            "the system comes from the schedule file: --switches, --tau and "
                            "--link-gbps only apply with --scheduler");
   }
-  const core::Workload w = trace::read_workload(o.input);
+  const core::Workload w = formats::read_workload(o.input);
   schedule::Schedule s;
   if (!o.schedule_file.empty()) {
-    s = trace::read_schedule(o.schedule_file);
+    s = formats::read_schedule(o.schedule_file);
   } else {
     s = run_named_scheduler(o.run.scheduler, w, o.system.to_system(), o.run.resolve());
-    if (!o.save_schedule.empty()) trace::save_schedule(o.save_schedule, s);
+    if (!o.save_schedule.empty()) formats::save_schedule(o.save_schedule, s);
   }
   sim::SimResult r;
   try {
@@ -103,11 +104,11 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
     throw core::InputError(o.schedule_file, "", "", e.what());
   }
   if (!o.output.empty()) {
-    trace::save_file(o.output,
-                     [&](std::ostream& out) { sim::write_metrics(out, w, s, o.sim, r.metrics); });
+    io::save_file(o.output,
+                  [&](std::ostream& out) { formats::write_metrics(out, w, s, o.sim, r.metrics); });
   }
   if (!o.trace.empty()) {
-    trace::save_file(o.trace, [&](std::ostream& out) { sim::write_chrome_trace(out, w, s, r); });
+    io::save_file(o.trace, [&](std::ostream& out) { formats::write_chrome_trace(out, w, s, r); });
   }
   print_summary(w, s, r);
 }

@@ -12,10 +12,10 @@
 #include "flux/core/error.hpp"
 #include "flux/core/fold.hpp"
 #include "flux/core/format.hpp"
+#include "flux/formats/schedule_json.hpp"
+#include "flux/formats/workload_json.hpp"
 #include "flux/schedule/fold.hpp"
 #include "flux/schedule/validator.hpp"
-#include "flux/trace/schedule_json.hpp"
-#include "flux/trace/workload_json.hpp"
 
 namespace flux::cli {
 namespace {
@@ -51,12 +51,12 @@ void run_unfold(const UnfoldOptions& o) {
                            o.schedule.empty() ? o.schedule_output : o.schedule,
                            "give --schedule and --schedule-output together");
   }
-  const core::Workload fold = trace::read_workload(o.workload);
+  const core::Workload fold = formats::read_workload(o.workload);
   check_fits(fold, o.workload);
   const core::Workload job = core::unfold(fold);
   std::optional<schedule::Schedule> lifted;
   if (!o.schedule.empty()) {
-    const schedule::Schedule s = trace::read_schedule(o.schedule);
+    const schedule::Schedule s = formats::read_schedule(o.schedule);
     try {
       schedule::check_schedule(fold, s);  // the user's file: a violation is bad input
       lifted = schedule::unfold(fold, s);
@@ -69,10 +69,10 @@ void run_unfold(const UnfoldOptions& o) {
     schedule::check_schedule(job, *lifted);  // a failure here would be a bug of the lift
   }
   // Everything is checked; now write.
-  trace::save_workload(o.output, job);
+  formats::save_workload(o.output, job);
   print_written(o.output, job);
   if (lifted) {
-    trace::save_schedule(o.schedule_output, *lifted);
+    formats::save_schedule(o.schedule_output, *lifted);
     std::printf("wrote %s: %s schedule of %s, %zu sends, iteration time %s\n",
                 o.schedule_output.c_str(), lifted->scheduler.c_str(), job.name().c_str(),
                 lifted->tasks.size(), core::format_duration(lifted->makespan_ps).c_str());

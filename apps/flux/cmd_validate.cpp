@@ -4,9 +4,9 @@
 
 #include "commands.hpp"
 #include "flux/core/error.hpp"
+#include "flux/formats/schedule_json.hpp"
+#include "flux/formats/workload_json.hpp"
 #include "flux/schedule/validator.hpp"
-#include "flux/trace/schedule_json.hpp"
-#include "flux/trace/workload_json.hpp"
 
 namespace flux::cli {
 
@@ -16,8 +16,8 @@ void register_validate(CLI::App& app) {
   cmd->add_option("workload", files->first, "workload file")->required();
   cmd->add_option("schedule", files->second, "schedule file")->required();
   cmd->callback([files] {
-    const core::Workload w = trace::read_workload(files->first);
-    const schedule::Schedule s = trace::read_schedule(files->second);
+    const core::Workload w = formats::read_workload(files->first);
+    const schedule::Schedule s = formats::read_schedule(files->second);
     const schedule::ValidationReport r = schedule::validate(w, s);
     if (!r.ok()) {
       for (const std::string& v : r.violations) std::printf("violation: %s\n", v.c_str());

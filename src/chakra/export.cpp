@@ -15,7 +15,7 @@
 
 #include "flux/chakra/export.hpp"
 #include "flux/core/error.hpp"
-#include "flux/trace/save.hpp"
+#include "flux/io/save.hpp"
 
 namespace flux::chakra {
 namespace {
@@ -243,7 +243,7 @@ std::vector<std::filesystem::path> save_chakra(const std::filesystem::path& pref
     const std::string json = comm_groups_json(trace.groups);
     files.emplace_back(written.back(), [json](std::ostream& out) { out << json; });
   }
-  trace::save_files(files);
+  io::save_files(files);
   return written;
 }
 

@@ -1,76 +1,82 @@
 // The files around a Chakra trace: the rank files of a prefix and ASTRA-sim's
 // communicator-group JSON; import options.
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
-#include "file_bytes.hpp"
 #include "flux/chakra/import.hpp"
 #include "flux/core/error.hpp"
-#include "flux/trace/json_writer.hpp"
+#include "flux/io/json_reader.hpp"
+#include "flux/io/json_writer.hpp"
 
 namespace flux::chakra {
-CommGroups parse_comm_groups(std::string_view text, std::string_view source_view) {
-  const std::string source(source_view);
-  std::set<std::string> keys;
-  std::string duplicate;
-  // Duplicate keys are an error: nlohmann would keep the last one silently.
-  const nlohmann::json::parser_callback_t check =
-      [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        if (depth == 1 && event == nlohmann::json::parse_event_t::key && parsed.is_string() &&
-            !keys.insert(parsed.get<std::string>()).second && duplicate.empty()) {
-          duplicate = parsed.get<std::string>();
-        }
-        return true;
-      };
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.begin(), text.end(), check);
-  } catch (const nlohmann::json::exception& e) {
-    throw core::InputError(source, "", "", std::string("malformed JSON: ") + e.what());
+namespace {
+
+// ASTRA-sim's communicator groups: {"<name>": [rank, ...], ...}, no "format".
+constexpr io::Node kGroupNodes[] = {
+    {io::Kind::kMap, {}, 1},    // 0: the groups by name
+    {io::Kind::kArray, {}, 2},  // 1: one group's ranks
+    {io::Kind::kUint},          // 2: a rank
+};
+constexpr io::Schema kGroupSchema{kGroupNodes, ""};
+
+class GroupHandler final : public io::Handler {
+ public:
+  explicit GroupHandler(CommGroups& groups) : groups_(groups) {}
+
+  void begin(int node, const io::Cursor& at) override {
+    if (node != 1) return;
+    group_ = &groups_[std::string(at.key())];
+    seen_.clear();
   }
-  if (!duplicate.empty()) {
-    throw core::InputError(source, "\"" + duplicate + "\"", "", "group given twice");
+  void end(int node, const io::Cursor& at) override {
+    if (node == 1 && group_->empty()) {
+      throw core::InputError("", at.path(), "[]", "expected a non-empty array of ranks");
+    }
   }
-  if (!j.is_object()) {
-    throw core::InputError(source, "", "",
-                           "expected a JSON object of groups, e.g. {\"1\": [0, 1], \"2\": [2, 3]}");
+  void leaf(int /*node*/, const io::Leaf& v, const io::Cursor& at) override {
+    if (v.u >= 0xffffffffULL) {
+      throw core::InputError("", at.path(), std::string(v.text), "a rank must be below 2^32-1");
+    }
+    const auto rank = static_cast<std::uint32_t>(v.u);
+    if (!seen_.insert(rank).second) {
+      throw core::InputError("", at.path(), std::string(v.text), "rank listed twice in the group");
+    }
+    group_->push_back(rank);
   }
+
+ private:
+  CommGroups& groups_;
+  std::vector<std::uint32_t>* group_ = nullptr;
+  std::set<std::uint32_t> seen_;
+};
+
+}  // namespace
+
+CommGroups parse_comm_groups(std::string_view text, std::string_view source) {
   CommGroups groups;
-  for (const auto& [name, ranks] : j.items()) {
-    const std::string field = "\"" + name + "\"";
-    if (!ranks.is_array() || ranks.empty()) {
-      throw core::InputError(source, field, ranks.dump(), "expected a non-empty array of ranks");
-    }
-    std::vector<std::uint32_t>& list = groups[name];
-    std::set<std::uint32_t> seen;
-    for (const auto& r : ranks) {
-      if (!r.is_number_integer() || r.get<std::int64_t>() < 0 ||
-          r.get<std::int64_t>() >= 0xffffffffLL) {
-        throw core::InputError(source, field, r.dump(), "a rank must be an integer >= 0");
-      }
-      const auto rank = static_cast<std::uint32_t>(r.get<std::int64_t>());
-      if (!seen.insert(rank).second) {
-        throw core::InputError(source, field, r.dump(), "rank listed twice in the group");
-      }
-      list.push_back(rank);
-    }
-  }
+  GroupHandler handler(groups);
+  io::read_json(text, source, kGroupSchema, handler);
   return groups;
 }
 
 CommGroups read_comm_groups(const std::filesystem::path& file) {
-  return parse_comm_groups(file_bytes(file), file.string());
+  CommGroups groups;
+  GroupHandler handler(groups);
+  io::read_json_file(file, kGroupSchema, handler);
+  return groups;
 }
 
 std::string comm_groups_json(const CommGroups& groups) {
   std::string out = "{";
   bool first = true;
   for (const auto& [name, ranks] : groups) {
-    trace::check_utf8(name, "pg_name");
+    io::check_utf8(name, "pg_name");
     out += first ? "\n" : ",\n";
     first = false;
-    out += "  " + nlohmann::json(name).dump() + ": [";
+    std::ostringstream key;
+    io::JsonWriter(key, io::JsonWriter::Style::kCompact).value(name).finish();
+    out += "  " + key.str() + ": [";
     for (std::size_t k = 0; k < ranks.size(); ++k) {
       out += (k > 0 ? ", " : "") + std::to_string(ranks[k]);
     }

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "flux/core/error.hpp"
-#include "flux/trace/json_writer.hpp"
+#include "flux/io/json_writer.hpp"
 #include "flux/workload/compute.hpp"
 
 namespace flux::chakra::detail {
@@ -129,7 +129,7 @@ void classify(RankGraph& g, std::uint32_t i, std::uint32_t ranks, const ImportOp
               ImportStats& stats,
               std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>>& others) {
   const EtNode& n = g.file->nodes[i];
-  if (!trace::is_valid_utf8(n.name)) {
+  if (!io::is_valid_utf8(n.name)) {
     throw InputError(g.file->source, g.field(i, "name"), "", "not valid UTF-8");
   }
   switch (static_cast<NodeType>(n.type)) {

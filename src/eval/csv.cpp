@@ -10,7 +10,7 @@
 
 #include "flux/core/error.hpp"
 #include "flux/eval/evaluate.hpp"
-#include "flux/trace/save.hpp"
+#include "flux/io/save.hpp"
 
 namespace flux::eval {
 namespace {
@@ -189,7 +189,7 @@ void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& ro
         << r.switches << ',' << num(r.link_gbps) << ',' << num(r.time_limit_s) << '\n';
   }
   const std::string text = out.str();
-  trace::save_file(file, [&](std::ostream& o) { o << text; });
+  io::save_file(file, [&](std::ostream& o) { o << text; });
 }
 
 }  // namespace flux::eval

@@ -124,8 +124,7 @@ void Engine::on_link_up(std::uint32_t slot, std::uint32_t entry, std::uint32_t c
   touch(f);
 }
 
-void Engine::on_link_down(std::uint32_t slot, std::uint32_t entry, std::uint32_t cycle,
-                          TimePs t) {
+void Engine::on_link_down(std::uint32_t slot, std::uint32_t entry, std::uint32_t cycle, TimePs t) {
   const std::uint32_t f = slot / switches_, sw = slot % switches_;
   advance_flow(f, t);
   Flow& fl = flows_[f];

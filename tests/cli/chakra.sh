@@ -72,7 +72,7 @@ if [ -d "$traces" ]; then
   expect_error nogroups 2 'denseA.0.et: node 80.pg_name = "1": names a communicator group, but no group file' -- \
     "$FLUX" import chakra "$DIR/nogroups/denseA" -o "$DIR/x.json"
   echo '{"1": [0, 1], "1": [2, 3]}' > "$DIR/dup.json"
-  expect_error dup-group 2 'dup.json: "1": group given twice' -- \
+  expect_error dup-group 2 'dup.json: "1": duplicate key' -- \
     "$FLUX" import chakra "$DIR/nogroups/denseA" --comm-groups "$DIR/dup.json" -o "$DIR/x.json"
   head -c 3000 "$dense.1.et" > "$DIR/nogroups/denseA.1.et"
   expect_error truncated 2 'denseA.1.et: record [0-9]+ at byte [0-9]+: truncated' -- \

@@ -1,18 +1,16 @@
-#include "json_reader.hpp"
+#include "flux/io/json_reader.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "flux/core/error.hpp"
 
-namespace flux::trace::detail {
+namespace flux::io {
 namespace {
 
 using Json = nlohmann::json;
@@ -23,6 +21,7 @@ constexpr std::size_t kReadBuffer = 1 << 20;
 const char* kind_problem(Kind k) {
   switch (k) {
     case Kind::kObject:
+    case Kind::kMap:
       return "must be an object";
     case Kind::kArray:
       return "must be an array";
@@ -64,6 +63,7 @@ class SaxReader final : public Cursor {
     for (const Field& f : schema_.nodes[0].fields) {
       if (f.name == "format") format_node_ = f.node;
     }
+    format_ok_ = schema_.format.empty();
   }
 
   bool null() { return scalar(Scalar{Token::kNull, "null"}); }
@@ -90,7 +90,7 @@ class SaxReader final : public Cursor {
   bool end_array() { return close(false); }
 
   bool key(Json::string_t& k) {
-    if (depth_ == 1) at_format_ = k == "format";
+    if (depth_ == 1) at_format_ = k == "format" && !schema_.format.empty();
     if (!skipping()) guarded([&] { schema_key(k); });
     return true;
   }
@@ -107,17 +107,29 @@ class SaxReader final : public Cursor {
 
   [[nodiscard]] std::string path() const override {
     std::string p;
-    for (const Frame& f : stack_) {
+    // In begin() and end() of a container, its own path: no element or key.
+    const std::size_t frames = stack_.size() - (at_edge_ && !stack_.empty() ? 1 : 0);
+    for (std::size_t i = 0; i < frames; ++i) {
+      const Frame& f = stack_[i];
       const Node& n = schema_.nodes[static_cast<std::size_t>(f.node)];
       if (n.kind == Kind::kArray) {
         p += '[';
         p += std::to_string(f.index);
         p += ']';
+      } else if (n.kind == Kind::kMap) {
+        if (f.has_key) p = join(p, io::quoted(f.key));
       } else if (f.field >= 0) {
         p = join(p, n.fields[static_cast<std::size_t>(f.field)].name);
       }
     }
     return p;
+  }
+
+  [[nodiscard]] std::string_view key() const override {
+    for (auto f = stack_.rbegin(); f != stack_.rend(); ++f) {
+      if (node(f->node).kind == Kind::kMap) return f->key;
+    }
+    return {};
   }
 
   // After the whole document: the format must have been seen; then the first
@@ -135,9 +147,12 @@ class SaxReader final : public Cursor {
  private:
   struct Frame {
     int node = 0;
-    int field = -1;           // object: the current key's field
-    std::uint64_t index = 0;  // array: the element being read
-    std::uint32_t seen = 0;   // object: keys seen so far, by field
+    int field = -1;                           // object: the current key's field
+    std::uint64_t index = 0;                  // array: the element being read
+    std::uint32_t seen = 0;                   // object: keys seen so far, by field
+    std::string key;                          // map: the current key
+    bool has_key = false;                     // map: a key was read
+    std::set<std::string, std::less<>> keys;  // map: every key so far
   };
 
   [[nodiscard]] bool skipping() const { return pending_.has_value(); }
@@ -225,12 +240,17 @@ class SaxReader final : public Cursor {
 
   void schema_open(bool object) {
     const int id = expected_node();
-    if (node(id).kind != (object ? Kind::kObject : Kind::kArray)) {
+    const Kind kind = node(id).kind;
+    if (object ? kind != Kind::kObject && kind != Kind::kMap : kind != Kind::kArray) {
       throw core::InputError("", field_name(), object ? "{...}" : "[...]",
                              kind_problem(node(id).kind));
     }
-    stack_.push_back(Frame{id});
+    Frame frame;
+    frame.node = id;
+    stack_.push_back(std::move(frame));
+    at_edge_ = true;
     handler_.begin(id, *this);
+    at_edge_ = false;
   }
 
   void schema_close(bool object) {
@@ -244,7 +264,9 @@ class SaxReader final : public Cursor {
         }
       }
     }
+    at_edge_ = true;
     handler_.end(f.node, *this);
+    at_edge_ = false;
     stack_.pop_back();
     value_done();
   }
@@ -252,6 +274,12 @@ class SaxReader final : public Cursor {
   void schema_key(std::string_view k) {
     Frame& f = stack_.back();
     const Node& n = node(f.node);
+    if (n.kind == Kind::kMap) {
+      f.key = std::string(k);
+      f.has_key = true;
+      if (!f.keys.insert(f.key).second) throw core::InputError("", path(), "", "duplicate key");
+      return;
+    }
     for (std::size_t i = 0; i < n.fields.size(); ++i) {
       if (n.fields[i].name != k) continue;
       if ((f.seen >> i) & 1u) throw core::InputError("", join(path(), k), "", "duplicate key");
@@ -282,6 +310,7 @@ class SaxReader final : public Cursor {
     leaf.text = s.text;
     switch (kind) {
       case Kind::kObject:
+      case Kind::kMap:
       case Kind::kArray:
         fail(kind_problem(kind));
         break;
@@ -328,6 +357,7 @@ class SaxReader final : public Cursor {
   std::size_t depth_ = 0;   // open containers, followed even after an error
   bool at_format_ = false;  // the last key of the root object was "format"
   bool format_ok_ = false;
+  bool at_edge_ = false;  // in Handler::begin() or end(): path() is the container's
   std::optional<core::InputError> pending_;
   std::string scratch_;
 };
@@ -393,64 +423,4 @@ void read_json_file(const std::filesystem::path& file, const Schema& schema, Han
   }
 }
 
-TempFile::TempFile(const std::filesystem::path& target) : target_(target) {
-  static std::atomic<std::uint64_t> counter{0};
-  const std::string name = target.filename().string();
-  if (name.empty() || name == "." || name == "..") {
-    throw core::InputError(target.string(), "", "", "not a file name");
-  }
-  const std::filesystem::path dir = target.parent_path();
-  for (int attempt = 0; attempt < 1000 && tmp_.empty(); ++attempt) {
-    const std::filesystem::path candidate =
-        dir / ("." + name + ".tmp-" + std::to_string(::getpid()) + "-" +
-               std::to_string(counter.fetch_add(1)));
-    const int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      ::close(fd);
-      tmp_ = candidate;
-    } else if (errno != EEXIST) {
-      const std::string where = dir.empty() ? std::string(".") : dir.string();
-      throw core::InputError(
-          target.string(), "", "",
-          std::string("cannot write: ") + std::strerror(errno) + " (in " + where + ")");
-    }
-  }
-  if (tmp_.empty()) {
-    throw core::InputError(target.string(), "", "", "cannot create a temporary file");
-  }
-  out_.open(tmp_, std::ios::binary | std::ios::trunc);
-  if (!out_) {
-    const std::string problem = std::string("cannot write: ") + std::strerror(errno);
-    std::error_code ec;
-    std::filesystem::remove(tmp_, ec);
-    throw core::InputError(target.string(), "", "", problem);
-  }
-}
-
-TempFile::~TempFile() {
-  if (committed_) return;
-  if (out_.is_open()) out_.close();
-  std::error_code ec;
-  std::filesystem::remove(tmp_, ec);
-}
-
-void TempFile::close() {
-  if (!out_.is_open()) return;
-  out_.flush();
-  out_.close();
-  if (!out_) {
-    throw core::InputError(target_.string(), "", "", "write failed (disk full?)");
-  }
-}
-
-void TempFile::commit() {
-  close();
-  std::error_code ec;
-  std::filesystem::rename(tmp_, target_, ec);
-  if (ec) {
-    throw core::InputError(target_.string(), "", "", "cannot replace the file: " + ec.message());
-  }
-  committed_ = true;
-}
-
-}  // namespace flux::trace::detail
+}  // namespace flux::io

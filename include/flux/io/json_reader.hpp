@@ -1,5 +1,5 @@
 #pragma once
-// Internal to flux::trace: a schema-driven streaming JSON reader on top of
+// A schema-driven streaming JSON reader on top of
 // nlohmann's SAX interface. No DOM is built; the reader walks a fixed schema
 // (objects with known keys, arrays of one element type, typed leaves),
 // checks every structural rule itself and hands converted leaf values to a
@@ -11,14 +11,13 @@
 // reported as such, not by whatever its first unexpected key happens to be.
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "flux/core/time.hpp"
 
-namespace flux::trace::detail {
+namespace flux::io {
 
 enum class Kind : std::uint8_t {
   kObject,
@@ -29,6 +28,7 @@ enum class Kind : std::uint8_t {
   kSignedTime,   ///< seconds of either sign, finite, converted to picoseconds
   kNumber,       ///< any number
   kNonNegative,  ///< number >= 0
+  kMap,          ///< an object with any keys (each once), every value of node `element`
 };
 
 struct Field {
@@ -40,12 +40,15 @@ struct Field {
 struct Node {
   Kind kind = Kind::kString;
   std::span<const Field> fields = {};  ///< kObject: its keys (at most 32)
-  int element = -1;                    ///< kArray: the node of every element
+  int element = -1;                    ///< kArray, kMap: the node of every element or value
 };
 
 struct Schema {
   std::span<const Node> nodes;  ///< nodes[0] is the root, an object with a "format" key
-  std::string_view format;      ///< the only accepted value of "format"
+  /// The only accepted value of "format"; empty for a foreign format that
+  /// has no such key (ASTRA-sim's communicator groups), whose root is then
+  /// any object or map.
+  std::string_view format;
 };
 
 /// One converted leaf value.
@@ -63,6 +66,8 @@ class Cursor {
   /// JSON path of the current value, e.g. "tasks[3].bytes"; inside begin()
   /// and end() of an object, the object's path ("tasks[3]").
   [[nodiscard]] virtual std::string path() const = 0;
+  /// The key of the innermost map member being read ("" outside maps).
+  [[nodiscard]] virtual std::string_view key() const = 0;
 };
 
 /// Receives the document in order. May throw core::InputError (without a
@@ -85,38 +90,4 @@ void read_json_file(const std::filesystem::path& file, const Schema& schema, Han
 /// A string for error messages: quoted, escaped, cut after 80 characters.
 std::string quoted(std::string_view s);
 
-/// Writes through `write` to a temporary file next to `file`, then renames it
-/// over `file`. On any error the temporary file is removed, `file` is left as
-/// it was, and the error is rethrown (I/O errors as core::InputError naming
-/// `file`).
-template <class F>
-void save_atomically(const std::filesystem::path& file, F&& write);
-
-// Implementation detail of save_atomically.
-class TempFile {
- public:
-  explicit TempFile(const std::filesystem::path& target);
-  ~TempFile();
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  [[nodiscard]] std::ostream& stream() { return out_; }
-  /// Flushes, closes and checks for write errors (the file stays temporary).
-  void close();
-  /// close(), then renames over the target.
-  void commit();
-
- private:
-  std::filesystem::path target_;
-  std::filesystem::path tmp_;
-  std::ofstream out_;
-  bool committed_ = false;
-};
-
-template <class F>
-void save_atomically(const std::filesystem::path& file, F&& write) {
-  TempFile tmp(file);
-  write(tmp.stream());
-  tmp.commit();
-}
-
-}  // namespace flux::trace::detail
+}  // namespace flux::io

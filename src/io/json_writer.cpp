@@ -1,6 +1,6 @@
-#include "flux/trace/json_writer.hpp"
+#include "flux/io/json_writer.hpp"
 
-#include "json_reader.hpp"
+#include "flux/io/json_reader.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +9,7 @@
 
 #include "flux/core/error.hpp"
 
-namespace flux::trace {
+namespace flux::io {
 namespace {
 
 constexpr std::size_t kBufferSize = 64 * 1024;
@@ -78,7 +78,7 @@ bool is_valid_utf8(std::string_view s) {
 
 void check_utf8(std::string_view s, std::string_view field) {
   if (!is_valid_utf8(s)) {
-    throw core::InputError("", std::string(field), detail::quoted(s),
+    throw core::InputError("", std::string(field), quoted(s),
                            "not valid UTF-8 (JSON strings must be)");
   }
 }
@@ -315,4 +315,4 @@ void JsonWriter::finish() {
   out_.flush();
 }
 
-}  // namespace flux::trace
+}  // namespace flux::io

@@ -24,7 +24,7 @@
 
 #include "flux/schedule/schedule.hpp"
 
-namespace flux::trace {
+namespace flux::formats {
 
 inline constexpr std::string_view kScheduleFormat = "flux.schedule/v1";
 
@@ -51,4 +51,4 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s);
 /// file is left. I/O errors are core::InputError naming `file`.
 void save_schedule(const std::filesystem::path& file, const schedule::Schedule& s);
 
-}  // namespace flux::trace
+}  // namespace flux::formats

@@ -13,7 +13,7 @@
 
 #include "flux/core/workload.hpp"
 
-namespace flux::trace {
+namespace flux::formats {
 
 inline constexpr std::string_view kWorkloadFormat = "flux.workload/v1";
 
@@ -40,4 +40,4 @@ void write_workload(std::ostream& out, const core::Workload& w);
 /// core::InputError naming `file`.
 void save_workload(const std::filesystem::path& file, const core::Workload& w);
 
-}  // namespace flux::trace
+}  // namespace flux::formats

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace flux::trace {
+namespace flux::io {
 
 /// True when `s` is well-formed UTF-8 (what JSON strings must be).
 bool is_valid_utf8(std::string_view s);
@@ -104,4 +104,4 @@ class JsonWriter {
   bool done_ = false;                // the root value is complete
 };
 
-}  // namespace flux::trace
+}  // namespace flux::io

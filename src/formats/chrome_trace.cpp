@@ -1,5 +1,5 @@
-// The metrics file and the Chrome trace (include/flux/sim/output.hpp).
-#include "flux/sim/output.hpp"
+// The Chrome trace of a simulation (include/flux/formats/chrome_trace.hpp).
+#include "flux/formats/chrome_trace.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -7,16 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "flux/trace/json_writer.hpp"
+#include "flux/io/json_writer.hpp"
 
-namespace flux::sim {
+namespace flux::formats {
 namespace {
 
 double us(core::TimePs ps) {
   return static_cast<double>(ps) / 1e6;
 }
 
-void slice(trace::JsonWriter& j, std::string_view name, std::string_view cat, std::uint64_t pid,
+void slice(io::JsonWriter& j, std::string_view name, std::string_view cat, std::uint64_t pid,
            std::uint64_t tid, core::TimePs from, core::TimePs to) {
   j.begin_object();
   j.member("name", name).member("cat", cat).member("ph", "X");
@@ -24,7 +24,7 @@ void slice(trace::JsonWriter& j, std::string_view name, std::string_view cat, st
   j.end_object();
 }
 
-void name_meta(trace::JsonWriter& j, const char* what, std::uint64_t pid, std::uint64_t tid,
+void name_meta(io::JsonWriter& j, const char* what, std::uint64_t pid, std::uint64_t tid,
                const std::string& name) {
   j.begin_object();
   j.member("name", what).member("ph", "M").member("pid", pid).member("tid", tid);
@@ -34,46 +34,9 @@ void name_meta(trace::JsonWriter& j, const char* what, std::uint64_t pid, std::u
 
 }  // namespace
 
-void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
-                   const SimOptions& options, const Metrics& m) {
-  trace::JsonWriter j(out);
-  j.begin_object();
-  j.member("format", kMetricsFormat);
-  j.member("workload", w.name());
-  j.member("scheduler", s.scheduler);
-  j.key("system").begin_object();
-  j.member("switches", s.system.switches).member("link_gbps", s.system.link_gbps);
-  j.member("reconfig_delay_s", core::ps_to_seconds(s.system.reconfig_delay_ps));
-  j.end_object();
-  j.member("mtu_bytes", options.mtu_bytes);
-  j.member("sends", static_cast<std::uint64_t>(w.num_tasks()));
-  // A folded workload: the counts of sends, circuits, waits and bytes are one
-  // copy's (docs/formats.md).
-  j.member("copies", w.fold().copies);
-  j.member("iteration_time_s", core::ps_to_seconds(m.iteration_time_ps));
-  if (!s.tasks.empty()) j.member("schedule_makespan_s", core::ps_to_seconds(s.makespan_ps));
-  j.member("peak_nic_bytes", m.peak_nic_bytes);
-  j.member("reconfigurations", m.reconfigurations);
-  j.member("circuits_set_up", m.circuits_set_up);
-  if (m.circuit_utilization) j.member("circuit_utilization", *m.circuit_utilization);
-  j.member("wait_total_s", core::ps_to_seconds(m.wait_total_ps));
-  j.member("wait_mean_s", w.num_tasks() == 0 ? 0.0
-                                             : core::ps_to_seconds(m.wait_total_ps) /
-                                                   static_cast<double>(w.num_tasks()));
-  j.member("wait_max_s", core::ps_to_seconds(m.wait_max_ps));
-  j.member("bytes_sent", m.bytes_sent).member("bytes_delivered", m.bytes_delivered);
-  j.member("bytes_relayed", m.bytes_relayed);
-  j.member("events", m.events);
-  j.key("nic_peak_bytes").begin_array();
-  for (std::uint64_t b : m.nic_peak_bytes) j.value(b);
-  j.end_array();
-  j.end_object();
-  j.finish();
-}
-
 void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
-                        const SimResult& r) {
-  trace::JsonWriter j(out);
+                        const sim::SimResult& r) {
+  io::JsonWriter j(out);
   j.begin_object();
   j.member("displayTimeUnit", "ns");
   j.key("traceEvents").begin_array();
@@ -95,7 +58,7 @@ void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedu
     });
     std::vector<core::TimePs> lane_end;
     for (std::uint32_t v : vs) {
-      const SendRecord& rec = r.sends[v];
+      const sim::SendRecord& rec = r.sends[v];
       std::size_t lane = 0;
       while (lane < lane_end.size() && lane_end[lane] > rec.issue_ps) ++lane;
       if (lane == lane_end.size()) lane_end.push_back(0);
@@ -138,5 +101,4 @@ void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedu
   j.end_object();
   j.finish();
 }
-
-}  // namespace flux::sim
+}  // namespace flux::formats

@@ -1,5 +1,5 @@
 // flux.workload/v1: streaming reader (schema-driven SAX, no DOM) and writer.
-#include "flux/trace/workload_json.hpp"
+#include "flux/formats/workload_json.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,15 +11,16 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
-#include "flux/trace/json_writer.hpp"
-#include "json_reader.hpp"
+#include "flux/io/json_reader.hpp"
+#include "flux/io/json_writer.hpp"
+#include "flux/io/save.hpp"
 
-namespace flux::trace {
+namespace flux::formats {
 namespace {
 
-using detail::Field;
-using detail::Kind;
-using detail::Node;
+using io::Field;
+using io::Kind;
+using io::Node;
 
 constexpr std::uint64_t kMaxRank = 0xffff'fffeULL;  // core::Rank reserves 2^32-1
 constexpr std::size_t kMaxTasks = 0xffff'fffeULL;   // core::TaskIndex likewise
@@ -92,7 +93,7 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kUint},                 // kFoldBlockRanks
 }};
 
-constexpr detail::Schema kSchema{kNodes, kWorkloadFormat};
+constexpr io::Schema kSchema{kNodes, kWorkloadFormat};
 
 // A dep as written: task ids, resolved to indices once the tasks are known.
 struct RawDep {
@@ -103,9 +104,9 @@ struct RawDep {
 
 // Builds WorkloadData as the document streams by. Deps are resolved as they
 // arrive when "tasks" came first (as Flux writes it), else buffered.
-class WorkloadHandler final : public detail::Handler {
+class WorkloadHandler final : public io::Handler {
  public:
-  void begin(int node, const detail::Cursor& /*at*/) override {
+  void begin(int node, const io::Cursor& /*at*/) override {
     if (node == kTask) {
       task_ = core::Task{};
     } else if (node == kDeps) {
@@ -113,7 +114,7 @@ class WorkloadHandler final : public detail::Handler {
     }
   }
 
-  void end(int node, const detail::Cursor& at) override {
+  void end(int node, const io::Cursor& at) override {
     switch (node) {
       case kTask:
         if (data_.tasks.size() >= kMaxTasks) {
@@ -137,7 +138,7 @@ class WorkloadHandler final : public detail::Handler {
     }
   }
 
-  void leaf(int node, const detail::Leaf& v, const detail::Cursor& at) override {
+  void leaf(int node, const io::Leaf& v, const io::Cursor& at) override {
     switch (node) {
       case kName:
         data_.name = v.text;
@@ -204,14 +205,14 @@ class WorkloadHandler final : public detail::Handler {
   }
 
  private:
-  static core::Rank rank(const detail::Leaf& v, const detail::Cursor& at) {
+  static core::Rank rank(const io::Leaf& v, const io::Cursor& at) {
     if (v.u > kMaxRank) {
       throw core::InputError("", at.path(), std::string(v.text), "out of range (at most 2^32-2)");
     }
     return core::Rank(static_cast<std::uint32_t>(v.u));
   }
 
-  static std::uint32_t fold_value(const detail::Leaf& v, const detail::Cursor& at) {
+  static std::uint32_t fold_value(const io::Leaf& v, const io::Cursor& at) {
     if (v.u > 0xffffffffu) {
       throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^32-1");
     }
@@ -280,21 +281,21 @@ core::Workload build(WorkloadHandler& handler, const std::string& source) {
 
 core::Workload read_workload(const std::filesystem::path& file) {
   WorkloadHandler handler;
-  detail::read_json_file(file, kSchema, handler);
+  io::read_json_file(file, kSchema, handler);
   return build(handler, file.string());
 }
 
 core::Workload parse_workload(std::string_view text, std::string_view source) {
   WorkloadHandler handler;
-  detail::read_json(text, source, kSchema, handler);
+  io::read_json(text, source, kSchema, handler);
   return build(handler, std::string(source));
 }
 
 void write_workload(std::ostream& out, const core::Workload& w) {
-  check_utf8(w.name(), "name");
-  for (const std::string& label : w.labels()) check_utf8(label, "label");
+  io::check_utf8(w.name(), "name");
+  for (const std::string& label : w.labels()) io::check_utf8(label, "label");
   const std::span<const core::Task> tasks = w.tasks();
-  JsonWriter j(out, JsonWriter::Style::kPretty);
+  io::JsonWriter j(out, io::JsonWriter::Style::kPretty);
   j.begin_object();
   j.member("format", kWorkloadFormat);
   j.member("name", w.name());
@@ -332,10 +333,10 @@ void write_workload(std::ostream& out, const core::Workload& w) {
 
 void save_workload(const std::filesystem::path& file, const core::Workload& w) {
   try {
-    detail::save_atomically(file, [&](std::ostream& out) { write_workload(out, w); });
+    io::save_atomically(file, [&](std::ostream& out) { write_workload(out, w); });
   } catch (const core::InputError& e) {
     throw e.with_source(file.string());
   }
 }
 
-}  // namespace flux::trace
+}  // namespace flux::formats

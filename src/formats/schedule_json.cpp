@@ -1,5 +1,5 @@
 // flux.schedule/v1: streaming reader (schema-driven SAX, no DOM) and writer.
-#include "flux/trace/schedule_json.hpp"
+#include "flux/formats/schedule_json.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,15 +12,16 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
-#include "flux/trace/json_writer.hpp"
-#include "json_reader.hpp"
+#include "flux/io/json_reader.hpp"
+#include "flux/io/json_writer.hpp"
+#include "flux/io/save.hpp"
 
-namespace flux::trace {
+namespace flux::formats {
 namespace {
 
-using detail::Field;
-using detail::Kind;
-using detail::Node;
+using io::Field;
+using io::Kind;
+using io::Node;
 using schedule::CircuitInterval;
 
 constexpr std::uint64_t kMaxId32 = 0xffff'fffeULL;  // strong ids reserve 2^32-1
@@ -122,7 +123,7 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kTime},                     // kDown
 }};
 
-constexpr detail::Schema kSchema{kNodes, kScheduleFormat};
+constexpr io::Schema kSchema{kNodes, kScheduleFormat};
 
 std::string seconds_text(core::TimePs ps) {
   char buf[32];
@@ -130,7 +131,7 @@ std::string seconds_text(core::TimePs ps) {
   return std::string(buf, r.ptr);
 }
 
-std::uint32_t id32(const detail::Leaf& v, const detail::Cursor& at) {
+std::uint32_t id32(const io::Leaf& v, const io::Cursor& at) {
   if (v.u > kMaxId32) {
     throw core::InputError("", at.path(), std::string(v.text), "out of range (at most 2^32-2)");
   }
@@ -140,11 +141,11 @@ std::uint32_t id32(const detail::Leaf& v, const detail::Cursor& at) {
 // A name read through `from_string` (which throws core::InputError on an
 // unknown one), errors re-attributed to the field's path and quoted value.
 template <class F>
-auto enum_value(F from_string, const detail::Leaf& v, const detail::Cursor& at) {
+auto enum_value(F from_string, const io::Leaf& v, const io::Cursor& at) {
   try {
     return from_string(v.text);
   } catch (const core::InputError& e) {
-    throw core::InputError("", at.path(), detail::quoted(v.text), e.problem());
+    throw core::InputError("", at.path(), io::quoted(v.text), e.problem());
   }
 }
 
@@ -154,15 +155,15 @@ struct CircuitEntry {
   std::vector<CircuitInterval> intervals;
 };
 
-class ScheduleHandler final : public detail::Handler {
+class ScheduleHandler final : public io::Handler {
  public:
-  void begin(int node, const detail::Cursor& /*at*/) override {
+  void begin(int node, const io::Cursor& /*at*/) override {
     if (node == kTask) task_ = schedule::TaskAssignment{};
     if (node == kCircuit) circuit_ = CircuitEntry{};
     if (node == kInterval) interval_ = CircuitInterval{};
   }
 
-  void end(int node, const detail::Cursor& at) override {
+  void end(int node, const io::Cursor& at) override {
     switch (node) {
       case kSystem:
         validate_system();
@@ -188,7 +189,7 @@ class ScheduleHandler final : public detail::Handler {
     }
   }
 
-  void leaf(int node, const detail::Leaf& v, const detail::Cursor& at) override {
+  void leaf(int node, const io::Leaf& v, const io::Cursor& at) override {
     switch (node) {
       case kScheduler:
         s_.scheduler = v.text;
@@ -344,19 +345,19 @@ schedule::Schedule build(ScheduleHandler& handler, const std::string& source) {
 
 schedule::Schedule read_schedule(const std::filesystem::path& file) {
   ScheduleHandler handler;
-  detail::read_json_file(file, kSchema, handler);
+  io::read_json_file(file, kSchema, handler);
   return build(handler, file.string());
 }
 
 schedule::Schedule parse_schedule(std::string_view text, std::string_view source) {
   ScheduleHandler handler;
-  detail::read_json(text, source, kSchema, handler);
+  io::read_json(text, source, kSchema, handler);
   return build(handler, std::string(source));
 }
 
 void write_schedule(std::ostream& out, const schedule::Schedule& s) {
-  check_utf8(s.scheduler, "scheduler");
-  check_utf8(s.workload, "workload");
+  io::check_utf8(s.scheduler, "scheduler");
+  io::check_utf8(s.workload, "workload");
   if (s.timelines.size() > s.system.switches) {
     throw std::invalid_argument("write_schedule: " + std::to_string(s.timelines.size()) +
                                 " timelines for " + std::to_string(s.system.switches) +
@@ -366,7 +367,7 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
     throw std::invalid_argument("write_schedule: period " + std::to_string(*s.period_ps) +
                                 " ps is not positive");
   }
-  JsonWriter j(out, JsonWriter::Style::kPretty);
+  io::JsonWriter j(out, io::JsonWriter::Style::kPretty);
   j.begin_object();
   j.member("format", kScheduleFormat);
   j.member("scheduler", s.scheduler);
@@ -421,10 +422,10 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
 
 void save_schedule(const std::filesystem::path& file, const schedule::Schedule& s) {
   try {
-    detail::save_atomically(file, [&](std::ostream& out) { write_schedule(out, s); });
+    io::save_atomically(file, [&](std::ostream& out) { write_schedule(out, s); });
   } catch (const core::InputError& e) {
     throw e.with_source(file.string());
   }
 }
 
-}  // namespace flux::trace
+}  // namespace flux::formats

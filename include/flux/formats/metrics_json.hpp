@@ -1,0 +1,19 @@
+#pragma once
+// The metrics file of a simulation, flux.metrics/v1 (docs/formats.md).
+#include <ostream>
+
+#include "flux/core/workload.hpp"
+#include "flux/schedule/schedule.hpp"
+#include "flux/sim/simulator.hpp"
+
+namespace flux::formats {
+
+inline constexpr const char* kMetricsFormat = "flux.metrics/v1";
+
+/// Writes the metrics of simulating `w` over `s` as flux.metrics/v1. Only
+/// deterministic fields: the same inputs give the same file, byte for byte
+/// (wall times go to the terminal, not here).
+void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
+                   const sim::SimOptions& options, const sim::Metrics& m);
+
+}  // namespace flux::formats

@@ -1,0 +1,44 @@
+// The metrics file, flux.metrics/v1 (include/flux/formats/metrics_json.hpp).
+#include "flux/formats/metrics_json.hpp"
+
+#include "flux/io/json_writer.hpp"
+
+namespace flux::formats {
+
+void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
+                   const sim::SimOptions& options, const sim::Metrics& m) {
+  io::JsonWriter j(out);
+  j.begin_object();
+  j.member("format", kMetricsFormat);
+  j.member("workload", w.name());
+  j.member("scheduler", s.scheduler);
+  j.key("system").begin_object();
+  j.member("switches", s.system.switches).member("link_gbps", s.system.link_gbps);
+  j.member("reconfig_delay_s", core::ps_to_seconds(s.system.reconfig_delay_ps));
+  j.end_object();
+  j.member("mtu_bytes", options.mtu_bytes);
+  j.member("sends", static_cast<std::uint64_t>(w.num_tasks()));
+  // A folded workload: the counts of sends, circuits, waits and bytes are one
+  // copy's (docs/formats.md).
+  j.member("copies", w.fold().copies);
+  j.member("iteration_time_s", core::ps_to_seconds(m.iteration_time_ps));
+  if (!s.tasks.empty()) j.member("schedule_makespan_s", core::ps_to_seconds(s.makespan_ps));
+  j.member("peak_nic_bytes", m.peak_nic_bytes);
+  j.member("reconfigurations", m.reconfigurations);
+  j.member("circuits_set_up", m.circuits_set_up);
+  if (m.circuit_utilization) j.member("circuit_utilization", *m.circuit_utilization);
+  j.member("wait_total_s", core::ps_to_seconds(m.wait_total_ps));
+  j.member("wait_mean_s", w.num_tasks() == 0 ? 0.0
+                                             : core::ps_to_seconds(m.wait_total_ps) /
+                                                   static_cast<double>(w.num_tasks()));
+  j.member("wait_max_s", core::ps_to_seconds(m.wait_max_ps));
+  j.member("bytes_sent", m.bytes_sent).member("bytes_delivered", m.bytes_delivered);
+  j.member("bytes_relayed", m.bytes_relayed);
+  j.member("events", m.events);
+  j.key("nic_peak_bytes").begin_array();
+  for (std::uint64_t b : m.nic_peak_bytes) j.value(b);
+  j.end_array();
+  j.end_object();
+  j.finish();
+}
+}  // namespace flux::formats
