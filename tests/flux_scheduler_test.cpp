@@ -8,11 +8,11 @@
 
 #include "flux/core/dag.hpp"
 #include "flux/sched/bounds.hpp"
-#include "flux/sched/list_scheduler.hpp"
 #include "flux/sched/placement.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/workload/llama.hpp"
+#include "sched/heuristic/list_scheduler.hpp"
 
 namespace flux::sched {
 namespace {

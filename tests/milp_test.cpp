@@ -8,9 +8,9 @@
 #include <functional>
 
 #include "flux/core/dag.hpp"
-#include "flux/sched/milp_solver.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
+#include "sched/milp/solver.hpp"
 
 namespace flux::sched {
 namespace {

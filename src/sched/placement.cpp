@@ -144,4 +144,14 @@ schedule::Schedule to_schedule(const core::Workload& w, const core::System& syst
   return s;
 }
 
+void finish_schedule(schedule::Schedule& s, core::TimePs bound_ps, schedule::SolveStatus otherwise,
+                     std::chrono::steady_clock::time_point started) {
+  const core::TimePs bound = std::min(bound_ps, s.makespan_ps);
+  s.lower_bound_ps = bound;
+  s.gap = bound > 0 ? static_cast<double>(s.makespan_ps - bound) / static_cast<double>(bound) : 0.0;
+  s.status = bound == s.makespan_ps ? schedule::SolveStatus::kOptimal : otherwise;
+  s.solve_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 }  // namespace flux::sched

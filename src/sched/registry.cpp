@@ -1,11 +1,6 @@
 // The registry of schedulers by name, and run_scheduler(): validate inputs,
 // run, check the result with the independent validator.
-#include <chrono>
-
-#include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
-#include "flux/sched/bounds.hpp"
-#include "flux/sched/list_scheduler.hpp"
 #include "flux/schedule/validator.hpp"
 #include "schedulers.hpp"
 
@@ -90,21 +85,6 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
                       " sends (a bug)");
   }
   schedule::check_schedule(w, s);
-  return s;
-}
-
-schedule::Schedule GreedyScheduler::run(const core::Workload& w, const core::System& system,
-                                        const SchedulerOptions&) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<core::TimePs> p = core::transmission_times(w, system);
-  const core::IdealTiming timing = core::ideal_timing(w, p);
-  schedule::Schedule s = to_schedule(w, system, p, list_schedule(w, system, p, timing));
-  const core::TimePs bound = std::min(lower_bounds(w, system, p, timing).best(), s.makespan_ps);
-  s.lower_bound_ps = bound;
-  s.gap = bound > 0 ? static_cast<double>(s.makespan_ps - bound) / static_cast<double>(bound) : 0.0;
-  s.status =
-      bound == s.makespan_ps ? schedule::SolveStatus::kOptimal : schedule::SolveStatus::kFeasible;
-  s.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }
 

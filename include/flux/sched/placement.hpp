@@ -2,6 +2,7 @@
 // A task-level schedule in memory: a switch and a start time for every send
 // (indexed by TaskIndex), and what every task-level scheduler shares: the
 // left shift, the makespan, and the conversion to a schedule::Schedule.
+#include <chrono>
 #include <span>
 #include <vector>
 
@@ -52,5 +53,12 @@ ScheduleTiming schedule_timing(const core::Workload& w, std::span<const core::Ti
 /// Packs a placement into a Schedule (tasks, makespan, timelines).
 schedule::Schedule to_schedule(const core::Workload& w, const core::System& system,
                                std::span<const core::TimePs> p, const Placement& pl);
+
+/// The epilogue every task-level scheduler shares: records the lower bound
+/// `bound_ps` (clamped to the makespan), the relative gap (makespan - bound)
+/// / bound, the status (kOptimal when the bound meets the makespan, else
+/// `otherwise`) and the wall time since `started`.
+void finish_schedule(schedule::Schedule& s, core::TimePs bound_ps, schedule::SolveStatus otherwise,
+                     std::chrono::steady_clock::time_point started);
 
 }  // namespace flux::sched

@@ -26,13 +26,14 @@
 #include <iostream>
 #include <random>
 
+#include "../milp/solver.hpp"
 #include "../schedulers.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/sched/bounds.hpp"
-#include "flux/sched/list_scheduler.hpp"
-#include "flux/sched/milp_solver.hpp"
 #include "flux/sched/placement.hpp"
+#include "flux_heuristic.hpp"
+#include "list_scheduler.hpp"
 
 namespace flux::sched {
 namespace {
@@ -255,11 +256,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
     }
     if (lp_ps) b = std::max(b, std::min(*lp_ps, s.makespan_ps));
   }
-  s.lower_bound_ps = b;
-  s.gap = b > 0 ? static_cast<double>(s.makespan_ps - b) / static_cast<double>(b) : 0.0;
-  s.status =
-      b == s.makespan_ps ? schedule::SolveStatus::kOptimal : schedule::SolveStatus::kFeasible;
-  s.solve_time_s = seconds_since(t0);
+  finish_schedule(s, b, schedule::SolveStatus::kFeasible, t0);
   return s;
 }
 

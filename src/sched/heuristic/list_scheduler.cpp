@@ -1,5 +1,5 @@
 // Greedy list scheduler; the rule is in list_scheduler.hpp.
-#include "flux/sched/list_scheduler.hpp"
+#include "list_scheduler.hpp"
 
 #include <limits>
 #include <queue>

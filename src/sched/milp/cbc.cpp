@@ -29,8 +29,8 @@
 #include <string>
 
 #include "flux/core/error.hpp"
-#include "flux/sched/milp_solver.hpp"
 #include "osi_load.hpp"
+#include "solver.hpp"
 
 namespace flux::sched {
 namespace {

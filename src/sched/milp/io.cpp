@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "flux/core/error.hpp"
-#include "flux/sched/milp_solver.hpp"
 #include "osi_load.hpp"
+#include "solver.hpp"
 
 namespace flux::sched {
 

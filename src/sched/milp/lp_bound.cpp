@@ -9,9 +9,9 @@
 
 #include <cmath>
 
-#include "flux/sched/milp_model.hpp"
-#include "flux/sched/milp_solver.hpp"
+#include "model.hpp"
 #include "osi_load.hpp"
+#include "solver.hpp"
 
 namespace flux::sched {
 

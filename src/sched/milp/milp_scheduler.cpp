@@ -6,12 +6,13 @@
 #include <cmath>
 #include <iostream>
 
+#include "../heuristic/flux_heuristic.hpp"
+#include "../heuristic/list_scheduler.hpp"
 #include "../schedulers.hpp"
 #include "flux/core/error.hpp"
 #include "flux/sched/bounds.hpp"
-#include "flux/sched/list_scheduler.hpp"
-#include "flux/sched/milp_solver.hpp"
 #include "flux/sched/placement.hpp"
+#include "solver.hpp"
 
 namespace flux::sched {
 namespace {
@@ -122,16 +123,9 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
   if (!folded && result.bound > 0 && std::isfinite(result.bound) && mo.solution_path.empty()) {
     bound = std::max(bound, static_cast<TimePs>(std::floor(result.bound * kPsPerModelUnit)));
   }
-  bound = std::min(bound, s.makespan_ps);
-  if (bound == s.makespan_ps) {
-    status = schedule::SolveStatus::kOptimal;
-  } else if (folded && status == schedule::SolveStatus::kOptimal) {
+  if (folded && status == schedule::SolveStatus::kOptimal)
     status = schedule::SolveStatus::kFeasible;
-  }
-  s.status = status;
-  s.lower_bound_ps = bound;
-  s.gap = bound > 0 ? static_cast<double>(s.makespan_ps - bound) / static_cast<double>(bound) : 0.0;
-  s.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finish_schedule(s, bound, status, t0);
   return s;
 }
 

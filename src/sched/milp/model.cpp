@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "flux/sched/milp_model.hpp"
 #include "flux/sched/placement.hpp"
+#include "model.hpp"
 
 namespace flux::sched {
 namespace {

@@ -1,14 +1,18 @@
 #pragma once
 // The paper's MILP (section 3), with the extension for release and tail
 // times and exactness-preserving reductions. Times in the model are in
-// microseconds (ps / 1e6) to keep coefficients well scaled.
+// microseconds (ps / 1e6) to keep coefficients well scaled. Internal to
+// src/sched (flux-milp, the LP bound, flux's warm start).
 //
 //   min C
-//   C >= t_v + p_v + tail_v                                  (1)  [only rows not implied by a
-//   child] sum_s x_{v,s} = 1                                        (2) t_v >= t_u + p_u + c_uv (u,
-//   v) in E     (3) t_v >= t_u + p_u + R_uv - M_uv (2 - x_us - x_vs)         (4)  (u, v) in K<,
-//   every s t_v >= t_u + p_u + R_uv - M_uv (3 - x_us - x_vs - y_uv)  (5)  {u, v} in K||, every s
+//   C >= t_v + p_v + tail_v                         (1)  only rows not implied by a child
+//   sum_s x_{v,s} = 1                               (2)
+//   t_v >= t_u + p_u + c_uv                         (3)  (u, v) in E
+//   t_v >= t_u + p_u + R_uv - M_uv (2 - x_us - x_vs)
+//                                                   (4)  (u, v) in K<, every s
+//   t_v >= t_u + p_u + R_uv - M_uv (3 - x_us - x_vs - y_uv)
 //   t_u >= t_v + p_v + R_vu - M_vu (2 - x_us - x_vs + y_uv)
+//                                                   (5)  {u, v} in K||, every s
 //   t_v >= release_v (in fact >= head_v, the ideal earliest start)
 //
 // K = pairs sharing an endpoint; K< the ordered ones (u an ancestor of v),

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "flux/sched/milp_model.hpp"
 #include "flux/schedule/schedule.hpp"
+#include "model.hpp"
 
 namespace flux::sched {
 
