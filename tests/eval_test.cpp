@@ -23,7 +23,7 @@ EvalConfig small() {
   EvalConfig c = EvalConfig::preset_named("paper-fig2");
   c.layers = {1};
   c.taus_ps = {kPsPerUs, kPsPerMs};
-  c.time_limit_s = 30;
+  c.sched.time_limit_s = 30;
   return c;
 }
 
@@ -40,8 +40,8 @@ TEST(Eval, PresetIsThePapersSetup) {
   EXPECT_EQ(c.schedulers,
             (std::vector<std::string>{"flux-milp", "rotornet", "rotornet-vlb", "bvn", "ideal"}));
   EXPECT_EQ(c.training.tp * c.training.dp, 8u);
-  EXPECT_EQ(c.switches, 2u);
-  EXPECT_EQ(c.link_gbps, 800);
+  EXPECT_EQ(c.system.switches, 2u);
+  EXPECT_EQ(c.system.link_gbps, 800);
   EXPECT_EQ(c.training.gpu.name, "a100");
   EXPECT_THROW(EvalConfig::preset_named("fig3"), core::InputError);
 }
@@ -57,7 +57,7 @@ TEST(Eval, ConfigErrors) {
   c.layers = {0};
   EXPECT_THROW(c.validate(), core::InputError);
   c = small();
-  c.switches = 0;
+  c.system.switches = 0;
   EXPECT_THROW(c.validate(), core::InputError);
 }
 
@@ -138,7 +138,7 @@ TEST(Eval, ReducedSweepInvariants) {
 
   // Resuming under another configuration is refused.
   EvalConfig other = c;
-  other.switches = 3;
+  other.system.switches = 3;
   std::vector<EvalRow> copy = rows;
   try {
     run_evaluation(other, copy, {});

@@ -476,7 +476,7 @@ TEST(ScheduleJsonError, BadPeriod) {
 
 TEST(ScheduleJsonError, BadSystem) {
   expect_error(doc("[]", "[]", R"({"switches": 0, "link_gbps": 800, "reconfig_delay_s": 0})"),
-               "system.switches", "0", "at least one switch");
+               "system.switches", "0", "must be an integer between 1 and 1048576");
   expect_error(doc("[]", "[]", R"({"switches": 2, "link_gbps": -1, "reconfig_delay_s": 0})"),
                "system.link_gbps", "-1");
   expect_error(doc("[]", "[]", R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": -1})"),

@@ -1,5 +1,7 @@
 #include "cli_common.hpp"
 
+#include "cli_options.hpp"
+
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -12,88 +14,91 @@
 
 namespace flux::cli {
 
-void SystemOptions::add_to(CLI::App& app, bool with_switches_and_tau) {
-  if (with_switches_and_tau) {
-    app.add_option("--switches", switches, "number of optical circuit switches (s)")
-        ->capture_default_str();
-    app.add_option("--tau", tau, "reconfiguration delay with a unit, e.g. 10us, 1ms")
-        ->capture_default_str();
-  }
-  app.add_option("--link-gbps", link_gbps, "rate of one link in Gb/s")->capture_default_str();
+void SystemOptions::add_to(CLI::App& app, std::initializer_list<std::string_view> skip) {
+  add_options(app, core::kSystemOptions, system, skip);
 }
 
 core::System SystemOptions::to_system() const {
-  core::System s;
-  s.switches = switches;
-  s.link_gbps = link_gbps;
-  s.reconfig_delay_ps = core::parse_duration(tau, "--tau");
   try {
-    s.validate();
+    system.validate();
   } catch (const core::InputError& e) {
-    throw as_option_error(e);
+    throw option_error(e, core::kSystemOptions);
   }
-  return s;
+  return system;
 }
 
-void SchedulerCliOptions::add_to(CLI::App& app, bool with_milp_files) {
-  std::string names;
-  for (std::string_view n : sched::scheduler_names()) {
-    names += names.empty() ? "" : ", ";
-    names += n;
+void SchedulerCliOptions::add_to(CLI::App& app, bool with_scheduler, bool with_milp_files) {
+  if (with_scheduler) {
+    std::string names;
+    for (std::string_view n : sched::scheduler_names()) {
+      names += names.empty() ? "" : ", ";
+      names += n;
+    }
+    app.add_option("--scheduler", scheduler, names)->capture_default_str();
   }
-  app.add_option("--scheduler", scheduler, names)->capture_default_str();
-  app.add_option("--time-limit", time_limit, "solver time limit, e.g. 60s, 10min")
-      ->capture_default_str();
-  app.add_option("--gap", sched.relative_gap, "relative gap at which the solver stops")
-      ->capture_default_str();
-  app.add_option("--threads", sched.threads, "solver threads")->capture_default_str();
-  app.add_option("--duty-cycle", sched.duty_cycle,
-                 "rotornet: share of a slot that carries data (slot = tau / (1 - duty))")
-      ->capture_default_str();
-  app.add_option("--seed", sched.seed, "flux: seed of the local search")->capture_default_str();
-  app.add_option("--moves", sched.search_moves,
-                 "flux: local search moves (0: until the time limit)")
-      ->capture_default_str();
-  app.add_flag("!--no-lp-bound", sched.lp_bound,
-               "flux: skip the LP-relaxation bound on instances of <= 1,000 sends");
-  app.add_flag("-v,--verbose", sched.verbose, "solver progress on stderr");
+  add_options(app, sched::kSchedulerOptions, sched);
+  add_options(app, sched::kMilpOptions, sched.milp);
   if (with_milp_files) {
     app.add_option("--export-milp", sched.milp.export_path,
                    "also write the MILP as an .lp or .mps file (for Gurobi, HiGHS, SCIP, CPLEX)");
     app.add_option("--solution", sched.milp.solution_path,
                    "decode a solver's .sol file for the exported model instead of solving");
   }
-  app.add_flag("--no-implied-pairs", no_implied, "keep pair rows the DAG already implies");
-  app.add_flag("--no-symmetry", no_symmetry, "no symmetry breaking between switches");
-  app.add_flag("--no-horizon", no_horizon, "the paper's global big-M, no incumbent horizon");
-  app.add_flag("--no-warm-start", no_warm, "no MIP start from the greedy schedule");
-  app.add_flag("--no-bound", no_bound, "no lower-bound row on the makespan");
 }
 
 sched::SchedulerOptions SchedulerCliOptions::resolve() const {
-  sched::SchedulerOptions o = sched;
-  o.time_limit_s = core::ps_to_seconds(core::parse_duration(time_limit, "--time-limit"));
-  o.milp.drop_implied_pairs = !no_implied;
-  o.milp.symmetry_breaking = !no_symmetry;
-  o.milp.horizon_big_m = !no_horizon;
-  o.milp.warm_start = !no_warm;
-  o.milp.bound_rows = !no_bound;
   if (scheduler != "flux-milp") {
-    const char* milp_only = !o.milp.export_path.empty()     ? "--export-milp"
-                            : !o.milp.solution_path.empty() ? "--solution"
-                                                            : nullptr;
+    const char* milp_only = !sched.milp.export_path.empty()     ? "--export-milp"
+                            : !sched.milp.solution_path.empty() ? "--solution"
+                                                                : nullptr;
     if (milp_only != nullptr) {
-      throw core::InputError("", milp_only,
-                             o.milp.export_path.empty() ? o.milp.solution_path : o.milp.export_path,
-                             "applies to --scheduler flux-milp only (not " + scheduler + ")");
+      throw core::InputError(
+          "", milp_only,
+          sched.milp.export_path.empty() ? sched.milp.solution_path : sched.milp.export_path,
+          "applies to --scheduler flux-milp only (not " + scheduler + ")");
     }
   }
   try {
-    o.validate();
+    sched.validate();
   } catch (const core::InputError& e) {
-    throw as_option_error(e);
+    throw option_error(e, sched::kSchedulerOptions);
   }
-  return o;
+  return sched;
+}
+
+void TrainingCliOptions::add_to(CLI::App& app, const workload::TrainingConfig& base, bool all) {
+  app.add_option("--model", model,
+                 "Llama 3 preset: 8b, 70b, 405b [default " + base.model.name + "]");
+  app.add_option("--gpu", gpu, "compute model: a100, h100 [default " + base.gpu.name + "]");
+  if (!all) {
+    add_overrides(app, workload::kTrainingOptions, overrides, &base, {"--tp", "--dp"});
+    return;
+  }
+  add_overrides(app, workload::kModelOptions, model_overrides);
+  add_overrides(app, workload::kTrainingOptions, overrides, &base);
+  add_overrides(app, workload::kGpuOptions, gpu_overrides);
+  app.add_option("--collective", collective, "ring, direct, halving-doubling [default ring]");
+  app.add_flag("--embeddings", embeddings,
+               "also model the embedding, LM head and loss and their traffic");
+  app.add_flag("--no-optimizer", no_optimizer, "omit the optimizer step's trailing compute");
+}
+
+workload::TrainingConfig TrainingCliOptions::resolve(workload::TrainingConfig c) const {
+  try {
+    if (!model.empty()) c.model = workload::ModelConfig::llama3(model);
+    for (const auto& set : model_overrides) set(c.model);
+    if (!gpu.empty()) c.gpu = workload::GpuSpec::preset(gpu);
+    for (const auto& set : gpu_overrides) set(c.gpu);
+    for (const auto& set : overrides) set(c);
+    if (!collective.empty()) c.collective = workload::algorithm_from_string(collective);
+    if (embeddings) c.embeddings = true;
+    if (no_optimizer) c.optimizer = false;
+    c.validate();
+  } catch (const core::InputError& e) {
+    throw option_error(e, workload::kTrainingOptions, workload::kModelOptions,
+                       workload::kGpuOptions);
+  }
+  return c;
 }
 
 schedule::Schedule run_named_scheduler(const std::string& name, const core::Workload& w,
@@ -102,7 +107,7 @@ schedule::Schedule run_named_scheduler(const std::string& name, const core::Work
   try {
     return sched::run_scheduler(name, w, system, options);
   } catch (const core::InputError& e) {
-    if (e.field() == "scheduler") throw as_option_error(e);
+    if (e.field() == "scheduler") throw option_error(e, sched::kSchedulerOptions);
     throw;
   }
 }
@@ -118,10 +123,48 @@ void print_written(const std::string& where, const core::Workload& w) {
             << core::format_duration(s.critical_path_ps) << " on an ideal 800 Gb/s network\n";
 }
 
-core::InputError as_option_error(const core::InputError& e) {
-  std::string field = e.field();
-  for (char& ch : field) ch = ch == '_' ? '-' : ch;
-  return core::InputError(e.source(), "--" + field, e.value(), e.problem());
+std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc,
+                        const char* const* argv) {
+  // The innermost subcommand that was given, for "flux schedule --help".
+  const CLI::App* at = &app;
+  std::string command = "flux";
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : at->get_subcommands()) {
+      at = sub;
+      command += " " + sub->get_name();
+      deeper = true;
+      break;
+    }
+  }
+  std::string known;
+  for (const CLI::App* sub : at->get_subcommands({})) {
+    known += known.empty() ? "" : ", ";
+    known += sub->get_name();
+  }
+  const std::string help = " (" + command + " --help)";
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+      at->get_require_subcommand_min() > 0 && at->get_subcommands().empty()) {
+    // "flux frobnicate" or "flux": the first word that is not an option.
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (!word.empty() && word[0] != '-' && command.find(" " + word) == std::string::npos) {
+        return "'" + word + "': unknown command (known: " + known + ")" + help;
+      }
+    }
+    return "a command is required (" + known + ")" + help;
+  }
+  if (const auto* extras = dynamic_cast<const CLI::ExtrasError*>(&e); extras != nullptr) {
+    std::vector<std::string> args = at->remaining();
+    if (args.empty()) args = app.remaining();
+    const std::string first = args.empty() ? std::string() : args.front();
+    if (!first.empty() && first[0] == '-') return first + ": unknown option" + help;
+    if (!first.empty()) return "'" + first + "': unexpected argument" + help;
+  }
+  // CLI11's own words, on one line.
+  std::string what = e.what();
+  for (char& ch : what) ch = ch == '\n' ? ' ' : ch;
+  return what + help;
 }
 
 std::uint64_t available_memory() {

@@ -3,39 +3,62 @@
 // Helpers shared by the CLI's subcommands: option parsing with units and the
 // one place where errors become messages and exit codes.
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "flux/core/error.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "flux/workload/llama.hpp"
 
 namespace flux::cli {
 
-/// Options that describe the system (switches, link rate, tau), as strings
-/// with units until validated.
+/// The system's options (--switches, --link-gbps, --tau), from
+/// core::kSystemOptions.
 struct SystemOptions {
-  std::uint32_t switches = 2;
-  double link_gbps = 800.0;
-  std::string tau = "10us";
+  core::System system;
 
-  void add_to(CLI::App& app, bool with_switches_and_tau);
-  /// Parses and validates; throws core::InputError naming the option.
+  /// Every option but those in `skip`.
+  void add_to(CLI::App& app, std::initializer_list<std::string_view> skip = {});
+  /// Validates; throws core::InputError naming the option.
   [[nodiscard]] core::System to_system() const;
 };
 
-/// The options of a scheduler run (`flux schedule`, `flux simulate`).
+/// The options of a scheduler run (`flux schedule`, `flux simulate`,
+/// `flux evaluate`), from sched::kSchedulerOptions and sched::kMilpOptions.
 struct SchedulerCliOptions {
   std::string scheduler = "flux";
-  std::string time_limit = "60s";
   sched::SchedulerOptions sched;
-  bool no_implied = false, no_symmetry = false, no_horizon = false, no_warm = false,
-       no_bound = false;
 
-  /// `with_milp_files`: also --export-milp and --solution.
-  void add_to(CLI::App& app, bool with_milp_files);
-  /// Parses and validates; throws core::InputError naming the option.
+  /// `with_scheduler`: also --scheduler; `with_milp_files`: also
+  /// --export-milp and --solution.
+  void add_to(CLI::App& app, bool with_scheduler, bool with_milp_files);
+  /// Validates; throws core::InputError naming the option.
   [[nodiscard]] sched::SchedulerOptions resolve() const;
+};
+
+/// The training job's options (`flux generate llama3`, `flux evaluate`):
+/// the model preset and its overrides, parallelism, sizes, the GPU preset
+/// and its efficiencies, from workload's option tables. Values given
+/// override `base`, a preset chosen by the command.
+struct TrainingCliOptions {
+  std::string model;  ///< Llama 3 preset ("" : the base's)
+  std::string gpu;    ///< GPU preset ("" : the base's)
+  std::string collective;
+  bool embeddings = false;
+  bool no_optimizer = false;
+  std::vector<std::function<void(workload::TrainingConfig&)>> overrides;
+  std::vector<std::function<void(workload::ModelConfig&)>> model_overrides;
+  std::vector<std::function<void(workload::GpuSpec&)>> gpu_overrides;
+
+  /// `all`: every option (generate); otherwise --model, --tp, --dp, --gpu
+  /// (what evaluate records per row). `base` gives the defaults shown.
+  void add_to(CLI::App& app, const workload::TrainingConfig& base, bool all);
+  /// `base` with the given options applied, validated; throws
+  /// core::InputError naming the option.
+  [[nodiscard]] workload::TrainingConfig resolve(workload::TrainingConfig base) const;
 };
 
 /// sched::run_scheduler, with an unknown scheduler reported as the option.
@@ -50,9 +73,10 @@ std::string human_bytes(double bytes);
 /// sends, deps, bytes and the critical path on an ideal network.
 void print_written(const std::string& where, const core::Workload& w);
 
-/// The same error, naming the command-line option (`--micro-batches`)
-/// instead of the library's field (`micro_batches`).
-core::InputError as_option_error(const core::InputError& e);
+/// A command-line parse error as one line: which argument, what is wrong
+/// and where the help is ("--bogus: unknown option (flux schedule --help)").
+std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc,
+                        const char* const* argv);
 
 /// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
 std::uint64_t available_memory();

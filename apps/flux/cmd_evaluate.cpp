@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/eval/evaluate.hpp"
 #include "flux/io/save.hpp"
@@ -25,26 +26,22 @@ struct EvaluateOptions {
   std::vector<std::uint32_t> layers;
   std::vector<std::string> taus;
   std::vector<std::string> schedulers;
-  std::string time_limit;
-  std::string gpu;
-  std::string model;
-  std::uint32_t tp = 0;
-  std::uint32_t dp = 0;
+  TrainingCliOptions training;
+  SystemOptions system;
+  SchedulerCliOptions run;
   bool full = false;
   bool fresh = false;
   bool no_plot = false;
-  int threads = 1;
 };
 
-constexpr double kDefaultLimitS = 60;
 constexpr double kFullLimitS = 600;
 
-eval::EvalConfig make_config(const EvaluateOptions& o) {
+eval::EvalConfig make_config(const EvaluateOptions& o, bool time_limit_given) {
   eval::EvalConfig c;
   try {
     c = eval::EvalConfig::preset_named(o.preset);
   } catch (const core::InputError& e) {
-    throw as_option_error(e);
+    throw option_error(e);
   }
   if (!o.layers.empty()) c.layers = o.layers;
   if (!o.taus.empty()) {
@@ -52,29 +49,14 @@ eval::EvalConfig make_config(const EvaluateOptions& o) {
     for (const std::string& t : o.taus) c.taus_ps.push_back(core::parse_duration(t, "--tau"));
   }
   if (!o.schedulers.empty()) c.schedulers = o.schedulers;
-  try {
-    if (!o.model.empty()) c.training.model = workload::ModelConfig::llama3(o.model);
-  } catch (const core::InputError& e) {
-    throw as_option_error(e);
-  }
-  if (o.tp != 0) c.training.tp = o.tp;
-  if (o.dp != 0) c.training.dp = o.dp;
-  if (!o.gpu.empty()) {
-    try {
-      c.training.gpu = workload::GpuSpec::preset(o.gpu);
-    } catch (const core::InputError& e) {
-      throw as_option_error(e);
-    }
-  }
-  c.time_limit_s = o.full ? kFullLimitS : kDefaultLimitS;
-  if (!o.time_limit.empty()) {
-    c.time_limit_s = core::ps_to_seconds(core::parse_duration(o.time_limit, "--time-limit"));
-  }
-  c.threads = o.threads;
+  c.training = o.training.resolve(c.training);
+  c.system = o.system.to_system();
+  c.sched = o.run.resolve();
+  if (o.full && !time_limit_given) c.sched.time_limit_s = kFullLimitS;
   try {
     c.validate();
   } catch (const core::InputError& e) {
-    throw as_option_error(e);
+    throw option_error(e, core::kSystemOptions, sched::kSchedulerOptions);
   }
   return c;
 }
@@ -98,8 +80,8 @@ bool run_gnuplot(const std::filesystem::path& dir, const std::string& script) {
   return true;
 }
 
-void run_evaluate(const EvaluateOptions& o) {
-  const eval::EvalConfig c = make_config(o);
+void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
+  const eval::EvalConfig c = make_config(o, time_limit_given);
   const std::filesystem::path dir = o.output;
   std::filesystem::create_directories(dir);
   const std::filesystem::path csv = dir / "fig2.csv";
@@ -112,7 +94,8 @@ void run_evaluate(const EvaluateOptions& o) {
                "schedulers), results in %s/\n"
                "flux evaluate: scheduler time limit %.0f s per instance%s\n",
                c.preset.c_str(), total, c.layers.size(), c.taus_ps.size(), c.schedulers.size(),
-               dir.string().c_str(), c.time_limit_s, o.full ? " (--full)" : " (--full: 600 s)");
+               dir.string().c_str(), c.sched.time_limit_s,
+               o.full ? " (--full)" : " (--full: 600 s)");
   if (!rows.empty()) {
     std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
                  csv.string().c_str());
@@ -177,16 +160,13 @@ void register_evaluate(CLI::App& app) {
   cmd->add_option("--schedulers", o->schedulers,
                   "schedulers, the first compared with the rest (default: the preset's)")
       ->delimiter(',');
-  cmd->add_option("--model", o->model, "Llama 3 size 8b|70b|405b (default: the preset's, 8b)");
-  cmd->add_option("--tp", o->tp, "tensor parallelism (default: the preset's, 4)");
-  cmd->add_option("--dp", o->dp, "data parallelism (default: the preset's, 2)");
-  cmd->add_option("--gpu", o->gpu, "compute model a100|h100 (default: the preset's, a100)");
-  cmd->add_option("--time-limit", o->time_limit, "solver time limit per instance (default 60s)");
-  cmd->add_flag("--full", o->full, "longer solves: 600 s per instance");
+  o->training.add_to(*cmd, eval::EvalConfig::preset_named("paper-fig2").training, false);
+  o->system.add_to(*cmd, {"--tau"});  // --tau is the sweep's list
+  o->run.add_to(*cmd, false, false);
+  cmd->add_flag("--full", o->full, "longer solves: 600 s per instance (unless --time-limit)");
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in fig2.csv and start over");
   cmd->add_flag("--no-plot", o->no_plot, "write fig2.gp but do not run gnuplot");
-  cmd->add_option("--threads", o->threads, "solver threads")->capture_default_str();
-  cmd->callback([o] { run_evaluate(*o); });
+  cmd->callback([o, cmd] { run_evaluate(*o, cmd->count("--time-limit") > 0); });
 }
 
 }  // namespace flux::cli

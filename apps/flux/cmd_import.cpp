@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/chakra/import.hpp"
 #include "flux/core/error.hpp"
@@ -29,7 +30,7 @@ void run_import(const ImportCliOptions& o) {
     options.gpu = workload::GpuSpec::preset(o.gpu);
     if (!o.collective.empty()) options.collective = workload::algorithm_from_string(o.collective);
   } catch (const core::InputError& e) {
-    throw as_option_error(e);
+    throw option_error(e, workload::kGpuOptions);
   }
   options.name = o.name;
   options.drop_missing_deps = o.drop_missing_deps;

@@ -97,7 +97,7 @@ void register_info(CLI::App& app) {
   auto opts = std::make_shared<InfoOptions>();
   auto* info = app.add_subcommand("info", "summarise a workload file");
   info->add_option("workload", opts->input, "workload file (flux.workload/v1 JSON)")->required();
-  opts->system.add_to(*info, false);
+  opts->system.add_to(*info, {"--switches", "--tau"});
   info->add_option("--top", opts->top, "pairs to list when the matrix is too large to print")
       ->capture_default_str();
   info->callback([opts] { run_info(*opts); });

@@ -58,8 +58,8 @@ void register_schedule(CLI::App& app) {
   auto* cmd = app.add_subcommand("schedule", "schedule a workload's sends on the switches");
   cmd->add_option("workload", o->input, "workload file (flux.workload/v1)")->required();
   cmd->add_option("-o,--output", o->output, "schedule file to write (flux.schedule/v1)");
-  o->system.add_to(*cmd, true);
-  o->run.add_to(*cmd, true);
+  o->system.add_to(*cmd);
+  o->run.add_to(*cmd, true, true);
   cmd->callback([o] { run_schedule(*o); });
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/formats/chrome_trace.hpp"
 #include "flux/formats/metrics_json.hpp"
@@ -78,7 +79,7 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
   try {
     o.sim.validate();
   } catch (const core::InputError& e) {
-    throw as_option_error(e);
+    throw option_error(e, sim::kSimOptions);
   }
   if (o.schedule_file.empty() == o.run.scheduler.empty()) {
     throw core::InputError("", "--schedule", "", "give either --schedule FILE or --scheduler NAME");
@@ -125,10 +126,9 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--trace", o->trace, "Chrome trace to write (open in Perfetto)");
   cmd->add_option("--save-schedule", o->save_schedule,
                   "with --scheduler: also write the schedule it made");
-  cmd->add_option("--mtu", o->sim.mtu_bytes, "packet size for NIC memory accounting, bytes")
-      ->capture_default_str();
-  o->system.add_to(*cmd, true);
-  o->run.add_to(*cmd, false);
+  add_options(*cmd, sim::kSimOptions, o->sim);
+  o->system.add_to(*cmd);
+  o->run.add_to(*cmd, true, false);
   cmd->callback([o, cmd] {
     const bool system_given =
         cmd->count("--switches") + cmd->count("--tau") + cmd->count("--link-gbps") > 0;

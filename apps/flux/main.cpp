@@ -26,8 +26,11 @@ int main(int argc, char** argv) {
   const std::uint64_t memory_cap = flux::cli::limit_address_space();
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    std::cerr << "flux: error: " << flux::cli::usage_error(app, e, argc, argv) << "\n";
+    return 2;
   } catch (const flux::core::InputError& e) {
     std::cerr << "flux: error: " << e.what() << "\n";
     return 2;

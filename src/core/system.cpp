@@ -12,22 +12,11 @@ __extension__ typedef unsigned __int128 U128;  // GCC/Clang extension, silences 
 }  // namespace
 
 void System::validate() const {
-  if (switches == 0) {
-    throw InputError("", "switches", "0", "a system needs at least one switch");
-  }
-  if (!std::isfinite(link_gbps) || link_gbps <= 0 || link_gbps > 1e9) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", link_gbps);
-    throw InputError("", "link_gbps", buf, "must be a positive, finite rate in Gb/s (at most 1e9)");
-  }
+  check_options(kSystemOptions, *this);
   if (link_bps() == 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", link_gbps);
     throw InputError("", "link_gbps", buf, "below 1 bit/s");
-  }
-  if (reconfig_delay_ps < 0) {
-    throw InputError("", "reconfig_delay", std::to_string(reconfig_delay_ps) + " ps",
-                     "must not be negative");
   }
 }
 

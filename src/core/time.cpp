@@ -83,7 +83,13 @@ std::string format_duration(TimePs ps) {
     scale = 1e3;
   }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g %s", static_cast<double>(ps) / scale, unit);
+  const double v = static_cast<double>(ps) / scale;
+  // Whole values in full ("3600 s", not "3.6e+03 s"); others to 4 digits.
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, unit);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g %s", v, unit);
+  }
   return buf;
 }
 

@@ -45,14 +45,14 @@ void check_same_config(const EvalConfig& c, const EvalRow& r, std::size_t index)
   if (r.gpu != c.training.gpu.name) mismatch("gpu", r.gpu, c.training.gpu.name);
   if (r.tp != c.training.tp) mismatch("tp", std::to_string(r.tp), std::to_string(c.training.tp));
   if (r.dp != c.training.dp) mismatch("dp", std::to_string(r.dp), std::to_string(c.training.dp));
-  if (r.switches != c.switches) {
-    mismatch("switches", std::to_string(r.switches), std::to_string(c.switches));
+  if (r.switches != c.system.switches) {
+    mismatch("switches", std::to_string(r.switches), std::to_string(c.system.switches));
   }
-  if (r.link_gbps != c.link_gbps) {
-    mismatch("link_gbps", std::to_string(r.link_gbps), std::to_string(c.link_gbps));
+  if (r.link_gbps != c.system.link_gbps) {
+    mismatch("link_gbps", std::to_string(r.link_gbps), std::to_string(c.system.link_gbps));
   }
-  if (r.time_limit_s != c.time_limit_s) {
-    mismatch("time_limit_s", std::to_string(r.time_limit_s), std::to_string(c.time_limit_s));
+  if (r.time_limit_s != c.sched.time_limit_s) {
+    mismatch("time_limit_s", std::to_string(r.time_limit_s), std::to_string(c.sched.time_limit_s));
   }
 }
 
@@ -89,21 +89,13 @@ void EvalConfig::validate() const {
       throw core::InputError("", "schedulers", s, "listed twice");
     }
   }
-  core::System sys;
-  sys.switches = switches;
-  sys.link_gbps = link_gbps;
+  core::System sys = system;
   for (core::TimePs tau : taus_ps) {
     sys.reconfig_delay_ps = tau;
     sys.validate();
   }
-  sim::SimOptions so;
-  so.mtu_bytes = mtu_bytes;
-  so.validate();
-  sched::SchedulerOptions o;
-  o.time_limit_s = time_limit_s;
-  o.duty_cycle = duty_cycle;
-  o.threads = threads;
-  o.validate();
+  sim.validate();
+  sched.validate();
   workload::TrainingConfig t = training;
   t.model.layers = layers.front();
   t.validate();
@@ -135,21 +127,13 @@ void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const 
           t.model.layers = layers;
           w.emplace(workload::generate_llama(t));
         }
-        core::System sys;
-        sys.switches = config.switches;
-        sys.link_gbps = config.link_gbps;
+        core::System sys = config.system;
         sys.reconfig_delay_ps = tau;
-        sched::SchedulerOptions o;
-        o.time_limit_s = config.time_limit_s;
-        o.duty_cycle = config.duty_cycle;
-        o.threads = config.threads;
         const auto t0 = std::chrono::steady_clock::now();
-        const schedule::Schedule s = sched::run_scheduler(name, *w, sys, o);
+        const schedule::Schedule s = sched::run_scheduler(name, *w, sys, config.sched);
         const double solve_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        sim::SimOptions so;
-        so.mtu_bytes = config.mtu_bytes;
-        const sim::SimResult r = sim::simulate(*w, s, so);
+        const sim::SimResult r = sim::simulate(*w, s, config.sim);
 
         EvalRow row;
         row.layers = layers;
@@ -175,9 +159,9 @@ void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const 
         row.gpu = config.training.gpu.name;
         row.tp = config.training.tp;
         row.dp = config.training.dp;
-        row.switches = config.switches;
-        row.link_gbps = config.link_gbps;
-        row.time_limit_s = config.time_limit_s;
+        row.switches = config.system.switches;
+        row.link_gbps = config.system.link_gbps;
+        row.time_limit_s = config.sched.time_limit_s;
         rows.push_back(row);
         sort_rows(config, rows);
         ++done;

@@ -65,8 +65,8 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
   for (std::uint32_t layers : c.layers) {
     out << "\nLlama 3 " << upper(c.training.model.name) << ", " << layers << " layers, TP"
         << c.training.tp << " x DP" << c.training.dp << " on " << c.training.tp * c.training.dp
-        << " " << upper(c.training.gpu.name) << " GPUs, " << c.switches << " switches, "
-        << c.link_gbps << " Gb/s\n";
+        << " " << upper(c.training.gpu.name) << " GPUs, " << c.system.switches << " switches, "
+        << c.system.link_gbps << " Gb/s\n";
     struct Panel {
       const char* title;
       std::string (*cell)(const EvalRow&);
@@ -142,8 +142,8 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
       g << "set output '" << svg << "'\n";
     }
     g << "set multiplot layout " << n << ",3 title 'Llama 3 " << upper(c.training.model.name)
-      << ", TP" << c.training.tp << " x DP" << c.training.dp << ", " << c.switches << " OCS, "
-      << c.link_gbps << " Gb/s, " << upper(c.training.gpu.name) << " compute'\n";
+      << ", TP" << c.training.tp << " x DP" << c.training.dp << ", " << c.system.switches
+      << " OCS, " << c.system.link_gbps << " Gb/s, " << upper(c.training.gpu.name) << " compute'\n";
     g << "set logscale x\nset xlabel 'reconfiguration delay {/Symbol t} (us)'\n"
       << "set grid\nset format x '%g'\n";
     // All three on log axes: iteration times span 0.2 to 14 s, memory 4 KiB

@@ -25,7 +25,6 @@ using io::Node;
 using schedule::CircuitInterval;
 
 constexpr std::uint64_t kMaxId32 = 0xffff'fffeULL;  // strong ids reserve 2^32-1
-constexpr std::uint64_t kMaxSwitches = 1 << 20;     // a timeline is allocated per switch
 
 enum NodeId : int {
   kRoot,
@@ -198,7 +197,7 @@ class ScheduleHandler final : public io::Handler {
         s_.workload = v.text;
         break;
       case kSwitches:
-        if (v.u > kMaxSwitches) {
+        if (v.u > core::kMaxSwitches) {
           throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^20");
         }
         s_.system.switches = static_cast<std::uint32_t>(v.u);

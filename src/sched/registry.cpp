@@ -33,19 +33,7 @@ constexpr Entry kSchedulers[] = {
 }  // namespace
 
 void SchedulerOptions::validate() const {
-  if (!(time_limit_s >= 0) || time_limit_s > 1e7) {
-    throw core::InputError("", "time_limit", std::to_string(time_limit_s) + " s",
-                           "must be between 0 and 1e7 s");
-  }
-  if (!(relative_gap >= 0) || relative_gap >= 1) {
-    throw core::InputError("", "gap", std::to_string(relative_gap), "must be in [0, 1)");
-  }
-  if (!(duty_cycle > 0) || !(duty_cycle < 1)) {
-    throw core::InputError("", "duty_cycle", std::to_string(duty_cycle), "must be in (0, 1)");
-  }
-  if (threads < 1 || threads > 256) {
-    throw core::InputError("", "threads", std::to_string(threads), "must be between 1 and 256");
-  }
+  core::check_options(kSchedulerOptions, *this);
 }
 
 std::vector<std::string_view> scheduler_names() {

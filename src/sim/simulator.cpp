@@ -64,13 +64,7 @@ std::uint64_t units_to_bytes(detail::Units units, const core::System& system) {
 }  // namespace
 
 void SimOptions::validate() const {
-  if (mtu_bytes == 0 || mtu_bytes > (1u << 30)) {
-    throw core::InputError("", "mtu", std::to_string(mtu_bytes),
-                           "must be between 1 byte and 1 GiB");
-  }
-  if (max_time_ps <= 0) {
-    throw core::InputError("", "max_time", std::to_string(max_time_ps) + " ps", "must be positive");
-  }
+  core::check_options(kSimOptions, *this);
 }
 
 SimResult simulate(const core::Workload& w, const schedule::Schedule& s,

@@ -26,21 +26,7 @@ GpuSpec GpuSpec::preset(std::string_view name) {
 }
 
 void GpuSpec::validate() const {
-  auto check_positive = [](const char* field, double v) {
-    if (!std::isfinite(v) || v <= 0) {
-      throw core::InputError("", field, std::to_string(v), "must be positive and finite");
-    }
-  };
-  auto check_fraction = [](const char* field, double v) {
-    if (!std::isfinite(v) || v <= 0 || v > 1) {
-      throw core::InputError("", field, std::to_string(v), "must be in (0, 1]");
-    }
-  };
-  check_positive("peak_flops", peak_flops);
-  check_positive("hbm_bytes_per_s", hbm_bytes_per_s);
-  check_fraction("gemm_efficiency", gemm_efficiency);
-  check_fraction("attention_efficiency", attention_efficiency);
-  check_fraction("memory_efficiency", memory_efficiency);
+  core::check_options(kGpuOptions, *this);
 }
 
 OpCost gemm_cost(double m, double k, double n) {

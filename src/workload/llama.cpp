@@ -302,15 +302,7 @@ ModelConfig ModelConfig::llama3(std::string_view size) {
 }
 
 void ModelConfig::validate() const {
-  auto positive = [](const char* field, std::uint64_t v) {
-    if (v == 0) throw core::InputError("", field, "0", "must be positive");
-  };
-  positive("layers", layers);
-  positive("hidden", hidden);
-  positive("ffn", ffn);
-  positive("heads", heads);
-  positive("kv_heads", kv_heads);
-  positive("vocab", vocab);
+  core::check_options(kModelOptions, *this);
   if (hidden % heads != 0) {
     throw core::InputError("", "heads", std::to_string(heads),
                            "must divide hidden (" + std::to_string(hidden) + ")");
@@ -324,14 +316,7 @@ void ModelConfig::validate() const {
 void TrainingConfig::validate() const {
   model.validate();
   gpu.validate();
-  auto positive = [](const char* field, std::uint64_t v) {
-    if (v == 0) throw core::InputError("", field, "0", "must be positive");
-  };
-  positive("tp", tp);
-  positive("dp", dp);
-  positive("seq", seq);
-  positive("micro_batch", micro_batch);
-  positive("micro_batches", micro_batches);
+  core::check_options(kTrainingOptions, *this);
   const auto t = std::to_string(tp);
   if (static_cast<std::uint64_t>(tp) * dp > (1u << 20)) {
     throw core::InputError("", "dp", std::to_string(dp), "tp * dp exceeds 2^20 ranks");

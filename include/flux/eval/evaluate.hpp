@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/sim/simulator.hpp"
 #include "flux/workload/llama.hpp"
 
 namespace flux::eval {
@@ -23,12 +26,11 @@ struct EvalConfig {
   std::vector<std::uint32_t> layers;    ///< one workload per entry
   std::vector<core::TimePs> taus_ps;    ///< reconfiguration delays
   std::vector<std::string> schedulers;  ///< registry names
-  std::uint32_t switches = 2;
-  double link_gbps = 800;
-  double time_limit_s = 60;  ///< per scheduler run (flux-milp)
-  double duty_cycle = 0.9;   ///< rotornet
-  std::uint64_t mtu_bytes = 4096;
-  int threads = 1;
+  /// Switches and link rate; its reconfiguration delay is replaced by each
+  /// of taus_ps in turn.
+  core::System system;
+  sched::SchedulerOptions sched;  ///< every scheduler run (time limit, threads, ...)
+  sim::SimOptions sim;            ///< every simulation
 
   /// The named preset; throws core::InputError naming `preset` otherwise.
   static EvalConfig preset_named(const std::string& name);

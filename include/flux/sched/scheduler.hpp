@@ -7,8 +7,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "flux/core/option.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/schedule/schedule.hpp"
@@ -44,8 +46,50 @@ struct SchedulerOptions {
       0.9;  ///< rotornet: share of a slot that carries data (slot = tau / (1 - duty))
   MilpOptions milp;
 
-  /// Throws core::InputError naming the field.
+  /// Throws core::InputError naming the field (bounds in kSchedulerOptions).
   void validate() const;
+};
+
+/// The options of a scheduler run: names, flags, help and bounds
+/// (core/option.hpp). The MILP's switches are in kMilpOptions.
+inline constexpr auto kSchedulerOptions = std::tuple{
+    core::NumberOption<SchedulerOptions, double>{
+        "time_limit", "--time-limit", "wall-clock budget of a solve, with a unit (60s, 10min)",
+        &SchedulerOptions::time_limit_s, 0.0, 1e6, false, false, core::OptionUnit::kSeconds},
+    core::NumberOption<SchedulerOptions, double>{
+        "gap", "--gap", "relative gap (makespan - bound) / makespan at which the solver stops",
+        &SchedulerOptions::relative_gap, 0.0, 1.0, false, true},
+    core::NumberOption<SchedulerOptions, int>{"threads", "--threads", "solver threads",
+                                              &SchedulerOptions::threads, 1, 256},
+    core::NumberOption<SchedulerOptions, std::uint64_t>{
+        "seed", "--seed", "flux: seed of the local search", &SchedulerOptions::seed, 0,
+        ~std::uint64_t{0}},
+    core::NumberOption<SchedulerOptions, std::uint64_t>{
+        "moves", "--moves", "flux: local search moves (0: until the time limit)",
+        &SchedulerOptions::search_moves, 0, ~std::uint64_t{0}},
+    core::NumberOption<SchedulerOptions, double>{
+        "duty_cycle", "--duty-cycle",
+        "rotornet: share of a slot that carries data (slot = tau / (1 - duty))",
+        &SchedulerOptions::duty_cycle, 0.0, 1.0, true, true},
+    core::FlagOption<SchedulerOptions>{
+        "--no-lp-bound", "flux: skip the LP-relaxation bound on instances of <= 1,000 sends",
+        &SchedulerOptions::lp_bound, true},
+    core::FlagOption<SchedulerOptions>{"-v,--verbose", "solver progress on stderr",
+                                       &SchedulerOptions::verbose},
+};
+
+/// The MILP's reductions, each a flag that turns it off.
+inline constexpr auto kMilpOptions = std::tuple{
+    core::FlagOption<MilpOptions>{"--no-implied-pairs", "keep pair rows the DAG already implies",
+                                  &MilpOptions::drop_implied_pairs, true},
+    core::FlagOption<MilpOptions>{"--no-symmetry", "no symmetry breaking between switches",
+                                  &MilpOptions::symmetry_breaking, true},
+    core::FlagOption<MilpOptions>{"--no-horizon", "the paper's global big-M, no incumbent horizon",
+                                  &MilpOptions::horizon_big_m, true},
+    core::FlagOption<MilpOptions>{"--no-warm-start", "no MIP start from the flux heuristic",
+                                  &MilpOptions::warm_start, true},
+    core::FlagOption<MilpOptions>{"--no-bound", "no lower-bound row on the makespan",
+                                  &MilpOptions::bound_rows, true},
 };
 
 class Scheduler {

@@ -20,8 +20,10 @@
 // and the result is bit-for-bit deterministic.
 #include <cstdint>
 #include <optional>
+#include <tuple>
 #include <vector>
 
+#include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/schedule/schedule.hpp"
@@ -39,8 +41,21 @@ struct SimOptions {
   /// the CLI; tests switch it off to feed deliberately odd timelines).
   bool validate_schedule = true;
 
-  /// Throws core::InputError naming the field.
+  /// Throws core::InputError naming the field (bounds in kSimOptions).
   void validate() const;
+};
+
+/// The options of a simulation: names, flags, help and bounds
+/// (core/option.hpp).
+inline constexpr auto kSimOptions = std::tuple{
+    core::NumberOption<SimOptions, std::uint64_t>{"mtu", "--mtu",
+                                                  "packet size for NIC memory accounting, bytes",
+                                                  &SimOptions::mtu_bytes, 1, 1u << 30},
+    core::NumberOption<SimOptions, core::TimePs>{
+        "max_time", "--max-time",
+        "stop with an error if the iteration has not ended by this simulated time",
+        &SimOptions::max_time_ps, 1, 100 * 24 * 3600 * core::kPsPerS, false, false,
+        core::OptionUnit::kPicoseconds},
 };
 
 /// What happened to one send (indexed by TaskIndex).

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 
+#include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
 
 namespace flux::workload {
@@ -23,8 +25,26 @@ struct GpuSpec {
 
   /// "a100" (SXM4 80 GB) or "h100" (SXM5 80 GB); throws core::InputError.
   static GpuSpec preset(std::string_view name);
-  /// Throws core::InputError naming the field on non-positive or > 1 values.
+  /// Throws core::InputError naming the field (bounds in kGpuOptions).
   void validate() const;
+};
+
+/// The options of a GPU: names, flags, help and bounds (core/option.hpp).
+/// The peak rates have no flag: they come with the preset.
+inline constexpr auto kGpuOptions = std::tuple{
+    core::NumberOption<GpuSpec, double>{"peak_flops", "", "dense bf16 tensor FLOP/s",
+                                        &GpuSpec::peak_flops, 0.0, 1e18, true},
+    core::NumberOption<GpuSpec, double>{"hbm_bytes_per_s", "", "HBM bandwidth, byte/s",
+                                        &GpuSpec::hbm_bytes_per_s, 0.0, 1e16, true},
+    core::NumberOption<GpuSpec, double>{"gemm_efficiency", "--gemm-efficiency",
+                                        "fraction of peak FLOP/s on GEMMs",
+                                        &GpuSpec::gemm_efficiency, 0.0, 1.0, true},
+    core::NumberOption<GpuSpec, double>{"attention_efficiency", "--attention-efficiency",
+                                        "fraction of peak FLOP/s on attention",
+                                        &GpuSpec::attention_efficiency, 0.0, 1.0, true},
+    core::NumberOption<GpuSpec, double>{"memory_efficiency", "--memory-efficiency",
+                                        "fraction of peak HBM bandwidth",
+                                        &GpuSpec::memory_efficiency, 0.0, 1.0, true},
 };
 
 enum class OpClass : std::uint8_t { kGemm, kAttention, kMemory };

@@ -22,8 +22,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "flux/core/option.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/workload/collectives.hpp"
 #include "flux/workload/compute.hpp"
@@ -77,6 +79,47 @@ struct TrainingConfig {
   [[nodiscard]] std::uint32_t generated_dp() const { return fold_dp != 0 ? fold_dp : dp; }
   /// Ranks of the generated workload: tp * generated_dp().
   [[nodiscard]] std::uint32_t generated_ranks() const { return tp * generated_dp(); }
+};
+
+/// The options of a model: names, flags, help and bounds (core/option.hpp).
+/// The bounds keep every size product the generator forms (activations
+/// micro_batch * seq * hidden * 2 bytes, parameters hidden * ffn) within 2^62.
+inline constexpr auto kModelOptions = std::tuple{
+    core::NumberOption<ModelConfig, std::uint32_t>{"layers", "--layers", "transformer layers",
+                                                   &ModelConfig::layers, 1, 1u << 16},
+    core::NumberOption<ModelConfig, std::uint64_t>{"hidden", "--hidden", "hidden size",
+                                                   &ModelConfig::hidden, 1, 1u << 20},
+    core::NumberOption<ModelConfig, std::uint64_t>{"ffn", "--ffn", "FFN intermediate size",
+                                                   &ModelConfig::ffn, 1, 1u << 22},
+    core::NumberOption<ModelConfig, std::uint32_t>{"heads", "--heads", "attention heads",
+                                                   &ModelConfig::heads, 1, 1u << 16},
+    core::NumberOption<ModelConfig, std::uint32_t>{"kv_heads", "--kv-heads", "key/value heads",
+                                                   &ModelConfig::kv_heads, 1, 1u << 16},
+    core::NumberOption<ModelConfig, std::uint64_t>{"vocab", "--vocab", "vocabulary size",
+                                                   &ModelConfig::vocab, 1, 1u << 24},
+};
+
+/// The options of a training job (core/option.hpp).
+inline constexpr auto kTrainingOptions = std::tuple{
+    core::NumberOption<TrainingConfig, std::uint32_t>{
+        "tp", "--tp", "tensor-parallel degree (TP groups are consecutive ranks)",
+        &TrainingConfig::tp, 1, 1u << 20},
+    core::NumberOption<TrainingConfig, std::uint32_t>{"dp", "--dp", "data-parallel degree",
+                                                      &TrainingConfig::dp, 1, 1u << 20},
+    core::NumberOption<TrainingConfig, std::uint32_t>{
+        "fold_dp", "--fold-dp",
+        "generate only this many DP replicas (>= 3, dividing dp, even if dp is; 0: all) standing "
+        "for all dp of them: exact by the DP rings' symmetry (docs/model.md, Folding); ring "
+        "collectives only",
+        &TrainingConfig::fold_dp, 0, 1u << 20},
+    core::NumberOption<TrainingConfig, std::uint64_t>{"seq", "--seq", "sequence length in tokens",
+                                                      &TrainingConfig::seq, 1, 1u << 24},
+    core::NumberOption<TrainingConfig, std::uint64_t>{"micro_batch", "--micro-batch",
+                                                      "sequences per micro-batch",
+                                                      &TrainingConfig::micro_batch, 1, 1u << 16},
+    core::NumberOption<TrainingConfig, std::uint32_t>{"micro_batches", "--micro-batches",
+                                                      "micro-batches per iteration",
+                                                      &TrainingConfig::micro_batches, 1, 1u << 16},
 };
 
 /// Compute time of each phase of one transformer layer on one TP rank, per
