@@ -1,0 +1,133 @@
+// The registry (include/flux/sched/scheduler.hpp): every scheduler by name,
+// run alike through run_scheduler (inputs validated, output validated),
+// refusing what it cannot do, deterministic for the same input and seed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "flux/core/error.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/schedule/validator.hpp"
+#include "flux/workload/llama.hpp"
+#include "sched_test_util.hpp"
+
+namespace flux::sched {
+namespace {
+
+using core::kPsPerUs;
+
+SchedulerOptions quick() {
+  SchedulerOptions o;
+  o.time_limit_s = 20;
+  o.search_moves = 500;
+  return o;
+}
+
+TEST(Registry, NamesAreStableAndEachMakesItself) {
+  const std::vector<std::string_view> want = {"flux",         "flux-milp", "greedy", "rotornet",
+                                              "rotornet-vlb", "bvn",       "ideal"};
+  EXPECT_EQ(scheduler_names(), want);
+  for (std::string_view name : want) {
+    const auto s = make_scheduler(name);
+    EXPECT_EQ(s->name(), name);
+    EXPECT_FALSE(s->description().empty());
+  }
+}
+
+TEST(Registry, UnknownNameListsTheKnownOnes) {
+  try {
+    (void)make_scheduler("gurobi");
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "scheduler");
+    EXPECT_EQ(e.value(), "gurobi");
+    EXPECT_NE(e.problem().find("known: flux, flux-milp, greedy"), std::string::npos) << e.what();
+  }
+}
+
+// Every scheduler, on a random DAG and on the paper's workload: a schedule
+// the validator accepts, named after its scheduler; task-level ones place
+// every send and never beat the critical path.
+TEST(Registry, EverySchedulerRunsAlikeAndValidates) {
+  workload::TrainingConfig c;
+  c.model.layers = 1;
+  c.tp = 2;
+  c.dp = 2;
+  const std::vector<core::Workload> workloads = {testing::random_dag(7, 10, 4),
+                                                 workload::generate_llama(c)};
+  for (const core::Workload& w : workloads) {
+    const core::System sys = testing::system_with(10 * kPsPerUs, 2);
+    const auto ideal = run_scheduler("ideal", w, sys, quick());
+    for (std::string_view name : scheduler_names()) {
+      SCOPED_TRACE(std::string(name) + " on " + w.name());
+      const schedule::Schedule s = run_scheduler(name, w, sys, quick());
+      EXPECT_EQ(s.scheduler, name);
+      EXPECT_NO_THROW(schedule::check_schedule(w, s));
+      if (make_scheduler(name)->task_level()) {
+        EXPECT_EQ(s.tasks.size(), w.num_tasks());
+        EXPECT_GE(s.makespan_ps, ideal.makespan_ps);
+        ASSERT_TRUE(s.lower_bound_ps.has_value());
+        EXPECT_LE(*s.lower_bound_ps, s.makespan_ps);
+      }
+    }
+  }
+}
+
+TEST(Registry, BadOptionsOrSystemAreRefusedBeforeRunning) {
+  const core::Workload w = testing::random_dag(3, 6, 3);
+  SchedulerOptions o = quick();
+  o.threads = 0;
+  for (std::string_view name : scheduler_names()) {
+    EXPECT_THROW((void)run_scheduler(name, w, testing::system_with(0, 2), o), core::InputError);
+    EXPECT_THROW((void)run_scheduler(name, w, testing::system_with(0, 0), quick()),
+                 core::InputError);
+  }
+}
+
+// A fold stands for copies of itself; only schedulers whose circuits do not
+// depend on the number of accelerators accept it.
+TEST(Registry, FoldsAreRefusedByTheSchedulersThatCannotLiftThem) {
+  workload::TrainingConfig c;
+  c.model.layers = 1;
+  c.tp = 2;
+  c.dp = 8;
+  c.fold_dp = 4;
+  const core::Workload w = workload::generate_llama(c);
+  ASSERT_TRUE(w.fold().folded());
+  for (std::string_view name : scheduler_names()) {
+    SCOPED_TRACE(std::string(name));
+    const bool lifts = make_scheduler(name)->schedules_folded();
+    EXPECT_EQ(lifts, name != "rotornet" && name != "rotornet-vlb" && name != "bvn");
+    if (lifts) {
+      EXPECT_NO_THROW((void)run_scheduler(name, w, testing::system_with(kPsPerUs, 2), quick()));
+    } else {
+      EXPECT_THROW((void)run_scheduler(name, w, testing::system_with(kPsPerUs, 2), quick()),
+                   core::InputError);
+    }
+  }
+}
+
+// Same input and seed, same schedule (solve time aside).
+TEST(Registry, SameInputAndSeedSameSchedule) {
+  const core::Workload w = testing::random_dag(11, 14, 5);
+  const core::System sys = testing::system_with(20 * kPsPerUs, 2);
+  for (std::string_view name : scheduler_names()) {
+    SCOPED_TRACE(std::string(name));
+    const auto a = run_scheduler(name, w, sys, quick());
+    const auto b = run_scheduler(name, w, sys, quick());
+    EXPECT_EQ(a.makespan_ps, b.makespan_ps);
+    EXPECT_EQ(a.lower_bound_ps, b.lower_bound_ps);
+    ASSERT_EQ(a.tasks.size(), b.tasks.size());
+    for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+      EXPECT_EQ(a.tasks[i].sw, b.tasks[i].sw);
+      EXPECT_EQ(a.tasks[i].start_ps, b.tasks[i].start_ps);
+    }
+    ASSERT_EQ(a.timelines.size(), b.timelines.size());
+    for (std::size_t k = 0; k < a.timelines.size(); ++k) {
+      EXPECT_EQ(a.timelines[k].circuits.size(), b.timelines[k].circuits.size());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flux::sched
