@@ -88,19 +88,24 @@ OutputFile::OutputFile(const OutputTarget& target) : target_(target) {
       for (int attempt = 0; attempt < 1000 && fd_ < 0; ++attempt) {
         tmp_ = dir / ("." + name + ".tmp-" + std::to_string(::getpid()) + "-" +
                       std::to_string(counter.fetch_add(1)));
+        // In the table before it exists: a signal can come at any moment.
+        temp_slot_ = detail::register_temporary(tmp_.string());
         fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-        if (fd_ < 0 && errno != EEXIST) {
+        if (fd_ >= 0) break;
+        const int err = errno;
+        detail::unregister_temporary(temp_slot_);
+        if (err != EEXIST) {
+          tmp_.clear();
           const std::string where = dir.empty() ? std::string(".") : dir.string();
           throw core::InputError(
               target_.given.string(), "", "",
-              std::string("cannot write: ") + std::strerror(errno) + " (in " + where + ")");
+              std::string("cannot write: ") + std::strerror(err) + " (in " + where + ")");
         }
       }
       if (fd_ < 0) {
         tmp_.clear();
         throw core::InputError(target_.given.string(), "", "", "cannot create a temporary file");
       }
-      temp_slot_ = detail::register_temporary(tmp_.string());
       if (target_.exists) {
         // Owner and group where allowed (root; a group of ours), then the
         // bits (chown may clear set-id bits).

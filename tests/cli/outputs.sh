@@ -5,6 +5,9 @@
 # flux evaluate's directory, lock and plots. Never a real /dev file: the
 # devices are made here with mknod.
 source "$(dirname "$0")/lib.sh" "$@"
+# In the scratch directory, so that a wrong "-" or "" lands there.
+FLUX=$(realpath "$FLUX") DIR=$(realpath "$DIR")
+cd "$DIR" || exit 1
 
 # no_temporaries NAME DIR: nothing named .*.tmp-* left in DIR
 no_temporaries() {
