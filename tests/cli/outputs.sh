@@ -58,6 +58,11 @@ ln -s new-target.json "$DIR/dangling.json"
 expect_ok dangling -- "$FLUX" schedule "$w" -o "$DIR/dangling.json"
 [ -L "$DIR/dangling.json" ] && [ -f "$DIR/new-target.json" ] && pass ||
   fail "a dangling symlink's target was not created through it"
+ln -s model-target.lp "$DIR/model-link.lp"
+expect_ok milp-link -- "$FLUX" schedule "$w" --scheduler flux-milp --tau 1ms --time-limit 10s \
+  --export-milp "$DIR/model-link.lp"
+[ -L "$DIR/model-link.lp" ] && [ -s "$DIR/model-target.lp" ] && pass ||
+  fail "--export-milp did not write through its symlink"
 echo keep > "$DIR/perm.json"
 chmod 640 "$DIR/perm.json"
 expect_ok perm -- "$FLUX" generate llama3 --layers 1 -o "$DIR/perm.json"
