@@ -53,7 +53,9 @@ void* register_temporary(const std::string& path) {
 }
 
 void unregister_temporary(void* entry) noexcept {
-  if (entry == nullptr) return;
+  // Once dying, the entry stays: unlinking a renamed temporary's old name
+  // again does nothing, and its string stays reachable.
+  if (entry == nullptr || g_dying.load()) return;
   char* path = static_cast<std::atomic<char*>*>(entry)->exchange(nullptr);
   if (!g_dying.load()) delete[] path;
 }
