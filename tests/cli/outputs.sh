@@ -4,7 +4,9 @@
 # that are inputs or each other, temporaries removed on SIGINT/SIGTERM, and
 # flux evaluate's directory, lock and plots. Never a real /dev file: the
 # devices are made here with mknod.
-source "$(dirname "$0")/lib.sh" "$@"
+# Without lib.sh (and so without $DIR) this script would write to /: stop.
+source "$(dirname "$0")/lib.sh" "$@" || exit 1
+[ -n "${DIR:-}" ] && [ -x "${FLUX:-}" ] || { echo "usage: outputs.sh FLUX DIR" >&2; exit 1; }
 # In the scratch directory, so that a wrong "-" or "" lands there.
 FLUX=$(realpath "$FLUX") DIR=$(realpath "$DIR")
 cd "$DIR" || exit 1
