@@ -2,17 +2,27 @@
 // sweep of layers x tau x schedulers; every point scheduled, validated and
 // simulated. Writes fig2.csv after every point (an interrupted sweep resumes
 // from it), summary.txt, fig2.gp and, through gnuplot, fig2.png and fig2.svg.
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include "cli_common.hpp"
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/eval/evaluate.hpp"
+#include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
 
 extern char** environ;
@@ -61,29 +71,91 @@ eval::EvalConfig make_config(const EvaluateOptions& o, bool time_limit_given) {
   return c;
 }
 
-// Runs gnuplot on `script` in `dir`; false when gnuplot is not installed.
-bool run_gnuplot(const std::filesystem::path& dir, const std::string& script) {
-  const std::string path = (dir / script).string();
+// Runs gnuplot on `script` (its standard input), with `outputs[k]` as its
+// descriptor 3 + k; false when gnuplot is not installed.
+bool run_gnuplot(const std::string& script, const std::vector<int>& outputs) {
+  // Held by descriptors, not names: a signal that removes the temporaries
+  // leaves gnuplot nothing to recreate.
+  const int in = memfd_create("fig2.gp", MFD_CLOEXEC);
+  if (in < 0 || ::write(in, script.data(), script.size()) != static_cast<ssize_t>(script.size()) ||
+      ::lseek(in, 0, SEEK_SET) != 0) {
+    throw core::Error(std::string("cannot pass the script to gnuplot: ") + std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in, 0);
+  std::vector<int> high;  // above 3 + k, so that no dup2 overwrites another's source
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    high.push_back(::fcntl(outputs[k], F_DUPFD_CLOEXEC, 10));
+    posix_spawn_file_actions_adddup2(&actions, high.back(), 3 + static_cast<int>(k));
+  }
   char arg0[] = "gnuplot";
-  std::vector<char> arg1(path.begin(), path.end());
-  arg1.push_back('\0');
-  char* argv[] = {arg0, arg1.data(), nullptr};
+  char* argv[] = {arg0, nullptr};
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv, environ) != 0) return false;
+  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  for (const int fd : high) ::close(fd);
+  ::close(in);
+  if (spawned != 0) return false;
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return false;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw core::Error("gnuplot failed on " + path + " (exit status " +
-                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+    throw core::Error("gnuplot failed (" +
+                      (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                         : "signal " + std::to_string(WTERMSIG(status))) +
+                      "): no plots written");
   }
+  return true;
+}
+
+// Refuses a plot gnuplot did not finish (it exits 0 on a full disk): empty,
+// or not ending as its format must (`end`, trailing whitespace aside).
+void check_plot(const io::OutputFile& plot, const std::filesystem::path& file,
+                std::string_view end) {
+  struct stat st {};
+  std::string tail(end.size() + 64, '\0');
+  if (::fstat(plot.fd(), &st) != 0) throw core::InputError(file.string(), "", "", "cannot read");
+  const auto size = static_cast<std::size_t>(st.st_size);
+  const std::size_t n = std::min(size, tail.size());
+  const ssize_t got = ::pread(plot.fd(), tail.data(), n, static_cast<off_t>(size - n));
+  tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  if (end.back() == '>') {  // text: whitespace may follow
+    while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.pop_back();
+  }
+  if (size == 0 || !tail.ends_with(end)) {
+    throw core::InputError(file.string(), "", "",
+                           "gnuplot wrote an incomplete plot (" + std::to_string(size) +
+                               " bytes; is the disk full?): no plots written");
+  }
+}
+
+// fig2.png and fig2.svg through gnuplot, each checked complete before it is
+// renamed into place; false when gnuplot is not installed.
+bool plot(const eval::EvalConfig& c, const std::vector<eval::EvalRow>& rows,
+          const std::filesystem::path& dir) {
+  const std::filesystem::path png_file = dir / "fig2.png", svg_file = dir / "fig2.svg";
+  io::OutputFile png(io::resolve_output(png_file, false));
+  io::OutputFile svg(io::resolve_output(svg_file, false));
+  // gnuplot opens its outputs by name: the descriptors we pass it (3, 4).
+  const std::string script = eval::gnuplot_script(c, rows, "/proc/self/fd/3", "/proc/self/fd/4");
+  if (!run_gnuplot(script, {png.fd(), svg.fd()})) return false;
+  // The PNG's last chunk, IEND: length 0, type, CRC.
+  constexpr char kIend[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', '\xAE', '\x42', '\x60', '\x82'};
+  check_plot(png, png_file, std::string_view(kIend, sizeof kIend));
+  check_plot(svg, svg_file, "</svg>");
+  png.commit();
+  svg.commit();
   return true;
 }
 
 void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
   const eval::EvalConfig c = make_config(o, time_limit_given);
   const std::filesystem::path dir = o.output;
-  std::filesystem::create_directories(dir);
+  // Before any point is solved: the directory, and no other run writing it.
+  io::prepare_output_directory(dir, "-o");
+  const io::DirectoryLock lock(dir, ".flux-evaluate.lock", "flux evaluate");
   const std::filesystem::path csv = dir / "fig2.csv";
   std::vector<eval::EvalRow> rows;
   if (!o.fresh && std::filesystem::exists(csv)) rows = eval::read_csv(csv);
@@ -117,30 +189,18 @@ void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
   io::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
   std::printf("%s", summary.c_str());
 
-  const std::string script = eval::gnuplot_script(c, rows, "fig2.png.tmp", "fig2.svg.tmp");
+  // The script as a user reruns it in the directory: gnuplot fig2.gp.
+  const std::string script = eval::gnuplot_script(c, rows, "fig2.png", "fig2.svg");
   io::save_file(dir / "fig2.gp", [&](std::ostream& out) { out << script; });
   std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
               (dir / "fig2.gp").string().c_str());
   if (o.no_plot) return;
-  // gnuplot writes relative to its working directory: run the script there.
-  const auto cwd = std::filesystem::current_path();
-  std::filesystem::current_path(dir);
-  bool ran = false;
-  try {
-    ran = run_gnuplot(".", "fig2.gp");
-  } catch (...) {
-    std::filesystem::current_path(cwd);
-    throw;
-  }
-  std::filesystem::current_path(cwd);
-  if (!ran) {
+  if (!plot(c, rows, dir)) {
     std::printf(
         "gnuplot is not installed: no plots (apt-get install gnuplot-nox, then gnuplot %s)\n",
         (dir / "fig2.gp").string().c_str());
     return;
   }
-  std::filesystem::rename(dir / "fig2.png.tmp", dir / "fig2.png");
-  std::filesystem::rename(dir / "fig2.svg.tmp", dir / "fig2.svg");
   std::printf("plotted %s and %s\n", (dir / "fig2.png").string().c_str(),
               (dir / "fig2.svg").string().c_str());
 }

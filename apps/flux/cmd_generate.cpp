@@ -9,7 +9,9 @@
 #include "flux/chakra/export.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/io/output.hpp"
 #include "flux/workload/llama.hpp"
+#include "outputs.hpp"
 
 namespace flux::cli {
 namespace {
@@ -42,10 +44,15 @@ void run_llama3(const GenerateOptions& o) {
     throw core::InputError("", "--chakra-collectives", o.chakra_collectives,
                            "unknown encoding (comm-coll or send-recv)");
   }
+  if (o.format == "json") {
+    io::check_outputs({{o.output, "the workload output", "-o", true}}, {});
+  } else {
+    check_output_prefix(o.output, "-o");
+  }
   workload::Program program;
   const core::Workload w =
       workload::generate_llama(config, o.format == "chakra" ? &program : nullptr);
-  std::string wrote = o.output;
+  std::string wrote = output_name(o.output);
   if (o.format == "json") {
     formats::save_workload(o.output, w);
   } else {

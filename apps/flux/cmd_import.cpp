@@ -10,6 +10,8 @@
 #include "flux/chakra/import.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/io/output.hpp"
+#include "outputs.hpp"
 
 namespace flux::cli {
 namespace {
@@ -34,6 +36,14 @@ void run_import(const ImportCliOptions& o) {
   }
   options.name = o.name;
   options.drop_missing_deps = o.drop_missing_deps;
+  std::vector<io::InputSpec> inputs = {
+      {o.comm_groups.empty() ? o.prefix + ".json" : o.comm_groups, "the communicator groups"}};
+  try {
+    for (const auto& f : chakra::rank_files(o.prefix)) inputs.push_back({f, "an input trace"});
+  } catch (const core::InputError&) {
+    // No trace files: the import says so.
+  }
+  io::check_outputs({{o.output, "the workload output", "-o", true}}, inputs);
   if (!o.comm_groups.empty()) {
     options.comm_groups = chakra::read_comm_groups(o.comm_groups);
   } else if (const std::filesystem::path next = o.prefix + ".json";
@@ -55,7 +65,7 @@ void run_import(const ImportCliOptions& o) {
               << " roofline";
   }
   std::cerr << "\n";
-  print_written(o.output, r.workload);
+  print_written(output_name(o.output), r.workload);
 }
 
 }  // namespace

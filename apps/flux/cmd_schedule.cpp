@@ -3,52 +3,64 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/io/output.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "outputs.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct ScheduleOptions {
   std::string input;
-  std::string output;
+  std::optional<std::string> output;
   SystemOptions system;
   SchedulerCliOptions run;
 };
 
-void print_summary(const schedule::Schedule& s) {
+void print_summary(FILE* out, const schedule::Schedule& s) {
   std::size_t circuits = 0;
   for (const auto& t : s.timelines) circuits += t.circuits.size();
-  std::printf("scheduler       %s\n", s.scheduler.c_str());
-  std::printf("status          %s\n", std::string(schedule::to_string(s.status)).c_str());
+  std::fprintf(out, "scheduler       %s\n", s.scheduler.c_str());
+  std::fprintf(out, "status          %s\n", std::string(schedule::to_string(s.status)).c_str());
   if (s.tasks.empty() && s.circuit_model == schedule::CircuitModel::kTimeline) {
-    std::printf("iteration time  known after simulation (flux simulate)\n");
+    std::fprintf(out, "iteration time  known after simulation (flux simulate)\n");
   } else {
-    std::printf("iteration time  %s\n", core::format_duration(s.makespan_ps).c_str());
+    std::fprintf(out, "iteration time  %s\n", core::format_duration(s.makespan_ps).c_str());
   }
   if (s.period_ps) {
-    std::printf("period          %s, repeated\n", core::format_duration(*s.period_ps).c_str());
+    std::fprintf(out, "period          %s, repeated\n",
+                 core::format_duration(*s.period_ps).c_str());
   }
   if (s.lower_bound_ps) {
-    std::printf("lower bound     %s (gap %.3f%%)\n",
-                core::format_duration(*s.lower_bound_ps).c_str(), 100 * s.gap.value_or(0));
+    std::fprintf(out, "lower bound     %s (gap %.3f%%)\n",
+                 core::format_duration(*s.lower_bound_ps).c_str(), 100 * s.gap.value_or(0));
   }
-  std::printf("circuits        %zu set up over %zu switches%s\n", circuits, s.timelines.size(),
-              s.period_ps ? " per period" : "");
-  if (s.solve_time_s) std::printf("solve time      %.2f s\n", *s.solve_time_s);
+  std::fprintf(out, "circuits        %zu set up over %zu switches%s\n", circuits,
+               s.timelines.size(), s.period_ps ? " per period" : "");
+  if (s.solve_time_s) std::fprintf(out, "solve time      %.2f s\n", *s.solve_time_s);
 }
 
 void run_schedule(const ScheduleOptions& o) {
   const core::System system = o.system.to_system();
   const sched::SchedulerOptions options = o.run.resolve();
+  std::vector<io::OutputSpec> outputs;
+  if (o.output) outputs.push_back({*o.output, "the schedule output (-o)", "-o", true});
+  if (!options.milp.export_path.empty()) {
+    outputs.push_back(
+        {options.milp.export_path, "the model (--export-milp)", "--export-milp", false});
+  }
+  io::check_outputs(outputs, {{o.input, "the input workload"},
+                              {options.milp.solution_path, "the solution (--solution)"}});
   const core::Workload w = formats::read_workload(o.input);
   const schedule::Schedule s = run_named_scheduler(o.run.scheduler, w, system, options);
-  if (!o.output.empty()) formats::save_schedule(o.output, s);
-  print_summary(s);
+  if (o.output) formats::save_schedule(*o.output, s);
+  print_summary(report_stream({o.output.value_or("")}), s);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "cli_common.hpp"
 #include "cli_options.hpp"
@@ -15,6 +16,7 @@
 #include "flux/io/save.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/simulator.hpp"
+#include "outputs.hpp"
 
 namespace flux::cli {
 namespace {
@@ -22,57 +24,59 @@ namespace {
 struct SimulateOptions {
   std::string input;
   std::string schedule_file;
-  std::string output;
-  std::string trace;
-  std::string save_schedule;
+  std::optional<std::string> output;
+  std::optional<std::string> trace;
+  std::optional<std::string> save_schedule;
   SystemOptions system;
   SchedulerCliOptions run;
   sim::SimOptions sim;
 };
 
-void print_summary(const core::Workload& w, const schedule::Schedule& s, const sim::SimResult& r) {
+void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule& s,
+                   const sim::SimResult& r) {
   const sim::Metrics& m = r.metrics;
-  std::printf("workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(), w.num_tasks(),
-              w.accelerators());
+  std::fprintf(out, "workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(),
+               w.num_tasks(), w.accelerators());
   if (w.fold().folded()) {
-    std::printf(
-        "folded           one of %u copies (the job: %llu accelerators); iteration time, "
-        "NIC memory and switch reconfigurations are the job's, circuits, waits and bytes "
-        "one copy's\n",
-        w.fold().copies, static_cast<unsigned long long>(w.job_accelerators()));
+    std::fprintf(out,
+                 "folded           one of %u copies (the job: %llu accelerators); iteration time, "
+                 "NIC memory and switch reconfigurations are the job's, circuits, waits and bytes "
+                 "one copy's\n",
+                 w.fold().copies, static_cast<unsigned long long>(w.job_accelerators()));
   }
-  std::printf("scheduler        %s (%u switches, tau %s, %g Gb/s)\n", s.scheduler.c_str(),
-              s.system.switches, core::format_duration(s.system.reconfig_delay_ps).c_str(),
-              s.system.link_gbps);
-  std::printf("iteration time   %s\n", core::format_duration(m.iteration_time_ps).c_str());
+  std::fprintf(out, "scheduler        %s (%u switches, tau %s, %g Gb/s)\n", s.scheduler.c_str(),
+               s.system.switches, core::format_duration(s.system.reconfig_delay_ps).c_str(),
+               s.system.link_gbps);
+  std::fprintf(out, "iteration time   %s\n", core::format_duration(m.iteration_time_ps).c_str());
   if (!s.tasks.empty()) {
-    std::printf("schedule says    %s (%s)\n", core::format_duration(s.makespan_ps).c_str(),
-                s.makespan_ps == m.iteration_time_ps ? "equal" : "DIFFERENT");
+    std::fprintf(out, "schedule says    %s (%s)\n", core::format_duration(s.makespan_ps).c_str(),
+                 s.makespan_ps == m.iteration_time_ps ? "equal" : "DIFFERENT");
   }
   const auto peak_nic = std::max_element(m.nic_peak_bytes.begin(), m.nic_peak_bytes.end());
-  std::printf("peak NIC memory  %s", human_bytes(static_cast<double>(m.peak_nic_bytes)).c_str());
+  std::fprintf(out, "peak NIC memory  %s",
+               human_bytes(static_cast<double>(m.peak_nic_bytes)).c_str());
   if (peak_nic != m.nic_peak_bytes.end()) {
-    std::printf(" (GPU %zu)", static_cast<std::size_t>(peak_nic - m.nic_peak_bytes.begin()));
+    std::fprintf(out, " (GPU %zu)", static_cast<std::size_t>(peak_nic - m.nic_peak_bytes.begin()));
   }
-  std::printf("\nreconfigurations %llu switch reconfigurations, %llu circuits set up\n",
-              static_cast<unsigned long long>(m.reconfigurations),
-              static_cast<unsigned long long>(m.circuits_set_up));
+  std::fprintf(out, "\nreconfigurations %llu switch reconfigurations, %llu circuits set up\n",
+               static_cast<unsigned long long>(m.reconfigurations),
+               static_cast<unsigned long long>(m.circuits_set_up));
   if (m.circuit_utilization) {
-    std::printf("utilisation      %.2f%% of circuit up time carried data\n",
-                100 * *m.circuit_utilization);
+    std::fprintf(out, "utilisation      %.2f%% of circuit up time carried data\n",
+                 100 * *m.circuit_utilization);
   }
   const double sends = std::max<double>(1, static_cast<double>(w.num_tasks()));
-  std::printf("waiting          mean %s, max %s per send\n",
-              core::format_duration(static_cast<core::TimePs>(m.wait_total_ps / sends)).c_str(),
-              core::format_duration(m.wait_max_ps).c_str());
-  std::printf("bytes            %s sent, %s delivered, %s relayed\n",
-              human_bytes(static_cast<double>(m.bytes_sent)).c_str(),
-              human_bytes(static_cast<double>(m.bytes_delivered)).c_str(),
-              human_bytes(static_cast<double>(m.bytes_relayed)).c_str());
-  std::printf("simulation       %llu events in %.6f s (%.1f M events/s), %.3f s in all\n",
-              static_cast<unsigned long long>(m.events), m.loop_time_s,
-              m.loop_time_s > 0 ? static_cast<double>(m.events) / m.loop_time_s / 1e6 : 0.0,
-              m.wall_time_s);
+  std::fprintf(out, "waiting          mean %s, max %s per send\n",
+               core::format_duration(static_cast<core::TimePs>(m.wait_total_ps / sends)).c_str(),
+               core::format_duration(m.wait_max_ps).c_str());
+  std::fprintf(out, "bytes            %s sent, %s delivered, %s relayed\n",
+               human_bytes(static_cast<double>(m.bytes_sent)).c_str(),
+               human_bytes(static_cast<double>(m.bytes_delivered)).c_str(),
+               human_bytes(static_cast<double>(m.bytes_relayed)).c_str());
+  std::fprintf(out, "simulation       %llu events in %.6f s (%.1f M events/s), %.3f s in all\n",
+               static_cast<unsigned long long>(m.events), m.loop_time_s,
+               m.loop_time_s > 0 ? static_cast<double>(m.events) / m.loop_time_s / 1e6 : 0.0,
+               m.wall_time_s);
 }
 
 void run_simulate(const SimulateOptions& o, bool system_given) {
@@ -89,13 +93,22 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
                            "the system comes from the schedule file: --switches, --tau and "
                            "--link-gbps only apply with --scheduler");
   }
+  std::vector<io::OutputSpec> outputs;
+  if (o.output) outputs.push_back({*o.output, "the metrics output (-o)", "-o", true});
+  if (o.trace) outputs.push_back({*o.trace, "the trace output (--trace)", "--trace", true});
+  if (o.save_schedule) {
+    outputs.push_back(
+        {*o.save_schedule, "the schedule output (--save-schedule)", "--save-schedule", true});
+  }
+  io::check_outputs(outputs, {{o.input, "the input workload"},
+                              {o.schedule_file, "the input schedule (--schedule)"}});
   const core::Workload w = formats::read_workload(o.input);
   schedule::Schedule s;
   if (!o.schedule_file.empty()) {
     s = formats::read_schedule(o.schedule_file);
   } else {
     s = run_named_scheduler(o.run.scheduler, w, o.system.to_system(), o.run.resolve());
-    if (!o.save_schedule.empty()) formats::save_schedule(o.save_schedule, s);
+    if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
   }
   sim::SimResult r;
   try {
@@ -104,14 +117,16 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
     if (o.schedule_file.empty()) throw;  // a scheduler's bug, not the user's input
     throw core::InputError(o.schedule_file, "", "", e.what());
   }
-  if (!o.output.empty()) {
-    io::save_file(o.output,
+  if (o.output) {
+    io::save_file(*o.output,
                   [&](std::ostream& out) { formats::write_metrics(out, w, s, o.sim, r.metrics); });
   }
-  if (!o.trace.empty()) {
-    io::save_file(o.trace, [&](std::ostream& out) { formats::write_chrome_trace(out, w, s, r); });
+  if (o.trace) {
+    io::save_file(*o.trace, [&](std::ostream& out) { formats::write_chrome_trace(out, w, s, r); });
   }
-  print_summary(w, s, r);
+  print_summary(
+      report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")}), w,
+      s, r);
 }
 
 }  // namespace

@@ -14,8 +14,10 @@
 #include "flux/core/format.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/io/output.hpp"
 #include "flux/schedule/fold.hpp"
 #include "flux/schedule/validator.hpp"
+#include "outputs.hpp"
 
 namespace flux::cli {
 namespace {
@@ -51,6 +53,13 @@ void run_unfold(const UnfoldOptions& o) {
                            o.schedule.empty() ? o.schedule_output : o.schedule,
                            "give --schedule and --schedule-output together");
   }
+  std::vector<io::OutputSpec> outputs = {{o.output, "the workload output (-o)", "-o", true}};
+  if (!o.schedule_output.empty()) {
+    outputs.push_back(
+        {o.schedule_output, "the schedule output (--schedule-output)", "--schedule-output", true});
+  }
+  io::check_outputs(outputs, {{o.workload, "the input workload"},
+                              {o.schedule, "the input schedule (--schedule)"}});
   const core::Workload fold = formats::read_workload(o.workload);
   check_fits(fold, o.workload);
   const core::Workload job = core::unfold(fold);
@@ -70,12 +79,13 @@ void run_unfold(const UnfoldOptions& o) {
   }
   // Everything is checked; now write.
   formats::save_workload(o.output, job);
-  print_written(o.output, job);
+  print_written(output_name(o.output), job);
   if (lifted) {
     formats::save_schedule(o.schedule_output, *lifted);
-    std::printf("wrote %s: %s schedule of %s, %zu sends, iteration time %s\n",
-                o.schedule_output.c_str(), lifted->scheduler.c_str(), job.name().c_str(),
-                lifted->tasks.size(), core::format_duration(lifted->makespan_ps).c_str());
+    std::fprintf(report_stream({o.output, o.schedule_output}),
+                 "wrote %s: %s schedule of %s, %zu sends, iteration time %s\n",
+                 o.schedule_output.c_str(), lifted->scheduler.c_str(), job.name().c_str(),
+                 lifted->tasks.size(), core::format_duration(lifted->makespan_ps).c_str());
   }
 }
 

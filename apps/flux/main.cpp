@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
+#include "outputs.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"flux: workload-aware optical circuit switch scheduling for LLM training"};
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   flux::cli::register_import(app);
   flux::cli::register_unfold(app);
   const std::uint64_t memory_cap = flux::cli::limit_address_space();
+  flux::cli::remove_temporaries_on_signals();
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,76 +1,164 @@
+// Writing outputs by the kind of their target (output.hpp): a temporary
+// renamed over a regular file, a device written directly, standard output.
 #include "flux/io/save.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <memory>
+#include <streambuf>
 #include <string>
+#include <vector>
 
 #include "flux/core/error.hpp"
+#include "temporaries.hpp"
 
 namespace flux::io {
+namespace {
 
-TempFile::TempFile(const std::filesystem::path& target) : target_(target) {
-  static std::atomic<std::uint64_t> counter{0};
-  const std::string name = target.filename().string();
-  if (name.empty() || name == "." || name == "..") {
-    throw core::InputError(target.string(), "", "", "not a file name");
+core::InputError write_error(const OutputTarget& t, int err) {
+  const std::string name = t.kind == OutputKind::kStdout ? "standard output" : t.given.string();
+  return core::InputError(name, "", "", std::string("cannot write: ") + std::strerror(err));
+}
+
+}  // namespace
+
+// A stream buffer on a file descriptor that keeps the first write error's
+// errno (std::ofstream only says that something failed).
+class OutputFile::Buffer : public std::streambuf {
+ public:
+  explicit Buffer(int fd) : fd_(fd), buf_(kSize) { reset(); }
+  [[nodiscard]] int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
   }
-  const std::filesystem::path dir = target.parent_path();
-  for (int attempt = 0; attempt < 1000 && tmp_.empty(); ++attempt) {
-    const std::filesystem::path candidate =
-        dir / ("." + name + ".tmp-" + std::to_string(::getpid()) + "-" +
-               std::to_string(counter.fetch_add(1)));
-    const int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      ::close(fd);
-      tmp_ = candidate;
-    } else if (errno != EEXIST) {
-      const std::string where = dir.empty() ? std::string(".") : dir.string();
-      throw core::InputError(
-          target.string(), "", "",
-          std::string("cannot write: ") + std::strerror(errno) + " (in " + where + ")");
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  static constexpr std::size_t kSize = 1 << 16;
+  void reset() { setp(buf_.data(), buf_.data() + buf_.size()); }
+  bool drain() {
+    const char* p = pbase();
+    auto left = static_cast<std::size_t>(pptr() - pbase());
+    while (left > 0 && error_ == 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0) {
+        if (errno != EINTR) error_ = errno;
+        continue;
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    reset();  // after an error, what follows is dropped
+    return error_ == 0;
+  }
+
+  int fd_;
+  std::vector<char> buf_;
+  int error_ = 0;
+};
+
+OutputFile::OutputFile(const OutputTarget& target) : target_(target) {
+  static std::atomic<std::uint64_t> counter{0};
+  switch (target_.kind) {
+    case OutputKind::kStdout:
+      std::fflush(stdout);  // what printf holds goes first
+      fd_ = STDOUT_FILENO;
+      break;
+    case OutputKind::kDevice:
+      fd_ = ::open(target_.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+      if (fd_ < 0) throw write_error(target_, errno);
+      break;
+    case OutputKind::kFile: {
+      const std::filesystem::path dir = target_.path.parent_path();
+      const std::string name = target_.path.filename().string();
+      // An existing file's contents stay as private as they were while written.
+      const mode_t mode = target_.exists ? 0600 : 0666;
+      for (int attempt = 0; attempt < 1000 && fd_ < 0; ++attempt) {
+        tmp_ = dir / ("." + name + ".tmp-" + std::to_string(::getpid()) + "-" +
+                      std::to_string(counter.fetch_add(1)));
+        // In the table before it exists: a signal can come at any moment.
+        temp_slot_ = detail::register_temporary(tmp_.string());
+        fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd_ >= 0) break;
+        const int err = errno;
+        detail::unregister_temporary(temp_slot_);
+        if (err != EEXIST) {
+          tmp_.clear();
+          const std::string where = dir.empty() ? std::string(".") : dir.string();
+          throw core::InputError(
+              target_.given.string(), "", "",
+              std::string("cannot write: ") + std::strerror(err) + " (in " + where + ")");
+        }
+      }
+      if (fd_ < 0) {
+        tmp_.clear();
+        throw core::InputError(target_.given.string(), "", "", "cannot create a temporary file");
+      }
+      if (target_.exists) {
+        // Owner and group where allowed (root; a group of ours), then the
+        // bits (chown may clear set-id bits).
+        if (::fchown(fd_, target_.uid, target_.gid) != 0) {
+          // Not allowed: the file becomes ours, as any new file would.
+        }
+        if (::fchmod(fd_, target_.mode & 07777) != 0) {
+          const int err = errno;
+          ::close(fd_);
+          fd_ = -1;
+          ::unlink(tmp_.c_str());
+          detail::unregister_temporary(temp_slot_);
+          tmp_.clear();
+          throw write_error(target_, err);
+        }
+      }
+      break;
     }
   }
-  if (tmp_.empty()) {
-    throw core::InputError(target.string(), "", "", "cannot create a temporary file");
-  }
-  out_.open(tmp_, std::ios::binary | std::ios::trunc);
-  if (!out_) {
-    const std::string problem = std::string("cannot write: ") + std::strerror(errno);
-    std::error_code ec;
-    std::filesystem::remove(tmp_, ec);
-    throw core::InputError(target.string(), "", "", problem);
-  }
+  buf_ = std::make_unique<Buffer>(fd_);
+  out_ = std::make_unique<std::ostream>(buf_.get());
 }
 
-TempFile::~TempFile() {
-  if (committed_) return;
-  if (out_.is_open()) out_.close();
-  std::error_code ec;
-  std::filesystem::remove(tmp_, ec);
-}
-
-void TempFile::close() {
-  if (!out_.is_open()) return;
-  out_.flush();
-  out_.close();
-  if (!out_) {
-    throw core::InputError(target_.string(), "", "", "write failed (disk full?)");
+OutputFile::~OutputFile() {
+  if (fd_ >= 0 && target_.kind != OutputKind::kStdout) ::close(fd_);
+  if (!tmp_.empty() && !committed_) {
+    ::unlink(tmp_.c_str());
+    detail::unregister_temporary(temp_slot_);
   }
 }
 
-void TempFile::commit() {
+std::ostream& OutputFile::stream() {
+  return *out_;
+}
+
+void OutputFile::close() {
+  if (fd_ < 0) return;
+  out_->flush();
+  int err = buf_->error();
+  if (target_.kind != OutputKind::kStdout && ::close(fd_) != 0 && err == 0) err = errno;
+  fd_ = -1;
+  if (err != 0) throw write_error(target_, err);
+}
+
+void OutputFile::commit() {
   close();
-  std::error_code ec;
-  std::filesystem::rename(tmp_, target_, ec);
-  if (ec) {
-    throw core::InputError(target_.string(), "", "", "cannot replace the file: " + ec.message());
+  if (tmp_.empty() || committed_) return;
+  if (::rename(tmp_.c_str(), target_.path.c_str()) != 0) {
+    throw core::InputError(target_.given.string(), "", "",
+                           std::string("cannot replace the file: ") + std::strerror(errno));
   }
   committed_ = true;
+  detail::unregister_temporary(temp_slot_);
 }
 
 void save_file(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write) {
@@ -81,18 +169,15 @@ void save_files(
     const std::vector<std::pair<std::filesystem::path, std::function<void(std::ostream&)>>>&
         files) {
   // What would make a rename fail once others are done: checked first.
-  for (const auto& entry : files) {
-    if (std::filesystem::is_directory(entry.first)) {
-      throw core::InputError(entry.first.string(), "", "", "is a directory");
-    }
+  std::vector<OutputTarget> targets;
+  for (const auto& entry : files) targets.push_back(resolve_output(entry.first, false));
+  std::vector<std::unique_ptr<OutputFile>> outs;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    outs.push_back(std::make_unique<OutputFile>(targets[k]));
+    files[k].second(outs.back()->stream());
+    outs.back()->close();
   }
-  std::vector<std::unique_ptr<TempFile>> temps;
-  for (const auto& [file, write] : files) {
-    temps.push_back(std::make_unique<TempFile>(file));
-    write(temps.back()->stream());
-    temps.back()->close();
-  }
-  for (auto& t : temps) t->commit();
+  for (auto& out : outs) out->commit();
 }
 
 }  // namespace flux::io

@@ -1,60 +1,71 @@
 #pragma once
-// Writing any output file atomically: the content goes to a temporary file
-// next to the target, which is renamed over it only when complete.
+// Writing any output file by the rules of output.hpp: a regular file (or a
+// new one) through a temporary beside it, renamed over it only when
+// complete; a device or FIFO directly; "-" to standard output.
 #include <filesystem>
-#include <fstream>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <utility>
 #include <vector>
 
+#include "flux/io/output.hpp"
+
 namespace flux::io {
 
-/// Calls `write` on a stream to a temporary file next to `file`, then renames
-/// it over `file`. On any error (thrown by `write` or by I/O) the temporary
-/// file is removed, `file` is untouched and the error propagates; I/O errors
-/// are core::InputError naming `file`.
+/// Calls `write` on a stream to `file` ("-": standard output) and completes
+/// it (save_atomically). On any error (thrown by `write` or by I/O) a
+/// regular `file` is untouched, no temporary is left, and the error
+/// propagates; I/O errors are core::InputError naming `file`.
 void save_file(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write);
 
 /// Several files as one: every file is written to its temporary first, and
 /// only when all are complete are they renamed into place. An error while
-/// writing (or a target that is a directory, refused up front) leaves every
-/// target untouched and no temporary file behind.
+/// writing (or a target refused by resolve_output, checked up front) leaves
+/// every regular target untouched and no temporary file behind. No "-".
 void save_files(
     const std::vector<std::pair<std::filesystem::path, std::function<void(std::ostream&)>>>& files);
 
-/// Writes through `write` to a temporary file next to `file`, then renames it
-/// over `file`. On any error the temporary file is removed, `file` is left as
-/// it was, and the error is rethrown (I/O errors as core::InputError naming
-/// `file`).
+/// save_file with any callable.
 template <class F>
 void save_atomically(const std::filesystem::path& file, F&& write);
 
-// Implementation detail of save_atomically.
-class TempFile {
+/// One output being written, by the kind of its target: a temporary file
+/// beside it (registered for remove_temporaries), the device itself, or
+/// standard output. Removes its temporary unless committed.
+class OutputFile {
  public:
-  explicit TempFile(const std::filesystem::path& target);
-  ~TempFile();
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  [[nodiscard]] std::ostream& stream() { return out_; }
-  /// Flushes, closes and checks for write errors (the file stays temporary).
+  explicit OutputFile(const OutputTarget& target);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  [[nodiscard]] std::ostream& stream();
+  /// The open file, for a writer of its own (a child process); its data goes
+  /// where stream()'s would. A temporary is open for reading too.
+  [[nodiscard]] int fd() const { return fd_; }
+  /// Flushes and checks for write errors (core::InputError naming the
+  /// target); a temporary stays temporary.
   void close();
-  /// close(), then renames over the target.
+  /// close(), then renames a temporary over the target.
   void commit();
 
  private:
-  std::filesystem::path target_;
+  class Buffer;
+  OutputTarget target_;
+  int fd_ = -1;
   std::filesystem::path tmp_;
-  std::ofstream out_;
+  void* temp_slot_ = nullptr;  // its entry in the table of live temporaries
+  std::unique_ptr<Buffer> buf_;
+  std::unique_ptr<std::ostream> out_;
   bool committed_ = false;
 };
 
 template <class F>
 void save_atomically(const std::filesystem::path& file, F&& write) {
-  TempFile tmp(file);
-  write(tmp.stream());
-  tmp.commit();
+  OutputFile out(resolve_output(file, true));
+  write(out.stream());
+  out.commit();
 }
 
 }  // namespace flux::io

@@ -2,12 +2,16 @@
 #include <coin/CoinMpsIO.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
 
 #include "flux/core/error.hpp"
+#include "flux/io/save.hpp"
 #include "osi_load.hpp"
 #include "solver.hpp"
 
@@ -21,12 +25,13 @@ void export_milp(const MilpModel& m, const std::filesystem::path& path) {
   }
   OsiClpSolverInterface solver;
   load_into_osi(m, solver);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  tmp += ext;
+  // Written by the rules of every output (io/output.hpp); CoinUtils writes
+  // the temporary through its descriptor, not by a name a signal may remove.
+  io::OutputFile out(io::resolve_output(path, false));
   bool ok = false;
   if (ext == ".lp") {
-    if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+    const int fd = ::dup(out.fd());
+    if (FILE* f = fd >= 0 ? ::fdopen(fd, "w") : nullptr) {
       solver.writeLp(f, 1e-9, 8, 9, 0.0, true);
       ok = std::fclose(f) == 0;
     }
@@ -47,16 +52,13 @@ void export_milp(const MilpModel& m, const std::filesystem::path& path) {
                   solver.getColUpper(), solver.getObjCoefficients(), m.is_integer.data(),
                   solver.getRowLower(), solver.getRowUpper(), cols.data(), rows.data());
     // Non-zero only on I/O errors (1 also when long names forced free MPS).
-    const int rc = io.writeMps(tmp.c_str(), 0, 1, 2);
-    std::error_code size_ec;
-    ok = rc >= 0 && std::filesystem::file_size(tmp, size_ec) > 0 && !size_ec;
+    const std::string through = "/proc/self/fd/" + std::to_string(out.fd());
+    const int rc = io.writeMps(through.c_str(), 0, 1, 2);
+    struct stat st {};
+    ok = rc >= 0 && ::fstat(out.fd(), &st) == 0 && st.st_size > 0;
   }
-  std::error_code ec;
-  if (ok) std::filesystem::rename(tmp, path, ec);
-  if (!ok || ec) {
-    std::filesystem::remove(tmp, ec);
-    throw core::InputError(path.string(), "", "", "cannot write the model file");
-  }
+  if (!ok) throw core::InputError(path.string(), "", "", "cannot write the model file");
+  out.commit();
 }
 
 std::vector<double> read_solution(const MilpModel& m, const std::filesystem::path& path) {

@@ -49,7 +49,8 @@ std::optional<core::TimePs> lp_relaxation_bound(const core::Workload& w, const c
                                                 core::TimePs horizon_ps, double time_limit_s);
 
 /// Writes `m` as an LP (".lp") or MPS (".mps", ".mps.gz" not supported)
-/// file, chosen by the extension; atomically (temporary file, rename).
+/// file, chosen by the extension, by the rules of every output
+/// (io/output.hpp: a temporary renamed over a regular file).
 /// Throws core::InputError on another extension or an unwritable path.
 void export_milp(const MilpModel& m, const std::filesystem::path& path);
 

@@ -1,0 +1,193 @@
+// What an output path means (output.hpp), checked before any work.
+#include "flux/io/output.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "flux/core/error.hpp"
+
+namespace flux::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The Linux limit on symlinks followed in one lookup.
+constexpr int kMaxSymlinks = 40;
+
+core::InputError cannot_write(const fs::path& given, int err, const fs::path& dir = {}) {
+  std::string problem = std::string("cannot write: ") + std::strerror(err);
+  if (!dir.empty()) problem += " (in " + dir.string() + ")";
+  return core::InputError(given.string(), "", "", problem);
+}
+
+fs::path directory_of(const fs::path& p) {
+  return p.has_parent_path() ? p.parent_path() : fs::path(".");
+}
+
+// The final target of `path`'s symlinks (the path itself if none); `st` is
+// its lstat, `exists` whether there is one (a dangling link's target is new).
+fs::path follow_links(const fs::path& given, struct stat& st, bool& exists) {
+  fs::path p = given;
+  for (int hops = 0;; ++hops) {
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (errno != ENOENT) throw cannot_write(given, errno);
+      exists = false;
+      return p;
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      exists = true;
+      return p;
+    }
+    if (hops == kMaxSymlinks) throw cannot_write(given, ELOOP);
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) throw cannot_write(given, ec.value());
+    p = target.is_absolute() ? target : directory_of(p) / target;
+  }
+}
+
+void check_writable_directory(const fs::path& given, const fs::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) throw cannot_write(given, errno, dir);
+  if (!S_ISDIR(st.st_mode)) throw cannot_write(given, ENOTDIR, dir);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) throw cannot_write(given, errno, dir);
+}
+
+// Where two outputs or an output and an input are the same file.
+bool same_file(const OutputTarget& a, const OutputTarget& b) {
+  if (a.kind == OutputKind::kStdout || b.kind == OutputKind::kStdout) {
+    return a.kind == b.kind;
+  }
+  if (a.exists != b.exists) return false;
+  if (a.exists) return a.device == b.device && a.inode == b.inode;
+  std::error_code ec1, ec2;
+  return fs::weakly_canonical(a.path, ec1) == fs::weakly_canonical(b.path, ec2) && !ec1 && !ec2;
+}
+
+}  // namespace
+
+OutputTarget resolve_output(const fs::path& given, bool allow_stdout) {
+  OutputTarget t;
+  t.given = given;
+  if (given.empty()) {
+    throw core::InputError("", "output", "''", "an empty path names no file");
+  }
+  if (given == kStdoutPath) {
+    if (!allow_stdout) {
+      throw core::InputError(given.string(), "", "",
+                             "standard output cannot take this output: name a file");
+    }
+    t.kind = OutputKind::kStdout;
+    return t;
+  }
+  struct stat st {};
+  t.path = follow_links(given, st, t.exists);
+  if (!t.exists) {
+    const std::string name = t.path.filename().string();
+    if (name.empty() || name == "." || name == "..") {
+      throw core::InputError(given.string(), "", "", "not a file name");
+    }
+    check_writable_directory(given, directory_of(t.path));
+    return t;
+  }
+  if (S_ISDIR(st.st_mode)) throw core::InputError(given.string(), "", "", "is a directory");
+  if (S_ISREG(st.st_mode)) {
+    t.kind = OutputKind::kFile;
+    check_writable_directory(given, directory_of(t.path));
+  } else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    t.kind = OutputKind::kDevice;
+  } else {
+    throw core::InputError(
+        given.string(), "", "",
+        S_ISSOCK(st.st_mode) ? "is a socket, not a file" : "is neither a file nor a device");
+  }
+  // Refused as open(2) would refuse it; replacing it would not ask.
+  if (::access(t.path.c_str(), W_OK) != 0) throw cannot_write(given, errno);
+  t.device = st.st_dev;
+  t.inode = st.st_ino;
+  t.mode = st.st_mode;
+  t.uid = st.st_uid;
+  t.gid = st.st_gid;
+  return t;
+}
+
+void check_outputs(const std::vector<OutputSpec>& outputs, const std::vector<InputSpec>& inputs) {
+  std::vector<OutputTarget> seen;
+  for (const OutputSpec& out : outputs) {
+    if (out.path.empty()) {
+      throw core::InputError("", out.option, "''", "an empty path names no file");
+    }
+    const OutputTarget t = resolve_output(out.path, out.allow_stdout);
+    const auto collision = [&](const std::string& role) {
+      return core::InputError(out.path.string(), out.option, "", "is also " + role);
+    };
+    if (t.kind == OutputKind::kDevice) continue;
+    for (const InputSpec& in : inputs) {
+      struct stat st {};
+      if (t.exists && ::stat(in.path.c_str(), &st) == 0 && st.st_dev == t.device &&
+          st.st_ino == t.inode) {
+        throw collision(in.role);
+      }
+    }
+    for (std::size_t k = 0; k < seen.size(); ++k) {
+      if (same_file(t, seen[k])) throw collision(outputs[k].role);
+    }
+    seen.push_back(t);
+  }
+}
+
+void prepare_output_directory(const fs::path& dir, const std::string& option) {
+  if (dir.empty()) throw core::InputError("", option, "''", "an empty path names no directory");
+  if (dir == kStdoutPath) {
+    throw core::InputError("", option, kStdoutPath,
+                           "standard output cannot take a directory of results");
+  }
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw core::InputError(dir.string(), "", "", "not a directory");
+  } else if (fs::create_directories(dir, ec); ec) {
+    throw core::InputError(dir.string(), "", "", "cannot create the directory: " + ec.message());
+  }
+  // The one sure test of writing: a file made and removed.
+  const fs::path probe = dir / (".flux-probe-" + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw cannot_write(dir, errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+DirectoryLock::DirectoryLock(const fs::path& dir, const std::string& name, const std::string& who) {
+  const fs::path file = dir / name;
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw cannot_write(file, errno);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char pid[32] = {};
+    const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
+    ::close(fd_);
+    if (err != EWOULDBLOCK) throw cannot_write(file, err);
+    std::string owner = n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : "unknown";
+    while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
+    throw core::InputError(dir.string(), "", "",
+                           "another " + who + " is writing here (pid " + owner + ")");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 ||
+      ::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    const int err = errno;
+    ::close(fd_);
+    throw cannot_write(file, err);
+  }
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace flux::io
