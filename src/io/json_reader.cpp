@@ -3,12 +3,14 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/io/gzip.hpp"
 
 namespace flux::io {
 namespace {
@@ -415,7 +417,11 @@ void read_json_file(const std::filesystem::path& file, const Schema& schema, Han
   }
   SaxReader reader(schema, handler);
   try {
-    Json::sax_parse(in, &reader);
+    // gzip (by its magic, whatever the name) is inflated as the parser reads.
+    std::optional<GzipInBuf> gz;
+    std::istream gz_in(nullptr);
+    if (starts_with_gzip(*in.rdbuf())) gz_in.rdbuf(&gz.emplace(*in.rdbuf(), source));
+    Json::sax_parse(gz ? gz_in : in, &reader);
     if (in.bad()) throw core::InputError("", "", "", "read error");
     reader.finish();
   } catch (const core::InputError& e) {
