@@ -9,12 +9,14 @@
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "workload_input.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct ScheduleOptions {
   std::string input;
+  ChakraCliOptions chakra;
   std::string output;
   SystemOptions system;
   SchedulerCliOptions run;
@@ -45,10 +47,12 @@ void print_summary(const schedule::Schedule& s) {
 void run_schedule(const ScheduleOptions& o) {
   const core::System system = o.system.to_system();
   const sched::SchedulerOptions options = o.run.resolve();
-  const core::Workload w = formats::read_workload(o.input);
+  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const core::Workload& w = loaded.workload;
   const schedule::Schedule s = run_named_scheduler(o.run.scheduler, w, system, options);
   if (!o.output.empty()) formats::save_schedule(o.output, s);
   print_summary(s);
+  print_notes(loaded.notes);
 }
 
 }  // namespace
@@ -56,7 +60,12 @@ void run_schedule(const ScheduleOptions& o) {
 void register_schedule(CLI::App& app) {
   auto o = std::make_shared<ScheduleOptions>();
   auto* cmd = app.add_subcommand("schedule", "schedule a workload's sends on the switches");
-  cmd->add_option("workload", o->input, "workload file (flux.workload/v1)")->required();
+  cmd->add_option(
+         "workload", o->input,
+         "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace prefix P "
+         "(P.0.et, P.1.et, ...) read directly")
+      ->required();
+  o->chakra.add_to(*cmd);
   cmd->add_option("-o,--output", o->output, "schedule file to write (flux.schedule/v1)");
   o->system.add_to(*cmd, true);
   o->run.add_to(*cmd, true);

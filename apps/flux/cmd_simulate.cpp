@@ -14,12 +14,14 @@
 #include "flux/io/save.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/simulator.hpp"
+#include "workload_input.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct SimulateOptions {
   std::string input;
+  ChakraCliOptions chakra;
   std::string schedule_file;
   std::string output;
   std::string trace;
@@ -88,7 +90,8 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
                            "the system comes from the schedule file: --switches, --tau and "
                            "--link-gbps only apply with --scheduler");
   }
-  const core::Workload w = formats::read_workload(o.input);
+  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const core::Workload& w = loaded.workload;
   schedule::Schedule s;
   if (!o.schedule_file.empty()) {
     s = formats::read_schedule(o.schedule_file);
@@ -111,6 +114,7 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
     io::save_file(o.trace, [&](std::ostream& out) { formats::write_chrome_trace(out, w, s, r); });
   }
   print_summary(w, s, r);
+  print_notes(loaded.notes);
 }
 
 }  // namespace
@@ -119,7 +123,12 @@ void register_simulate(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   o->run.scheduler.clear();
   auto* cmd = app.add_subcommand("simulate", "replay an iteration over a schedule's circuits");
-  cmd->add_option("workload", o->input, "workload file (flux.workload/v1)")->required();
+  cmd->add_option(
+         "workload", o->input,
+         "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace prefix P "
+         "(P.0.et, P.1.et, ...) read directly")
+      ->required();
+  o->chakra.add_to(*cmd);
   cmd->add_option("--schedule", o->schedule_file, "schedule file to replay (flux.schedule/v1)");
   cmd->add_option("-o,--output", o->output, "metrics file to write (flux.metrics/v1)");
   cmd->add_option("--trace", o->trace, "Chrome trace to write (open in Perfetto)");
