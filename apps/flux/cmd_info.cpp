@@ -100,12 +100,7 @@ void run_info(const InfoOptions& o) {
 void register_info(CLI::App& app) {
   auto opts = std::make_shared<InfoOptions>();
   auto* info = app.add_subcommand("info", "summarise a workload file");
-  info->add_option(
-          "workload", opts->input,
-          "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace prefix P "
-          "(P.0.et, P.1.et, ...) read directly")
-      ->required();
-  opts->chakra.add_to(*info);
+  add_workload_argument(*info, opts->input, opts->chakra);
   opts->system.add_to(*info, false);
   info->add_option("--top", opts->top, "pairs to list when the matrix is too large to print")
       ->capture_default_str();

@@ -60,12 +60,7 @@ void run_schedule(const ScheduleOptions& o) {
 void register_schedule(CLI::App& app) {
   auto o = std::make_shared<ScheduleOptions>();
   auto* cmd = app.add_subcommand("schedule", "schedule a workload's sends on the switches");
-  cmd->add_option(
-         "workload", o->input,
-         "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace prefix P "
-         "(P.0.et, P.1.et, ...) read directly")
-      ->required();
-  o->chakra.add_to(*cmd);
+  add_workload_argument(*cmd, o->input, o->chakra);
   cmd->add_option("-o,--output", o->output, "schedule file to write (flux.schedule/v1)");
   o->system.add_to(*cmd, true);
   o->run.add_to(*cmd, true);

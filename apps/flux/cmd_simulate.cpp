@@ -123,12 +123,7 @@ void register_simulate(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   o->run.scheduler.clear();
   auto* cmd = app.add_subcommand("simulate", "replay an iteration over a schedule's circuits");
-  cmd->add_option(
-         "workload", o->input,
-         "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace prefix P "
-         "(P.0.et, P.1.et, ...) read directly")
-      ->required();
-  o->chakra.add_to(*cmd);
+  add_workload_argument(*cmd, o->input, o->chakra);
   cmd->add_option("--schedule", o->schedule_file, "schedule file to replay (flux.schedule/v1)");
   cmd->add_option("-o,--output", o->output, "metrics file to write (flux.metrics/v1)");
   cmd->add_option("--trace", o->trace, "Chrome trace to write (open in Perfetto)");

@@ -23,6 +23,14 @@ void ChakraCliOptions::add_to(CLI::App& app) {
                "Chakra: ignore dependencies on node ids absent from a file (with a warning)");
 }
 
+void add_workload_argument(CLI::App& app, std::string& input, ChakraCliOptions& chakra) {
+  app.add_option("workload", input,
+                 "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace "
+                 "prefix P (P.0.et, P.1.et, ...) read directly")
+      ->required();
+  chakra.add_to(app);
+}
+
 chakra::ImportOptions ChakraCliOptions::resolve(const std::string& prefix,
                                                 std::vector<std::string>& notes) const {
   chakra::ImportOptions options;

@@ -27,6 +27,10 @@ struct ChakraCliOptions {
                                               std::vector<std::string>& notes) const;
 };
 
+/// The positional `workload` argument (a file or a Chakra prefix) and the
+/// import options that apply to a prefix.
+void add_workload_argument(CLI::App& app, std::string& input, ChakraCliOptions& chakra);
+
 /// A workload read by load_workload, with what the command should say about
 /// it once it has succeeded (the import's summary and warnings).
 struct LoadedWorkload {
