@@ -1,5 +1,7 @@
 #include "workload_input.hpp"
 
+#include <malloc.h>
+
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -75,7 +77,12 @@ LoadedWorkload load_workload(const std::string& arg, const ChakraCliOptions& cha
   chakra::ImportResult r = chakra::import_chakra(arg, options);
   notes.push_back(import_summary(r, options));
   for (std::string& w : r.warnings) notes.push_back("flux: warning: " + std::move(w));
-  return {std::move(r.workload), std::move(notes)};
+  LoadedWorkload out{std::move(r.workload), std::move(notes)};
+  // The import's traces and graphs are freed by now, in many small blocks
+  // that malloc keeps; hand them back so that the scheduler's and the
+  // simulator's large arrays do not come on top of them.
+  malloc_trim(0);
+  return out;
 }
 
 void print_notes(const std::vector<std::string>& notes) {
