@@ -9,9 +9,7 @@
 // sign of a different message). Attribute values are decoded whatever
 // integer type the writer chose.
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -20,6 +18,7 @@
 #include "flux/chakra/et.hpp"
 #include "flux/core/error.hpp"
 #include "flux/io/gzip.hpp"
+#include "flux/io/input_file.hpp"
 
 namespace flux::chakra {
 namespace {
@@ -323,22 +322,16 @@ std::string comm_type_name(std::int64_t type) {
 
 namespace {
 
-/// One rank's trace from a stream of `size` bytes (when known), plain or gzip.
-EtFile parse_stream(std::streambuf& raw, std::optional<std::uint64_t> size, std::string source) {
+/// One rank's trace from a stream of `size` bytes (when known), inflated.
+EtFile parse_stream(std::streambuf& bytes, std::optional<std::uint64_t> size, std::string source) {
   EtFile file;
   file.source = std::move(source);
-  std::optional<io::GzipInBuf> gz;
-  std::streambuf* in = &raw;
-  if (io::starts_with_gzip(raw)) {
-    in = &gz.emplace(raw, file.source);
-    size.reset();
-  }
   using Traits = std::streambuf::traits_type;
-  if (Traits::eq_int_type(in->sgetc(), Traits::eof())) {
+  if (Traits::eq_int_type(bytes.sgetc(), Traits::eof())) {
     throw core::InputError(file.source, "", "",
                            "empty file: a Chakra trace starts with a GlobalMetadata record");
   }
-  RecordReader reader(*in, size, file.source);
+  RecordReader reader(bytes, size, file.source);
   std::set<int> noted;
   Record r;
   reader.next(0, r);
@@ -362,24 +355,14 @@ EtFile parse_stream(std::streambuf& raw, std::optional<std::uint64_t> size, std:
 
 EtFile parse_et(std::string_view bytes, std::string_view source) {
   ViewBuf buf(bytes);
-  return parse_stream(buf, bytes.size(), std::string(source));
+  if (!io::starts_with_gzip(buf)) return parse_stream(buf, bytes.size(), std::string(source));
+  io::GzipInBuf gz(buf, std::string(source));
+  return parse_stream(gz, std::nullopt, std::string(source));
 }
 
 EtFile read_et_file(const std::filesystem::path& file) {
-  const std::string source = file.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw core::InputError(source, "", "", "is a directory, not a file");
-  }
-  std::vector<char> buffer(kReadPiece);
-  std::filebuf in;
-  in.pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  if (in.open(file, std::ios::in | std::ios::binary) == nullptr) {
-    throw core::InputError(source, "", "", std::string("cannot open: ") + std::strerror(errno));
-  }
-  std::optional<std::uint64_t> size;
-  if (const auto n = std::filesystem::file_size(file, ec); !ec) size = n;
-  return parse_stream(in, size, source);
+  io::InputFile input(file, kReadPiece);
+  return parse_stream(input.bytes(), input.size(), input.source());
 }
 
 std::string serialize_et(const EtFile& file, bool compress) {

@@ -1,8 +1,6 @@
 #include "flux/io/json_reader.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,7 +8,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
-#include "flux/io/gzip.hpp"
+#include "flux/io/input_file.hpp"
 
 namespace flux::io {
 namespace {
@@ -403,29 +401,15 @@ void read_json(std::string_view text, std::string_view source, const Schema& sch
 }
 
 void read_json_file(const std::filesystem::path& file, const Schema& schema, Handler& handler) {
-  const std::string source = file.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw core::InputError(source, "", "", "is a directory, not a file");
-  }
-  std::vector<char> buffer(kReadBuffer);
-  std::ifstream in;
-  in.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  in.open(file, std::ios::binary);
-  if (!in) {
-    throw core::InputError(source, "", "", std::string("cannot open: ") + std::strerror(errno));
-  }
+  InputFile input(file, kReadBuffer);
+  std::istream in(&input.bytes());
   SaxReader reader(schema, handler);
   try {
-    // gzip (by its magic, whatever the name) is inflated as the parser reads.
-    std::optional<GzipInBuf> gz;
-    std::istream gz_in(nullptr);
-    if (starts_with_gzip(*in.rdbuf())) gz_in.rdbuf(&gz.emplace(*in.rdbuf(), source));
-    Json::sax_parse(gz ? gz_in : in, &reader);
+    Json::sax_parse(in, &reader);
     if (in.bad()) throw core::InputError("", "", "", "read error");
     reader.finish();
   } catch (const core::InputError& e) {
-    throw e.with_source(source);
+    throw e.with_source(input.source());
   }
 }
 
