@@ -19,6 +19,7 @@
 #include "flux/chakra/import.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/io/gzip.hpp"
 #include "flux/workload/builder.hpp"
 #include "flux/workload/collectives.hpp"
 #include "flux/workload/llama.hpp"
@@ -254,6 +255,15 @@ TEST(ChakraFile, BadInputNamesFileRecordAndField) {
   bad[13] = static_cast<char>(bad[13] ^ 0x55);
   EXPECT_ERROR(parse_et(bad, "j.et"), "j.et: ");
   EXPECT_ERROR(parse_et(gz + "xyz", "k.et"), "data after the end of the gzip stream");
+  // Zeros are empty records: the second empty node repeats id 0 and fails at
+  // its record, before the rest is inflated; a length beyond 64 MiB in gzip
+  // (where what is left is unknown) is implausible.
+  EXPECT_ERROR(parse_et(io::gzip_bytes(std::string(std::size_t{2} << 20, '\0')), "z.et"),
+               "z.et: record 2 at byte 2: node 0.id = 0: duplicate id (records 1 and 2)");
+  EXPECT_ERROR(parse_et(io::gzip_bytes(framed({""}) + "\xff\xff\xff\xff\x07"), "m.et"),
+               "m.et: record 1 at byte 1: implausible: the record's length is 2147483647 bytes");
+  EXPECT_ERROR(parse_et(io::gzip_bytes(framed({""}) + "\xe8\x07" "abc"), "n.et"),
+               "n.et: record 1 at byte 1: truncated: the record's length is 1000 bytes, only 3");
   // Two whole files one after the other: the second GlobalMetadata is no Node.
   EXPECT_ERROR(parse_et(gz + gz, "l.et"), "l.et: record 3 at byte");
 }
