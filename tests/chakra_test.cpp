@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "flux/chakra/et.hpp"
@@ -18,7 +19,11 @@
 #include "flux/chakra/import.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/io/gzip.hpp"
+#include "flux/workload/builder.hpp"
+#include "flux/workload/collectives.hpp"
 #include "flux/workload/llama.hpp"
+#include "flux/workload/program.hpp"
 
 namespace flux::chakra {
 namespace {
@@ -126,6 +131,7 @@ TEST(ChakraFile, RoundTripsEveryField) {
   n.tensor_size = 1LL << 62;
   n.is_cpu_op = true;
   n.duration_ps = 123;
+  n.gathered_bytes = (1 << 22) + 1;
   f.nodes = {n, comp(1, 0), comp(2, 3)};
   for (bool gz : {false, true}) {
     const EtFile g = parse_et(serialize_et(f, gz), "x.et");
@@ -150,6 +156,7 @@ TEST(ChakraFile, RoundTripsEveryField) {
     EXPECT_EQ(m.tensor_size, 1LL << 62);
     EXPECT_EQ(m.is_cpu_op, true);
     EXPECT_EQ(m.duration_ps, 123);
+    EXPECT_EQ(m.gathered_bytes, (1 << 22) + 1);
     EXPECT_FALSE(g.nodes[1].comm_size.has_value());
   }
 }
@@ -248,14 +255,25 @@ TEST(ChakraFile, BadInputNamesFileRecordAndField) {
   bad[13] = static_cast<char>(bad[13] ^ 0x55);
   EXPECT_ERROR(parse_et(bad, "j.et"), "j.et: ");
   EXPECT_ERROR(parse_et(gz + "xyz", "k.et"), "data after the end of the gzip stream");
+  // Zeros are empty records: the second empty node repeats id 0 and fails at
+  // its record, before the rest is inflated; a length beyond 64 MiB in gzip
+  // (where what is left is unknown) is implausible.
+  EXPECT_ERROR(parse_et(io::gzip_bytes(std::string(std::size_t{2} << 20, '\0')), "z.et"),
+               "z.et: record 2 at byte 2: node 0.id = 0: duplicate id (records 1 and 2)");
+  EXPECT_ERROR(parse_et(io::gzip_bytes(framed({""}) + "\xff\xff\xff\xff\x07"), "m.et"),
+               "m.et: record 1 at byte 1: implausible: the record's length is 2147483647 bytes");
+  EXPECT_ERROR(parse_et(io::gzip_bytes(framed({""}) + "\xe8\x07" "abc"), "n.et"),
+               "n.et: record 1 at byte 1: truncated: the record's length is 1000 bytes, only 3");
   // Two whole files one after the other: the second GlobalMetadata is no Node.
   EXPECT_ERROR(parse_et(gz + gz, "l.et"), "l.et: record 3 at byte");
 }
 
 TEST(ChakraFile, NewerSchemaFieldsAreNotedNotFatal) {
-  const std::string node = field(1, 0, varint(1)) + field(3, 0, varint(4)) +
-                           field(11, 2, "storage") + field(3, 0, varint(4));
-  const EtFile f = parse_et(framed({"", node, node}), "n.et");
+  auto node = [](std::uint64_t id) {
+    return field(1, 0, varint(id)) + field(3, 0, varint(4)) + field(11, 2, "storage") +
+           field(3, 0, varint(4));
+  };
+  const EtFile f = parse_et(framed({"", node(1), node(2)}), "n.et");
   ASSERT_EQ(f.warnings.size(), 1u);  // once per file
   EXPECT_NE(f.warnings[0].find("ignored field 11 of Node"), std::string::npos);
 }
@@ -540,6 +558,83 @@ TEST(ChakraExport, SavingIsAllOrNothing) {
   EXPECT_EQ(read_comm_groups(dir / "x.json"), t.groups);
   EXPECT_TRUE(read_et_file(dir / "x.0.et").nodes.empty());
   fs::remove_all(dir);
+}
+
+// --- what comm_size means, as ASTRA-sim reads it ----------------------------------
+
+std::vector<std::uint64_t> sent_per_rank(const core::Workload& w) {
+  std::vector<std::uint64_t> out(w.accelerators(), 0);
+  for (const core::Task& t : w.tasks()) out[t.src.value()] += t.bytes;
+  return out;
+}
+
+// ASTRA-sim's ring (astra-sim/system/collective/Ring.cc) sends comm_size per
+// step for an ALL_GATHER (the gathered output is p times it) and comm_size / p
+// for a REDUCE_SCATTER: comm_size is each rank's input for both.
+TEST(ChakraConvention, CommSizeIsEachRanksInput) {
+  constexpr std::uint32_t kRanks = 4;
+  for (const auto& [type, bytes, per_send] :
+       {std::tuple{CommType::kAllGather, 1000, 1000u}, std::tuple{CommType::kAllGather, 7, 7u},
+        std::tuple{CommType::kReduceScatter, 4000, 1000u}}) {
+    SCOPED_TRACE(comm_type_name(static_cast<std::int64_t>(type)) + " " + std::to_string(bytes));
+    const ImportResult r =
+        run(ranks(std::vector<std::vector<EtNode>>(kRanks, {coll(1, type, bytes, {})})));
+    const core::Workload& w = r.workload;
+    // Ring: p - 1 steps, every rank sends one chunk per step.
+    ASSERT_EQ(w.num_tasks(), kRanks * (kRanks - 1));
+    for (const core::Task& t : w.tasks()) EXPECT_EQ(t.bytes, per_send);
+    EXPECT_EQ(sent_per_rank(w), std::vector<std::uint64_t>(kRanks, (kRanks - 1) * per_send));
+  }
+  // The gathered output must fit in 63 bits.
+  EXPECT_ERROR(run(ranks(std::vector<std::vector<EtNode>>(
+                   kRanks, {coll(1, CommType::kAllGather, std::int64_t{1} << 62, {})}))),
+               "t.0.et: node 1.comm_size = 4611686018427387904: times the group's 4 ranks");
+}
+
+TEST(ChakraConvention, ExportWritesEachRanksInputAndRoundTrips) {
+  constexpr std::uint32_t kRanks = 4;
+  for (const auto kind :
+       {workload::CollectiveKind::kAllGather, workload::CollectiveKind::kReduceScatter}) {
+    for (const std::uint64_t bytes : {4000u, 4001u}) {
+      const bool gather = kind == workload::CollectiveKind::kAllGather;
+      SCOPED_TRACE(std::string(to_string(kind)) + " " + std::to_string(bytes));
+      workload::WorkloadBuilder b("one", kRanks);
+      workload::Program program;
+      program.ranks = kRanks;
+      workload::ProgramCollective& pc = program.collectives.emplace_back();
+      pc.spec.kind = kind;
+      for (std::uint32_t i = 0; i < kRanks; ++i) pc.spec.group.emplace_back(i);
+      pc.spec.bytes = bytes;
+      pc.tasks = workload::emit_collective(b, pc.spec);
+      pc.num_tasks = static_cast<std::uint32_t>(b.num_tasks());
+      program.ops.push_back(workload::ProgramOp{0, {0}, true});
+      const core::Workload w = std::move(b).build();
+      const ChakraTrace t = to_chakra(w, program, CollectiveEncoding::kCommColl);
+      std::vector<EtFile> files;
+      for (const EtFile& f : t.ranks) {
+        ASSERT_EQ(f.nodes.size(), 1u);
+        // All-gather: each rank's input, rounded up, and the exact output
+        // beside it when it is no multiple; reduce-scatter: the input.
+        const std::uint64_t size = gather ? (bytes + kRanks - 1) / kRanks : bytes;
+        EXPECT_EQ(f.nodes[0].comm_size, static_cast<std::int64_t>(size));
+        EXPECT_EQ(f.nodes[0].gathered_bytes.has_value(), gather && bytes % kRanks != 0);
+        files.push_back(parse_et(serialize_et(f), f.source));
+      }
+      ImportOptions o;
+      o.comm_groups = t.groups;
+      const ImportResult r = import_traces(files, o, "unused");
+      std::ostringstream a, back;
+      formats::write_workload(a, w);
+      formats::write_workload(back, r.workload);
+      EXPECT_EQ(a.str(), back.str());
+    }
+  }
+  // A flux_gathered_bytes that is not the output of comm_size per rank.
+  EtNode bad = coll(1, CommType::kAllGather, 1000, {});
+  bad.gathered_bytes = 4001;
+  EXPECT_ERROR(run(ranks(std::vector<std::vector<EtNode>>(kRanks, {bad}))),
+               "node 1.flux_gathered_bytes = 4001: is not the output of an all-gather of "
+               "comm_size = 1000 bytes per rank over 4 ranks");
 }
 
 // --- round trips ---------------------------------------------------------------

@@ -151,17 +151,24 @@ TEST(ChakraTraces, MicrobenchmarksMoveTheBytesTheirCollectivesImply) {
         const ImportResult r = import_chakra(prefix, o);
         EXPECT_EQ(r.stats.ranks, p);
         EXPECT_EQ(r.stats.collectives, 1u);
-        // Every rank sends (p-1)/p of the buffer, twice for an all-reduce
-        // (reduce-scatter, then all-gather), whatever the algorithm.
-        const std::uint64_t phases = c == "all_reduce" ? 2 : 1;
-        EXPECT_EQ(r.workload.total_bytes(), phases * (p - 1) * mib);
+        // comm_size is each rank's input, as ASTRA-sim reads it: every rank
+        // sends (p-1)/p of its buffer, twice for an all-reduce (reduce-scatter,
+        // then all-gather), and p-1 times its whole input for an all-gather
+        // (the gathered output is p MiB), whatever the algorithm.
+        const std::uint64_t per_rank = c == "all_reduce"   ? 2 * (p - 1) * mib / p
+                                       : c == "all_gather" ? (p - 1) * mib
+                                                           : (p - 1) * mib / p;
+        EXPECT_EQ(r.workload.total_bytes(), p * per_rank);
         std::vector<std::uint64_t> out(p, 0);
         for (const core::Task& t : r.workload.tasks()) out[t.src.value()] += t.bytes;
-        for (std::uint32_t s = 0; s < p; ++s) EXPECT_EQ(out[s], phases * (p - 1) * mib / p);
-        // Ring and direct move 1/p chunks: p(p-1) sends per phase.
+        for (std::uint32_t s = 0; s < p; ++s) EXPECT_EQ(out[s], per_rank);
+        // Ring and direct move one chunk per send: p(p-1) sends per phase.
         if (a != workload::Algorithm::kHalvingDoubling || c == "all_to_all") {
+          const std::uint64_t phases = c == "all_reduce" ? 2 : 1;
           EXPECT_EQ(r.workload.num_tasks(), phases * p * (p - 1));
-          for (const core::Task& t : r.workload.tasks()) EXPECT_EQ(t.bytes, mib / p);
+          for (const core::Task& t : r.workload.tasks()) {
+            EXPECT_EQ(t.bytes, c == "all_gather" ? mib : mib / p);
+          }
         }
       }
     }
@@ -194,10 +201,11 @@ TEST(ChakraTraces, DenseSymbolicTensorGraphTraceSchedulesAndSimulates) {
   EXPECT_TRUE(r.warnings.empty());
 
   // The bytes the trace's collectives imply under ring: on two ranks an
-  // all-gather or reduce-scatter of B moves B, an all-reduce 2B. Per TP group
-  // 6 all-gathers of 256 B, 4 reduce-scatters of 512 B and 2 all-reduces of
-  // 1 KiB; per DP group all-reduces of 1 KiB, 1 KiB and 4 KiB.
-  const std::uint64_t tp = 6 * 256 + 4 * 512 + 2 * 2 * 1024;
+  // all-gather of comm_size B (each rank's input) moves 2B, a reduce-scatter
+  // of B moves B, an all-reduce 2B. Per TP group 6 all-gathers of 256 B, 4
+  // reduce-scatters of 512 B and 2 all-reduces of 1 KiB; per DP group
+  // all-reduces of 1 KiB, 1 KiB and 4 KiB.
+  const std::uint64_t tp = 6 * 2 * 256 + 4 * 512 + 2 * 2 * 1024;
   const std::uint64_t dp = 2 * (1024 + 1024 + 4096);
   EXPECT_EQ(w.total_bytes(), 2 * tp + 2 * dp);
   EXPECT_EQ(w.num_tasks(), 2u * (6 * 2 + 4 * 2 + 2 * 4) + 2u * 3 * 4);

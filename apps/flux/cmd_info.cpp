@@ -9,12 +9,14 @@
 #include "commands.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "workload_input.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct InfoOptions {
   std::string input;
+  ChakraCliOptions chakra;
   SystemOptions system;
   std::size_t top = 10;
 };
@@ -58,7 +60,8 @@ void print_matrix(const core::Workload& w, std::size_t top) {
 
 void run_info(const InfoOptions& o) {
   const core::System system = o.system.to_system();
-  const core::Workload w = formats::read_workload(o.input);
+  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const core::Workload& w = loaded.workload;
   const core::WorkloadSummary s = core::summarize(w, system);
   std::printf("workload        %s\n", w.name().c_str());
   std::printf("accelerators    %u\n", w.accelerators());
@@ -89,6 +92,7 @@ void run_info(const InfoOptions& o) {
   std::printf("compute share   %.1f%% of the critical path is compute, %.1f%% transmission\n",
               100 * share, 100 * (1 - share));
   print_matrix(w, o.top);
+  print_notes(loaded.notes);
 }
 
 }  // namespace
@@ -96,7 +100,7 @@ void run_info(const InfoOptions& o) {
 void register_info(CLI::App& app) {
   auto opts = std::make_shared<InfoOptions>();
   auto* info = app.add_subcommand("info", "summarise a workload file");
-  info->add_option("workload", opts->input, "workload file (flux.workload/v1 JSON)")->required();
+  add_workload_argument(*info, opts->input, opts->chakra);
   opts->system.add_to(*info, {"--switches", "--tau"});
   info->add_option("--top", opts->top, "pairs to list when the matrix is too large to print")
       ->capture_default_str();

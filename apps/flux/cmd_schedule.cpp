@@ -12,12 +12,14 @@
 #include "flux/io/output.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "outputs.hpp"
+#include "workload_input.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct ScheduleOptions {
   std::string input;
+  ChakraCliOptions chakra;
   std::optional<std::string> output;
   SystemOptions system;
   SchedulerCliOptions run;
@@ -57,10 +59,12 @@ void run_schedule(const ScheduleOptions& o) {
   }
   io::check_outputs(outputs, {{o.input, "the input workload"},
                               {options.milp.solution_path, "the solution (--solution)"}});
-  const core::Workload w = formats::read_workload(o.input);
+  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const core::Workload& w = loaded.workload;
   const schedule::Schedule s = run_named_scheduler(o.run.scheduler, w, system, options);
   if (o.output) formats::save_schedule(*o.output, s);
   print_summary(report_stream({o.output.value_or("")}), s);
+  print_notes(loaded.notes);
 }
 
 }  // namespace
@@ -68,7 +72,7 @@ void run_schedule(const ScheduleOptions& o) {
 void register_schedule(CLI::App& app) {
   auto o = std::make_shared<ScheduleOptions>();
   auto* cmd = app.add_subcommand("schedule", "schedule a workload's sends on the switches");
-  cmd->add_option("workload", o->input, "workload file (flux.workload/v1)")->required();
+  add_workload_argument(*cmd, o->input, o->chakra);
   cmd->add_option("-o,--output", o->output, "schedule file to write (flux.schedule/v1)");
   o->system.add_to(*cmd);
   o->run.add_to(*cmd, true, true);

@@ -17,12 +17,14 @@
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/simulator.hpp"
 #include "outputs.hpp"
+#include "workload_input.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct SimulateOptions {
   std::string input;
+  ChakraCliOptions chakra;
   std::string schedule_file;
   std::optional<std::string> output;
   std::optional<std::string> trace;
@@ -102,7 +104,8 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
   }
   io::check_outputs(outputs, {{o.input, "the input workload"},
                               {o.schedule_file, "the input schedule (--schedule)"}});
-  const core::Workload w = formats::read_workload(o.input);
+  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const core::Workload& w = loaded.workload;
   schedule::Schedule s;
   if (!o.schedule_file.empty()) {
     s = formats::read_schedule(o.schedule_file);
@@ -127,6 +130,7 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
   print_summary(
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")}), w,
       s, r);
+  print_notes(loaded.notes);
 }
 
 }  // namespace
@@ -135,7 +139,7 @@ void register_simulate(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   o->run.scheduler.clear();
   auto* cmd = app.add_subcommand("simulate", "replay an iteration over a schedule's circuits");
-  cmd->add_option("workload", o->input, "workload file (flux.workload/v1)")->required();
+  add_workload_argument(*cmd, o->input, o->chakra);
   cmd->add_option("--schedule", o->schedule_file, "schedule file to replay (flux.schedule/v1)");
   cmd->add_option("-o,--output", o->output, "metrics file to write (flux.metrics/v1)");
   cmd->add_option("--trace", o->trace, "Chrome trace to write (open in Perfetto)");

@@ -1,152 +1,121 @@
 // Reading and writing one rank's Chakra trace: gzip, length-delimited
 // framing, and the protobuf messages of et_def.proto (compiled by protoc at
-// build time). The framing is read here, byte by byte, so that a truncated
-// file or a bad varint is reported at its offset; each record is then parsed
+// build time). The file is read as a stream, inflated as it goes when it is
+// gzip, one record at a time: memory follows the records, never the whole
+// inflated file. The framing is read here, byte by byte, so that a truncated
+// file, a bad varint or an implausible length is reported at its offset,
+// before anything is allocated for it; each record is then parsed
 // by the generated code and checked for fields of the wrong wire type (the
 // sign of a different message). Attribute values are decoded whatever
 // integer type the writer chose.
-#include <zlib.h>
-
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <set>
+#include <unordered_map>
 
 #include "et_def.pb.h"
-#include "file_bytes.hpp"
 #include "flux/chakra/et.hpp"
 #include "flux/core/error.hpp"
+#include "flux/io/gzip.hpp"
+#include "flux/io/input_file.hpp"
 
 namespace flux::chakra {
 namespace {
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
-constexpr std::size_t kZlibChunk = 1 << 18;
+// A record longer than this is not a Chakra node (the largest seen are a few
+// KiB): the length is corrupt, and reading on would only allocate.
+constexpr std::uint64_t kMaxRecordBytes = std::uint64_t{64} << 20;
+// A record's body is read in pieces of this size, so that memory follows the
+// data actually present, not the length a corrupt prefix claims.
+constexpr std::size_t kReadPiece = std::size_t{1} << 20;
 
-// --- gzip -----------------------------------------------------------------
-
-bool is_gzip(std::string_view bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-         static_cast<unsigned char>(bytes[1]) == 0x8b;
-}
-
-unsigned char* zin(std::string_view s) {
-  // zlib's input pointer is not const but is never written through.
-  return reinterpret_cast<unsigned char*>(const_cast<char*>(s.data()));
-}
-
-/// Decompresses one or more concatenated gzip members.
-std::string gunzip(std::string_view in, const std::string& source) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-    throw core::InputError(source, "", "", "cannot initialise zlib");
+/// A read-only streambuf over bytes in memory (no copy).
+class ViewBuf final : public std::streambuf {
+ public:
+  explicit ViewBuf(std::string_view s) {
+    char* p = const_cast<char*>(s.data());  // never written through
+    setg(p, p, p + s.size());
   }
-  std::string out;
-  std::size_t fed = 0;
-  while (true) {
-    if (zs.avail_in == 0 && fed < in.size()) {
-      const std::size_t more = std::min<std::size_t>(in.size() - fed, 0xffffffffu);
-      zs.next_in = zin(in.substr(fed));
-      zs.avail_in = static_cast<uInt>(more);
-      fed += more;
-    }
-    const std::size_t used = out.size();
-    out.resize(used + kZlibChunk);
-    zs.next_out = reinterpret_cast<unsigned char*>(out.data() + used);
-    zs.avail_out = static_cast<uInt>(kZlibChunk);
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    out.resize(used + kZlibChunk - zs.avail_out);
-    if (rc == Z_STREAM_END) {
-      const std::size_t consumed = fed - zs.avail_in;
-      if (consumed == in.size()) break;
-      if (!is_gzip(in.substr(consumed))) {
-        inflateEnd(&zs);
-        throw core::InputError(source, "byte " + std::to_string(consumed), "",
-                               "data after the end of the gzip stream");
-      }
-      inflateReset(&zs);
-      continue;
-    }
-    if (rc == Z_OK) continue;
-    const bool truncated = rc == Z_BUF_ERROR && zs.avail_in == 0 && fed == in.size();
-    const std::string msg = zs.msg != nullptr ? zs.msg : "error " + std::to_string(rc);
-    inflateEnd(&zs);
-    throw core::InputError(source, "", "",
-                           truncated ? "truncated gzip stream" : "corrupt gzip data: " + msg);
-  }
-  inflateEnd(&zs);
-  return out;
-}
-
-std::string gzip(std::string_view in) {
-  z_stream zs{};
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
-    throw core::Error("cannot initialise zlib");
-  }
-  std::string out;
-  std::size_t fed = 0;
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    if (zs.avail_in == 0 && fed < in.size()) {
-      const std::size_t more = std::min<std::size_t>(in.size() - fed, 0xffffffffu);
-      zs.next_in = zin(in.substr(fed));
-      zs.avail_in = static_cast<uInt>(more);
-      fed += more;
-    }
-    const std::size_t used = out.size();
-    out.resize(used + kZlibChunk);
-    zs.next_out = reinterpret_cast<unsigned char*>(out.data() + used);
-    zs.avail_out = static_cast<uInt>(kZlibChunk);
-    rc = deflate(&zs, fed == in.size() && zs.avail_in == 0 ? Z_FINISH : Z_NO_FLUSH);
-    out.resize(used + kZlibChunk - zs.avail_out);
-  }
-  deflateEnd(&zs);
-  return out;
-}
+};
 
 // --- framing ----------------------------------------------------------------
 
 struct Record {
-  std::size_t index = 0;   // 0: GlobalMetadata, then the nodes
-  std::size_t offset = 0;  // byte offset of its length prefix
-  std::string_view body;
+  std::size_t index = 0;     // 0: GlobalMetadata, then the nodes
+  std::uint64_t offset = 0;  // byte offset of its length prefix (in the inflated data)
+  std::string body;
 };
 
 std::string record_field(const Record& r) {
   return "record " + std::to_string(r.index) + " at byte " + std::to_string(r.offset);
 }
 
-/// The next length-delimited record, or false at the end of the data.
-bool next_record(std::string_view data, std::size_t& pos, std::size_t index, Record& out,
-                 const std::string& source) {
-  if (pos >= data.size()) return false;
-  out.index = index;
-  out.offset = pos;
-  std::uint64_t length = 0;
-  for (int shift = 0;; shift += 7) {
-    if (pos >= data.size()) {
-      throw core::InputError(source, record_field(out), "",
-                             "truncated: the file ends inside the record's length");
+/// Length-delimited records, one at a time, from a stream: only the current
+/// record is in memory. `size` is the number of bytes in the stream when
+/// known (plain files), so that a length beyond it fails before any read.
+class RecordReader {
+ public:
+  RecordReader(std::streambuf& in, std::optional<std::uint64_t> size, const std::string& source)
+      : in_(in), size_(size), source_(source) {}
+
+  /// The next record into `out`, or false at the end of the data.
+  bool next(std::size_t index, Record& out) {
+    using Traits = std::streambuf::traits_type;
+    if (Traits::eq_int_type(in_.sgetc(), Traits::eof())) return false;
+    out.index = index;
+    out.offset = pos_;
+    std::uint64_t length = 0;
+    for (int shift = 0;; shift += 7) {
+      const auto ch = in_.sbumpc();
+      if (Traits::eq_int_type(ch, Traits::eof())) {
+        throw core::InputError(source_, record_field(out), "",
+                               "truncated: the file ends inside the record's length");
+      }
+      ++pos_;
+      const auto byte = static_cast<unsigned char>(Traits::to_char_type(ch));
+      if (shift == 28 && (byte & 0xf0) != 0) {
+        throw core::InputError(source_, record_field(out), "",
+                               "bad varint: the record's length has more than 32 bits (not a "
+                               "length-delimited Chakra trace)");
+      }
+      length |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) break;
     }
-    const auto byte = static_cast<unsigned char>(data[pos++]);
-    if (shift == 28 && (byte & 0xf0) != 0) {
-      throw core::InputError(source, record_field(out), "",
-                             "bad varint: the record's length has more than 32 bits (not a "
-                             "length-delimited Chakra trace)");
+    if (size_ && length > *size_ - pos_) truncated(out, length, *size_ - pos_);
+    if (length > kMaxRecordBytes) {
+      throw core::InputError(source_, record_field(out), "",
+                             "implausible: the record's length is " + std::to_string(length) +
+                                 " bytes, more than the 64 MiB any Chakra node needs (corrupt "
+                                 "data, or not a Chakra trace)");
     }
-    length |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
+    out.body.clear();
+    while (out.body.size() < length) {
+      const std::size_t have = out.body.size();
+      const std::size_t piece = std::min<std::uint64_t>(length - have, kReadPiece);
+      out.body.resize(have + piece);
+      const auto got = std::max<std::streamsize>(
+          in_.sgetn(out.body.data() + have, static_cast<std::streamsize>(piece)), 0);
+      out.body.resize(have + static_cast<std::size_t>(got));
+      pos_ += static_cast<std::uint64_t>(got);
+      if (static_cast<std::size_t>(got) < piece) truncated(out, length, out.body.size());
+    }
+    return true;
   }
-  if (length > data.size() - pos) {
-    throw core::InputError(source, record_field(out), "",
+
+ private:
+  [[noreturn]] void truncated(const Record& r, std::uint64_t length, std::uint64_t left) const {
+    throw core::InputError(source_, record_field(r), "",
                            "truncated: the record's length is " + std::to_string(length) +
-                               " bytes, only " + std::to_string(data.size() - pos) +
-                               " are left in the file");
+                               " bytes, only " + std::to_string(left) + " are left in the file");
   }
-  out.body = data.substr(pos, length);
-  pos += length;
-  return true;
-}
+
+  std::streambuf& in_;
+  std::optional<std::uint64_t> size_;
+  const std::string& source_;
+  std::uint64_t pos_ = 0;
+};
 
 // --- messages -----------------------------------------------------------------
 
@@ -241,6 +210,7 @@ void decode_attrs(const pb::Node& n, EtNode& node, const std::string& source) {
     if (name == "num_ops") slot = &node.num_ops;
     if (name == "tensor_size") slot = &node.tensor_size;
     if (name == "flux_duration_ps") slot = &node.duration_ps;
+    if (name == "flux_gathered_bytes") slot = &node.gathered_bytes;
     const bool known = slot != nullptr || name == "pg_name" || name == "is_cpu_op";
     if (!known) continue;
     const std::string field = "node " + std::to_string(node.id) + "." + name;
@@ -350,31 +320,49 @@ std::string comm_type_name(std::int64_t type) {
   return std::to_string(type);
 }
 
-EtFile parse_et(std::string_view bytes, std::string_view source) {
+namespace {
+
+/// One rank's trace from a stream of `size` bytes (when known), inflated.
+EtFile parse_stream(std::streambuf& bytes, std::optional<std::uint64_t> size, std::string source) {
   EtFile file;
-  file.source = std::string(source);
-  std::string inflated;
-  if (is_gzip(bytes)) {
-    inflated = gunzip(bytes, file.source);
-    bytes = inflated;
-  }
-  if (bytes.empty()) {
+  file.source = std::move(source);
+  using Traits = std::streambuf::traits_type;
+  if (Traits::eq_int_type(bytes.sgetc(), Traits::eof())) {
     throw core::InputError(file.source, "", "",
                            "empty file: a Chakra trace starts with a GlobalMetadata record");
   }
+  RecordReader reader(bytes, size, file.source);
   std::set<int> noted;
-  std::size_t pos = 0;
   Record r;
-  next_record(bytes, pos, 0, r, file.source);
+  reader.next(0, r);
   parse_metadata(r, file, noted);
-  for (std::size_t index = 1; next_record(bytes, pos, index, r, file.source); ++index) {
+  // A repeated id fails at its record, before the rest of the file is read.
+  std::unordered_map<std::uint64_t, std::size_t> seen;
+  for (std::size_t index = 1; reader.next(index, r); ++index) {
     file.nodes.push_back(parse_node(r, file, noted));
+    const std::uint64_t id = file.nodes.back().id;
+    if (const auto [it, inserted] = seen.emplace(id, index); !inserted) {
+      throw core::InputError(file.source, record_field(r) + ": node " + std::to_string(id) + ".id",
+                             std::to_string(id),
+                             "duplicate id (records " + std::to_string(it->second) + " and " +
+                                 std::to_string(index) + ")");
+    }
   }
   return file;
 }
 
+}  // namespace
+
+EtFile parse_et(std::string_view bytes, std::string_view source) {
+  ViewBuf buf(bytes);
+  if (!io::starts_with_gzip(buf)) return parse_stream(buf, bytes.size(), std::string(source));
+  io::GzipInBuf gz(buf, std::string(source));
+  return parse_stream(gz, std::nullopt, std::string(source));
+}
+
 EtFile read_et_file(const std::filesystem::path& file) {
-  return parse_et(file_bytes(file), file.string());
+  io::InputFile input(file, kReadPiece);
+  return parse_stream(input.bytes(), input.size(), input.source());
 }
 
 std::string serialize_et(const EtFile& file, bool compress) {
@@ -416,9 +404,10 @@ std::string serialize_et(const EtFile& file, bool compress) {
       a->set_bool_val(*node.is_cpu_op);
     }
     add_uint(n, "flux_duration_ps", node.duration_ps);
+    add_uint(n, "flux_gathered_bytes", node.gathered_bytes);
     put_record(out, n);
   }
-  return compress ? gzip(out) : out;
+  return compress ? io::gzip_bytes(out) : out;
 }
 
 }  // namespace flux::chakra

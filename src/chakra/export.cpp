@@ -108,6 +108,12 @@ void Exporter::comm_coll(const ProgramCollective& pc, std::uint64_t id, bool blo
     EtNode& n = add(r, id, NodeType::kCommColl, name, waits_[r]);
     n.comm_type = comm_type_of(pc.spec.kind);
     n.comm_size = static_cast<std::int64_t>(pc.spec.bytes);
+    if (pc.spec.kind == CollectiveKind::kAllGather) {
+      // ASTRA-sim reads an ALL_GATHER's comm_size as each rank's input.
+      const std::uint64_t p = pc.spec.group.size();
+      n.comm_size = static_cast<std::int64_t>((pc.spec.bytes + p - 1) / p);
+      if (pc.spec.bytes % p != 0) n.gathered_bytes = static_cast<std::int64_t>(pc.spec.bytes);
+    }
     n.pg_name = it->second;
     join(r, {id}, blocking, pc.tasks.replaces_frontier(pos));
   }

@@ -96,8 +96,14 @@ std::vector<std::filesystem::path> rank_files(const std::filesystem::path& prefi
   };
   std::vector<std::filesystem::path> files;
   std::error_code ec;
-  while (std::filesystem::is_regular_file(file_of(files.size()), ec)) {
-    files.push_back(file_of(files.size()));
+  for (;;) {
+    const std::filesystem::path file = file_of(files.size());
+    const std::filesystem::file_status st = std::filesystem::status(file, ec);
+    if (!std::filesystem::exists(st)) break;
+    if (std::filesystem::is_directory(st)) {
+      throw core::InputError(file.string(), "", "", "is a directory, not a file");
+    }
+    files.push_back(file);
   }
   if (files.empty()) {
     throw core::InputError(file_of(0).string(), "", "",

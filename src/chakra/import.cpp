@@ -82,6 +82,13 @@ class Walk {
         b_(std::move(name), static_cast<std::uint32_t>(graphs.size())) {}
 
   core::Workload run();
+  /// Frees the walk's per-node and per-task state (about 35 bytes a send)
+  /// before the workload builds its adjacency, which lowers the peak.
+  void release_scratch() {
+    auto drop = [](auto& v) { std::remove_reference_t<decltype(v)>().swap(v); };
+    drop(out_), drop(remaining_), drop(uses_), drop(state_), drop(task_), drop(arrived_);
+    drop(slot_), drop(in_head_), drop(in_next_), drop(head_), drop(best_), drop(best_stamp_);
+  }
 
  private:
   // --- frontier merging -------------------------------------------------------
@@ -469,6 +476,7 @@ core::Workload Walk::run() {
   }
   if (done != total) report_stall();
   tails();
+  release_scratch();
   return std::move(b_).build();
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -101,6 +102,34 @@ void classify_p2p(RankGraph& g, std::uint32_t i, std::uint32_t ranks, bool send)
   }
   node.bytes = size_value(g, i, need(g, i, n.comm_size, "comm_size"), "comm_size");
   node.tag = n.comm_tag.value_or(0);
+}
+
+/// The Flux buffer of a collective node (workload/collectives.hpp) from its
+/// comm_size, read as ASTRA-sim reads it: every kind's comm_size is each
+/// rank's input, so an ALL_GATHER's gathered output is comm_size times the
+/// group size (its ring sends comm_size per step); Flux's own exports give
+/// the exact output in flux_gathered_bytes when it is not a multiple.
+std::uint64_t collective_bytes(const RankGraph& g, std::uint32_t i, CommType type,
+                               std::size_t ranks) {
+  const std::uint64_t size = g.nodes[i].bytes;
+  if (type != CommType::kAllGather || size == 0) return size;
+  const EtNode& n = g.file->nodes[i];
+  if (n.gathered_bytes) {
+    const auto total = static_cast<std::uint64_t>(*n.gathered_bytes);
+    if (*n.gathered_bytes <= 0 || (total + ranks - 1) / ranks != size) {
+      throw InputError(g.file->source, g.field(i, "flux_gathered_bytes"),
+                       std::to_string(*n.gathered_bytes),
+                       "is not the output of an all-gather of comm_size = " + std::to_string(size) +
+                           " bytes per rank over " + std::to_string(ranks) + " ranks");
+    }
+    return total;
+  }
+  if (size > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / ranks) {
+    throw InputError(g.file->source, g.field(i, "comm_size"), std::to_string(size),
+                     "times the group's " + std::to_string(ranks) +
+                         " ranks (the gathered output) is above 2^63-1 bytes");
+  }
+  return size * ranks;
 }
 
 void classify_coll(RankGraph& g, std::uint32_t i) {
@@ -439,7 +468,7 @@ std::vector<Collective> match_ranks(std::vector<RankGraph>& graphs, const Import
         c.nodes.push_back(v);
       }
       const auto type = static_cast<CommType>(*ref.comm_type);
-      c.bytes = rg.nodes[rv].bytes;
+      c.bytes = collective_bytes(rg, rv, type, members.size());
       c.sync_only = type == CommType::kBarrier || c.bytes == 0 || members.size() < 2;
       c.kind = type == CommType::kAllGather   ? workload::CollectiveKind::kAllGather
                : type == CommType::kAllToAll  ? workload::CollectiveKind::kAllToAll

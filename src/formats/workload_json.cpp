@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/io/gzip.hpp"
 #include "flux/io/json_reader.hpp"
 #include "flux/io/json_writer.hpp"
 #include "flux/io/save.hpp"
@@ -333,7 +334,16 @@ void write_workload(std::ostream& out, const core::Workload& w) {
 
 void save_workload(const std::filesystem::path& file, const core::Workload& w) {
   try {
-    io::save_atomically(file, [&](std::ostream& out) { write_workload(out, w); });
+    // A name ending in .gz asks for gzip. The fastest level: a large
+    // workload's JSON is still 13 times smaller (level 6: 16 times, at
+    // twice the time).
+    const bool gz = file.extension() == ".gz";
+    io::save_atomically(file, [&](std::ostream& out) {
+      if (!gz) return write_workload(out, w);
+      io::GzipOStream zout(out, 1);
+      write_workload(zout, w);
+      zout.finish();
+    });
   } catch (const core::InputError& e) {
     throw e.with_source(file.string());
   }

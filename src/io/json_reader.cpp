@@ -1,14 +1,14 @@
 #include "flux/io/json_reader.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/io/input_file.hpp"
 
 namespace flux::io {
 namespace {
@@ -401,25 +401,15 @@ void read_json(std::string_view text, std::string_view source, const Schema& sch
 }
 
 void read_json_file(const std::filesystem::path& file, const Schema& schema, Handler& handler) {
-  const std::string source = file.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw core::InputError(source, "", "", "is a directory, not a file");
-  }
-  std::vector<char> buffer(kReadBuffer);
-  std::ifstream in;
-  in.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  in.open(file, std::ios::binary);
-  if (!in) {
-    throw core::InputError(source, "", "", std::string("cannot open: ") + std::strerror(errno));
-  }
+  InputFile input(file, kReadBuffer);
+  std::istream in(&input.bytes());
   SaxReader reader(schema, handler);
   try {
     Json::sax_parse(in, &reader);
     if (in.bad()) throw core::InputError("", "", "", "read error");
     reader.finish();
   } catch (const core::InputError& e) {
-    throw e.with_source(source);
+    throw e.with_source(input.source());
   }
 }
 

@@ -56,7 +56,7 @@ if [ -d "$traces" ]; then
   expect_ok dense -- "$FLUX" import chakra "$dense" -o "$DIR/dense.json"
   expect_grep dense-groups 'using communicator groups from .*denseA.json' "$DIR/dense.out"
   expect_grep dense-read '60 COMM_COLL in 30 collectives.*172 COMP timed by the a100 roofline' "$DIR/dense.out"
-  expect_grep dense-wrote 'denseA, 80 sends, .* 39.00 KiB' "$DIR/dense.out"
+  expect_grep dense-wrote 'denseA, 80 sends, .* 42.00 KiB' "$DIR/dense.out"
   expect_ok dense-greedy -- "$FLUX" schedule "$DIR/dense.json" --scheduler greedy --tau 1us -o "$DIR/dense.s.json"
   expect_ok dense-validate -- "$FLUX" validate "$DIR/dense.json" "$DIR/dense.s.json"
   expect_ok dense-replay -- "$FLUX" simulate "$DIR/dense.json" --schedule "$DIR/dense.s.json" -o "$DIR/dense.m.json"
@@ -64,7 +64,7 @@ if [ -d "$traces" ]; then
   expect_ok dense-milp -- "$FLUX" schedule "$DIR/dense.json" --scheduler flux-milp --tau 1us --time-limit 5s \
     -o "$DIR/dense.milp.json"
   expect_ok dense-rotor -- "$FLUX" simulate "$DIR/dense.json" --scheduler rotornet --tau 1us -o "$DIR/dense.r.json"
-  expect_grep dense-bytes '"bytes_delivered": 39936,' "$DIR/dense.r.json"
+  expect_grep dense-bytes '"bytes_delivered": 43008,' "$DIR/dense.r.json"
 
   # The same trace without its groups file: the error names the group.
   mkdir -p "$DIR/nogroups"

@@ -74,6 +74,11 @@ struct EtNode {
   /// Flux's exact compute time in picoseconds (attribute "flux_duration_ps",
   /// written next to the rounded duration_micros); readers prefer it.
   std::optional<std::int64_t> duration_ps;
+  /// ALL_GATHER written by Flux: the exact gathered output in bytes
+  /// (attribute "flux_gathered_bytes"), present only when it is not
+  /// comm_size times the group size (comm_size is each rank's input, rounded
+  /// up); readers prefer it.
+  std::optional<std::int64_t> gathered_bytes;
 };
 
 /// One rank's trace.
@@ -104,7 +109,8 @@ EtFile read_et_file(const std::filesystem::path& file);
 /// Encodes `file`: GlobalMetadata (its version, or kSchemaVersion when
 /// empty, the workload name and collective algorithm if set), then every node with the attributes
 /// that are set, in the types ASTRA-sim's own traces use (comm_type, comm_size, num_ops int64;
-/// comm_src, comm_dst, comm_tag int32 when they fit; tensor_size, flux_duration_ps uint64;
+/// comm_src, comm_dst, comm_tag int32 when they fit; tensor_size, flux_duration_ps,
+/// flux_gathered_bytes uint64;
 /// is_cpu_op bool; pg_name string). With `gzip`, the result is gzip-compressed.
 std::string serialize_et(const EtFile& file, bool gzip = false);
 

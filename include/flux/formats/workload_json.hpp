@@ -37,7 +37,8 @@ void write_workload(std::ostream& out, const core::Workload& w);
 /// Writes `w` to `file` through a temporary file in the same directory that
 /// is renamed into place: `file` is either the complete new workload or
 /// untouched, and no temporary file is left behind. I/O errors are
-/// core::InputError naming `file`.
+/// core::InputError naming `file`. A name ending in ".gz" is written
+/// gzip-compressed (streamed through zlib); read_workload reads either.
 void save_workload(const std::filesystem::path& file, const core::Workload& w);
 
 }  // namespace flux::formats

@@ -84,7 +84,9 @@ class Handler {
 /// with `source` as its source.
 void read_json(std::string_view text, std::string_view source, const Schema& schema,
                Handler& handler);
-/// Same, reading the file (never loaded whole into memory).
+/// Same, reading the file as a stream (never loaded whole into memory); a
+/// gzip-compressed file (recognised by its magic bytes) is inflated as it is
+/// read.
 void read_json_file(const std::filesystem::path& file, const Schema& schema, Handler& handler);
 
 /// A string for error messages: quoted, escaped, cut after 80 characters.

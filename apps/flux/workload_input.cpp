@@ -1,0 +1,94 @@
+#include "workload_input.hpp"
+
+#include "cli_options.hpp"
+
+#include <malloc.h>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli_common.hpp"
+#include "flux/core/error.hpp"
+#include "flux/formats/workload_json.hpp"
+
+namespace flux::cli {
+
+void ChakraCliOptions::add_to(CLI::App& app) {
+  app.add_option("--comm-groups", comm_groups,
+                 "Chakra: communicator groups JSON ({\"1\": [0, 1], ...}; default: PREFIX.json "
+                 "if present)");
+  app.add_option("--gpu", gpu, "Chakra: roofline for COMP nodes without duration: a100, h100")
+      ->capture_default_str();
+  app.add_option("--collective", collective,
+                 "Chakra: algorithm for COMM_COLL nodes: ring, direct, halving-doubling "
+                 "(default: the one Flux recorded in traces it wrote, else ring)");
+  app.add_flag("--drop-missing-deps", drop_missing_deps,
+               "Chakra: ignore dependencies on node ids absent from a file (with a warning)");
+}
+
+void add_workload_argument(CLI::App& app, std::string& input, ChakraCliOptions& chakra) {
+  app.add_option("workload", input,
+                 "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace "
+                 "prefix P (P.0.et, P.1.et, ...) read directly")
+      ->required();
+  chakra.add_to(app);
+}
+
+chakra::ImportOptions ChakraCliOptions::resolve(const std::string& prefix,
+                                                std::vector<std::string>& notes) const {
+  chakra::ImportOptions options;
+  try {
+    options.gpu = workload::GpuSpec::preset(gpu);
+    if (!collective.empty()) options.collective = workload::algorithm_from_string(collective);
+  } catch (const core::InputError& e) {
+    throw option_error(e, workload::kGpuOptions);
+  }
+  options.drop_missing_deps = drop_missing_deps;
+  if (!comm_groups.empty()) {
+    options.comm_groups = chakra::read_comm_groups(comm_groups);
+  } else if (const std::filesystem::path next = prefix + ".json";
+             std::filesystem::is_regular_file(next)) {
+    // ASTRA-sim's examples keep the group file next to the traces.
+    options.comm_groups = chakra::read_comm_groups(next);
+    notes.push_back("using communicator groups from " + next.string());
+  }
+  return options;
+}
+
+std::string import_summary(const chakra::ImportResult& r, const chakra::ImportOptions& options) {
+  const chakra::ImportStats& s = r.stats;
+  std::ostringstream out;
+  out << "read " << s.ranks << " ranks, " << s.nodes << " nodes (" << s.comp_nodes << " COMP, "
+      << s.send_nodes << " COMM_SEND, " << s.recv_nodes << " COMM_RECV, " << s.coll_nodes
+      << " COMM_COLL in " << s.collectives << " collectives, " << s.other_nodes << " other)";
+  if (s.roofline_nodes > 0) {
+    out << "; " << s.roofline_nodes << " COMP timed by the " << options.gpu.name << " roofline";
+  }
+  return out.str();
+}
+
+LoadedWorkload load_workload(const std::string& arg, const ChakraCliOptions& chakra) {
+  std::error_code ec;
+  const bool file = std::filesystem::exists(arg, ec);
+  if (file || !std::filesystem::exists(arg + ".0.et", ec)) {
+    return {formats::read_workload(arg), {}};
+  }
+  std::vector<std::string> notes;
+  const chakra::ImportOptions options = chakra.resolve(arg, notes);
+  chakra::ImportResult r = chakra::import_chakra(arg, options);
+  notes.push_back(import_summary(r, options));
+  for (std::string& w : r.warnings) notes.push_back("flux: warning: " + std::move(w));
+  LoadedWorkload out{std::move(r.workload), std::move(notes)};
+  // The import's traces and graphs are freed by now, in many small blocks
+  // that malloc keeps; hand them back so that the scheduler's and the
+  // simulator's large arrays do not come on top of them.
+  malloc_trim(0);
+  return out;
+}
+
+void print_notes(const std::vector<std::string>& notes) {
+  for (const std::string& n : notes) std::cerr << n << "\n";
+}
+
+}  // namespace flux::cli

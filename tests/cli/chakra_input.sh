@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Reading Chakra traces safely and directly: corrupt or hostile rank files
+# fail at their first bad record with bounded memory; a rank file that is a
+# directory is one error line; schedule, simulate and info read a trace
+# prefix with no workload file in between; workload JSON may be gzip.
+source "$(dirname "$0")/lib.sh" "$@"
+
+# --- hostile rank files -----------------------------------------------------------
+# Zeros are records of length 0: an empty GlobalMetadata, then empty nodes
+# (id 0) until the second one repeats the id. 200 MB of zeros are 200 KB of
+# gzip; the import must stop at record 2 without inflating the rest, so it
+# runs under a 1 GiB address-space limit (the whole file inflated would not).
+mkdir -p "$DIR/z"
+head -c 209715200 /dev/zero | gzip -c > "$DIR/z/zeros.0.et"
+expect_error zeros 2 '^flux: error: .*zeros\.0\.et: record 2 at byte 2: node 0\.id = 0: duplicate id \(records 1 and 2\)$' -- \
+  bash -c 'ulimit -v 1048576; exec "$0" import chakra "$1" -o "$2"' "$FLUX" "$DIR/z/zeros" "$DIR/z/w.json"
+[ ! -e "$DIR/z/w.json" ] && pass || fail "zeros: wrote a workload"
+# A record claiming 2 GiB (varint ff ff ff ff 07) after an empty metadata
+# record: implausible, reported before anything is allocated for it.
+printf '\000\377\377\377\377\007' | gzip -c > "$DIR/z/long.0.et"
+expect_error long 2 'long\.0\.et: record 1 at byte 1: implausible: the record.s length is 2147483647 bytes' -- \
+  "$FLUX" import chakra "$DIR/z/long" -o "$DIR/z/w.json"
+# A record claiming 1000 bytes (e8 07) with 3 behind it, in gzip: truncated.
+printf '\000\350\007abc' | gzip -c > "$DIR/z/short.0.et"
+expect_error short 2 'short\.0\.et: record 1 at byte 1: truncated: the record.s length is 1000 bytes, only 3 are left' -- \
+  "$FLUX" import chakra "$DIR/z/short" -o "$DIR/z/w.json"
+
+# --- a rank file that is a directory ------------------------------------------------
+mkdir -p "$DIR/d/a.0.et"
+expect_error dir0 2 'x' -- "$FLUX" import chakra "$DIR/d/a" -o "$DIR/d/w.json"
+[ "$(cat "$DIR/dir0.err")" = "flux: error: $DIR/d/a.0.et: is a directory, not a file" ] && pass ||
+  { fail "dir0: stderr is not the one error line"; cat "$DIR/dir0.err" >&2; }
+# Rank 1 a directory, with a group file beside the traces: still the one line
+# (the note about the group file only comes when the import succeeds).
+gen="generate llama3 --layers 2 --tp 2 --dp 2"
+expect_ok gen -- "$FLUX" $gen --format chakra -o "$DIR/d/b"
+mv "$DIR/d/b.1.et" "$DIR/d/b.1.moved" && mkdir "$DIR/d/b.1.et"
+expect_error dir1 2 'x' -- "$FLUX" import chakra "$DIR/d/b" -o "$DIR/d/w.json"
+[ "$(cat "$DIR/dir1.err")" = "flux: error: $DIR/d/b.1.et: is a directory, not a file" ] && pass ||
+  { fail "dir1: stderr is not the one error line"; cat "$DIR/dir1.err" >&2; }
+expect_error sim-dir 2 'b\.1\.et: is a directory, not a file$' -- \
+  "$FLUX" simulate "$DIR/d/b" --scheduler ideal
+[ "$(wc -l < "$DIR/sim-dir.err")" -eq 1 ] && pass || fail "sim-dir: more than one stderr line"
+[ ! -e "$DIR/d/w.json" ] && pass || fail "dir: wrote a workload"
+
+# --- the compact path: traces read directly, gzip workload JSON ---------------------------
+mkdir -p "$DIR/c"
+expect_ok c-gen -- "$FLUX" $gen --format chakra -o "$DIR/c/t"
+expect_ok c-json -- "$FLUX" $gen -o "$DIR/c/w.json"
+expect_ok c-gz -- "$FLUX" $gen -o "$DIR/c/w.json.gz"
+gzip -dc "$DIR/c/w.json.gz" | cmp -s - "$DIR/c/w.json" && pass || fail "w.json.gz is not gzip of w.json"
+expect_ok import-gz -- "$FLUX" import chakra "$DIR/c/t" -o "$DIR/c/back.json.gz"
+gzip -dc "$DIR/c/back.json.gz" | cmp -s - "$DIR/c/w.json" && pass || fail "import -o .gz differs"
+# info, schedule and simulate give the same answers from the file, its gzip and the traces.
+for cmd in info simulate schedule; do
+  for in in w.json w.json.gz t; do
+    out=$DIR/c/$cmd-${in//./_}
+    args=()
+    [ "$cmd" != info ] && args=(--scheduler greedy -o "$out.o.json")
+    "$FLUX" "$cmd" "$DIR/c/$in" "${args[@]}" >"$out.txt" 2>"$out.err" || fail "$cmd $in: exit $?"
+    grep -v '^simulation ' "$out.txt" > "$out.cmp"
+    [ -e "$out.o.json" ] && grep -v solve_time_s "$out.o.json" >> "$out.cmp"
+  done
+  cmp -s "$DIR/c/$cmd-w_json.cmp" "$DIR/c/$cmd-w_json_gz.cmp" && pass || fail "$cmd: gzip differs"
+  cmp -s "$DIR/c/$cmd-w_json.cmp" "$DIR/c/$cmd-t.cmp" && pass || fail "$cmd: traces differ"
+  expect_grep "$cmd-notes" '^read 4 ranks, 84 nodes' "$DIR/c/$cmd-t.err"
+done
+expect_grep info-sends '^sends +80$' "$DIR/c/info-t.txt"
+# The import options apply to a prefix.
+expect_ok info-direct -- "$FLUX" info "$DIR/c/t" --collective direct --gpu h100
+expect_error info-bad-alg 2 'error: --collective = rings' -- "$FLUX" info "$DIR/c/t" --collective rings
+# A corrupt gzip workload: one error line naming the file.
+head -c 300 "$DIR/c/w.json.gz" > "$DIR/c/cut.json.gz"
+expect_error cut-gz 2 'cut\.json\.gz: .*truncated gzip stream' -- "$FLUX" info "$DIR/c/cut.json.gz"
+# Neither a file nor a prefix: the file is missing.
+expect_error missing 2 'nothing\.json' -- "$FLUX" info "$DIR/c/nothing.json"
+
+finish
