@@ -262,7 +262,9 @@ TEST(ChakraFile, BadInputNamesFileRecordAndField) {
                "z.et: record 2 at byte 2: node 0.id = 0: duplicate id (records 1 and 2)");
   EXPECT_ERROR(parse_et(io::gzip_bytes(framed({""}) + "\xff\xff\xff\xff\x07"), "m.et"),
                "m.et: record 1 at byte 1: implausible: the record's length is 2147483647 bytes");
-  EXPECT_ERROR(parse_et(io::gzip_bytes(framed({""}) + "\xe8\x07" "abc"), "n.et"),
+  EXPECT_ERROR(parse_et(io::gzip_bytes(framed({""}) + "\xe8\x07"
+                                                      "abc"),
+                        "n.et"),
                "n.et: record 1 at byte 1: truncated: the record's length is 1000 bytes, only 3");
   // Two whole files one after the other: the second GlobalMetadata is no Node.
   EXPECT_ERROR(parse_et(gz + gz, "l.et"), "l.et: record 3 at byte");

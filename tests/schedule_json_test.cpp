@@ -14,6 +14,7 @@
 #include "flux/core/error.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/schedule/schedule.hpp"
+#include "json_test_util.hpp"
 
 namespace flux::formats {
 namespace {
@@ -88,54 +89,18 @@ std::string to_text(const Schedule& s) {
   return out.str();
 }
 
-class TempDir {
+using flux::test_util::slurp;
+
+class TempDir : public flux::test_util::TempDir {
  public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() / ("flux_sjson_" + std::to_string(counter++) + "_" +
-                                         std::to_string(std::random_device{}()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-  [[nodiscard]] std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  fs::path path_;
+  TempDir() : flux::test_util::TempDir("flux_sjson") {}
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void expect_error(const std::string& body, const std::string& field, const std::string& value,
                   const std::string& problem_part = "") {
-  try {
-    parse_schedule(body, "s.json");
-    FAIL() << "no error; expected " << field;
-  } catch (const core::InputError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.source(), "s.json") << what;
-    EXPECT_EQ(e.field(), field) << what;
-    EXPECT_EQ(e.value(), value) << what;
-    EXPECT_NE(what.find("s.json"), std::string::npos) << what;
-    EXPECT_NE(what.find(field), std::string::npos) << what;
-    EXPECT_NE(what.find(value), std::string::npos) << what;
-    EXPECT_NE(what.find(problem_part), std::string::npos) << what;
-  }
+  flux::test_util::expect_parse_error(
+      [](const std::string& b, const std::string& s) { parse_schedule(b, s); }, "s.json", body,
+      field, value, problem_part);
 }
 
 // A valid document with `extra` root members and the given circuits.
@@ -162,26 +127,7 @@ std::string circuits0(const std::string& intervals) {
   return R"([{"switch": 0, "intervals": [)" + intervals + "]}]";
 }
 
-// The ```json blocks of docs/formats.md that declare `format`.
-std::vector<std::string> doc_examples(const std::string& format) {
-  std::ifstream in(std::string(FLUX_SOURCE_DIR) + "/docs/formats.md");
-  std::vector<std::string> blocks;
-  std::string line, block;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (!inside && line == "```json") {
-      inside = true;
-      block.clear();
-    } else if (inside && line == "```") {
-      inside = false;
-      if (block.find("\"format\": \"" + format + "\"") != std::string::npos)
-        blocks.push_back(block);
-    } else if (inside) {
-      block += line + "\n";
-    }
-  }
-  return blocks;
-}
+using flux::test_util::doc_examples;
 
 // ---------------------------------------------------------------- status
 

@@ -14,6 +14,7 @@
 #include "flux/formats/workload_json.hpp"
 #include "flux/io/json_writer.hpp"
 #include "flux/workload/builder.hpp"
+#include "json_test_util.hpp"
 
 namespace flux::formats {
 namespace {
@@ -90,57 +91,18 @@ std::string to_text(const core::Workload& w) {
 }
 
 // A temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("flux_wjson_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-             "_" + std::to_string(counter++) + "_" + std::to_string(std::random_device{}()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-  [[nodiscard]] std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
+using flux::test_util::slurp;
 
- private:
-  fs::path path_;
+class TempDir : public flux::test_util::TempDir {
+ public:
+  TempDir() : flux::test_util::TempDir("flux_wjson") {}
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Parses `body` (a flux.workload/v1 document) and expects an InputError
-// whose message names the source, `field` and `value`.
 void expect_error(const std::string& body, const std::string& field, const std::string& value,
                   const std::string& problem_part = "") {
-  try {
-    parse_workload(body, "w.json");
-    FAIL() << "no error; expected " << field;
-  } catch (const core::InputError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.source(), "w.json") << what;
-    EXPECT_EQ(e.field(), field) << what;
-    EXPECT_EQ(e.value(), value) << what;
-    EXPECT_NE(what.find("w.json"), std::string::npos) << what;
-    EXPECT_NE(what.find(field), std::string::npos) << what;
-    EXPECT_NE(what.find(value), std::string::npos) << what;
-    EXPECT_NE(what.find(problem_part), std::string::npos) << what;
-  }
+  flux::test_util::expect_parse_error(
+      [](const std::string& b, const std::string& s) { parse_workload(b, s); }, "w.json", body,
+      field, value, problem_part);
 }
 
 // A valid document around the given tasks and deps arrays.
@@ -151,26 +113,7 @@ std::string doc(const std::string& tasks, const std::string& deps = "[]") {
 const std::string kTwoTasks =
     R"([{"id": 1, "src": 0, "dst": 1, "bytes": 10}, {"id": 2, "src": 1, "dst": 2, "bytes": 20}])";
 
-// The ```json blocks of docs/formats.md that declare `format`.
-std::vector<std::string> doc_examples(const std::string& format) {
-  std::ifstream in(std::string(FLUX_SOURCE_DIR) + "/docs/formats.md");
-  std::vector<std::string> blocks;
-  std::string line, block;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (!inside && line == "```json") {
-      inside = true;
-      block.clear();
-    } else if (inside && line == "```") {
-      inside = false;
-      if (block.find("\"format\": \"" + format + "\"") != std::string::npos)
-        blocks.push_back(block);
-    } else if (inside) {
-      block += line + "\n";
-    }
-  }
-  return blocks;
-}
+using flux::test_util::doc_examples;
 
 // ---------------------------------------------------------------- writer
 
