@@ -54,6 +54,21 @@ void print_written(const std::string& where, const core::Workload& w);
 /// instead of the library's field (`micro_batches`).
 core::InputError as_option_error(const core::InputError& e);
 
+/// Calls f(). An InputError naming a workload field (tasks[...], deps[...],
+/// tasks: a time beyond core::kMaxTimePs once the workload meets the system)
+/// and no file is attributed to `workload_file`.
+template <class F>
+decltype(auto) blame_workload(const std::string& workload_file, F&& f) {
+  try {
+    return f();
+  } catch (const core::InputError& e) {
+    if (e.field().starts_with("tasks") || e.field().starts_with("deps")) {
+      throw e.with_source(workload_file);
+    }
+    throw;
+  }
+}
+
 /// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
 std::uint64_t available_memory();
 

@@ -46,7 +46,8 @@ void run_schedule(const ScheduleOptions& o) {
   const core::System system = o.system.to_system();
   const sched::SchedulerOptions options = o.run.resolve();
   const core::Workload w = formats::read_workload(o.input);
-  const schedule::Schedule s = run_named_scheduler(o.run.scheduler, w, system, options);
+  const schedule::Schedule s = blame_workload(
+      o.input, [&] { return run_named_scheduler(o.run.scheduler, w, system, options); });
   if (!o.output.empty()) formats::save_schedule(o.output, s);
   print_summary(s);
 }

@@ -15,6 +15,9 @@ void System::validate() const {
   if (switches == 0) {
     throw InputError("", "switches", "0", "a system needs at least one switch");
   }
+  if (switches > kMaxSwitches) {
+    throw InputError("", "switches", std::to_string(switches), "too large: at most 2^20");
+  }
   if (!std::isfinite(link_gbps) || link_gbps <= 0 || link_gbps > 1e9) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", link_gbps);
@@ -25,9 +28,9 @@ void System::validate() const {
     std::snprintf(buf, sizeof buf, "%g", link_gbps);
     throw InputError("", "link_gbps", buf, "below 1 bit/s");
   }
-  if (reconfig_delay_ps < 0) {
+  if (reconfig_delay_ps < 0 || reconfig_delay_ps > kMaxTimePs) {
     throw InputError("", "reconfig_delay", std::to_string(reconfig_delay_ps) + " ps",
-                     "must not be negative");
+                     std::string(kTimeRangeProblem));
   }
 }
 
@@ -39,7 +42,14 @@ TimePs System::transmission_ps(std::uint64_t bytes) const {
   // p = ceil(bytes * 8 bit * 1e12 ps/s / rate), exact in 128-bit integers.
   const U128 num = static_cast<U128>(bytes) * 8u * 1'000'000'000'000u;
   const U128 bps = link_bps();
-  return static_cast<TimePs>((num + bps - 1) / bps);
+  const U128 p = (num + bps - 1) / bps;
+  if (p > static_cast<U128>(kMaxTimePs)) {
+    char what[64];
+    std::snprintf(what, sizeof what, "transmission at %g Gb/s", link_gbps);
+    throw_time_range("bytes", std::to_string(bytes), what,
+                     static_cast<double>(num) / static_cast<double>(bps) / 1e12);
+  }
+  return static_cast<TimePs>(p);
 }
 
 }  // namespace flux::core

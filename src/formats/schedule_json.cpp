@@ -24,8 +24,8 @@ using io::Kind;
 using io::Node;
 using schedule::CircuitInterval;
 
-constexpr std::uint64_t kMaxId32 = 0xffff'fffeULL;  // strong ids reserve 2^32-1
-constexpr std::uint64_t kMaxSwitches = 1 << 20;     // a timeline is allocated per switch
+constexpr std::uint64_t kMaxId32 = 0xffff'fffeULL;                  // strong ids reserve 2^32-1
+constexpr std::uint64_t kMaxSwitches = core::System::kMaxSwitches;  // one limit, System::validate
 
 enum NodeId : int {
   kRoot,

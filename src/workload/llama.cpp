@@ -33,6 +33,15 @@ using core::TimePs;
 
 constexpr double kBf16 = 2;  // bytes per activation / gradient value
 constexpr double kFp32 = 4;
+// What a compute time beyond core::kMaxTimePs is reported as.
+constexpr std::string_view kComputeField = "compute of one iteration";
+
+// a + b + ..., each sum checked against core::kMaxTimePs.
+TimePs sum_compute(std::initializer_list<TimePs> terms) {
+  TimePs total = 0;
+  for (TimePs t : terms) total = core::add_time(total, t, kComputeField);
+  return total;
+}
 // Mixed-precision Adam per parameter: read fp32 master, m, v and the bf16
 // gradient; write master, m, v and the bf16 weight.
 constexpr double kAdamBytesPerParam = 3 * kFp32 + kBf16 + 3 * kFp32 + kBf16;
@@ -132,7 +141,8 @@ class Generator {
         const std::string L = cat({p, "L", std::to_string(l), "."});
         compute(lc.mlp_bwd);
         tp_allreduce(act_bytes_, cat({L, "bwd.mlp.tp-ar"}));
-        compute(lc.norm_bwd + lc.attn_bwd);
+        compute(lc.norm_bwd);
+        compute(lc.attn_bwd);
         tp_allreduce(act_bytes_, cat({L, "bwd.attn.tp-ar"}));
         compute(lc.norm_bwd);
         if (last_mb) {
@@ -167,6 +177,9 @@ class Generator {
   }
 
   void compute(TimePs d) {
+    // Every wait a frontier accumulates is part of this total: checking it
+    // keeps them all within core::kMaxTimePs.
+    total_compute_ = core::add_time(total_compute_, d, kComputeField);
     for (Frontier& f : frontier_) f.compute(d);
     if (program_ == nullptr || d == 0) return;
     if (program_->ops.empty() || !program_->ops.back().collectives.empty()) {
@@ -271,6 +284,7 @@ class Generator {
       std::uint64_t params = layer_params_per_rank(c_.model, c_.tp) * c_.model.layers;
       if (c_.embeddings) params += (2 * vocab_shard() + 1) * c_.model.hidden;
       optimizer = memory(kAdamBytesPerParam * static_cast<double>(params));
+      core::add_time(total_compute_, optimizer, kComputeField);  // bounds every tail below
     }
     if (program_ != nullptr) program_->final_compute_ps = optimizer;
     for (std::uint32_t r = 0; r < c_.generated_ranks(); ++r) {
@@ -283,6 +297,7 @@ class Generator {
 
   const TrainingConfig& c_;
   Program* program_;
+  TimePs total_compute_ = 0;  // compute of the iteration so far
   WorkloadBuilder b_;
   std::vector<Frontier> frontier_;
   std::vector<std::vector<TaskIndex>> outstanding_;
@@ -409,19 +424,21 @@ LayerCompute layer_compute(const TrainingConfig& c) {
   const TimePs rope = mem(2 * T * (q + kv) * kBf16);
 
   LayerCompute r;
-  r.attn_fwd = residual + norm + gemm(T, h, q + 2 * kv) + rope +
-               roofline_ps(g, OpClass::kAttention, attn) + gemm(T, q, h);
-  r.mlp_fwd = residual + norm + gemm(T, h, 2 * f) + mem(3 * T * f * kBf16) + gemm(T, f, h);
+  r.attn_fwd = sum_compute({residual, norm, gemm(T, h, q + 2 * kv), rope,
+                            roofline_ps(g, OpClass::kAttention, attn), gemm(T, q, h)});
+  r.mlp_fwd =
+      sum_compute({residual, norm, gemm(T, h, 2 * f), mem(3 * T * f * kBf16), gemm(T, f, h)});
   // Backward of a GEMM: an input-gradient (dgrad) and a weight-gradient
   // (wgrad) GEMM of the same size.
-  r.mlp_bwd = gemm(T, h, f) + gemm(f, T, h) + mem(5 * T * f * kBf16) + gemm(T, 2 * f, h) +
-              gemm(h, T, 2 * f);
+  r.mlp_bwd = sum_compute(
+      {gemm(T, h, f), gemm(f, T, h), mem(5 * T * f * kBf16), gemm(T, 2 * f, h), gemm(h, T, 2 * f)});
   // Flash-attention backward: 2.5x the forward FLOPs (five GEMMs instead of
   // two), twice the forward memory traffic.
   const OpCost attn_bwd{2.5 * attn.flops, 2 * attn.bytes};
-  r.attn_bwd = gemm(T, h, q) + gemm(q, T, h) + roofline_ps(g, OpClass::kAttention, attn_bwd) +
-               rope + gemm(T, q + 2 * kv, h) + gemm(h, T, q + 2 * kv);
-  r.norm_bwd = norm_bwd + residual;
+  r.attn_bwd =
+      sum_compute({gemm(T, h, q), gemm(q, T, h), roofline_ps(g, OpClass::kAttention, attn_bwd),
+                   rope, gemm(T, q + 2 * kv, h), gemm(h, T, q + 2 * kv)});
+  r.norm_bwd = sum_compute({norm_bwd, residual});
   return r;
 }
 
