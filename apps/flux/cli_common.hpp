@@ -54,6 +54,10 @@ void print_written(const std::string& where, const core::Workload& w);
 /// instead of the library's field (`micro_batches`).
 core::InputError as_option_error(const core::InputError& e);
 
+/// Throws `where` (its file, field and value; its problem is the advice)
+/// when `need` bytes exceed the memory available, with both amounts.
+void refuse_if_too_large(std::uint64_t need, const core::InputError& where);
+
 /// Calls f(). An InputError naming a workload field (tasks[...], deps[...],
 /// tasks: a time beyond core::kMaxTimePs once the workload meets the system)
 /// and no file is attributed to `workload_file`.

@@ -174,6 +174,14 @@ Workload::Workload(WorkloadData data)
   for (std::size_t k = 0; k < n; ++k) topo_pos_[topo_[k].value()] = static_cast<std::uint32_t>(k);
 }
 
+std::uint64_t workload_memory_bytes(std::uint64_t tasks, std::uint64_t deps) {
+  // Per send: the Task plus its id index, topological slot and offsets; per
+  // dep: the Dep plus its in-edge entry.
+  const double bytes = 2.0 * (static_cast<double>(tasks) * (sizeof(Task) + 16) +
+                              static_cast<double>(deps) * (sizeof(Dep) + 8));
+  return bytes >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
+}
+
 std::string_view Workload::label(TaskIndex v) const {
   const std::uint32_t l = tasks_[v.value()].label;
   return l == kNoLabel ? std::string_view() : std::string_view(labels_[l]);

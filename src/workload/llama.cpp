@@ -15,10 +15,12 @@
 #include "flux/workload/llama.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "flux/core/error.hpp"
@@ -451,6 +453,60 @@ std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
   // Q, K, V and O projections; gate, up and down; two RMSNorm weight vectors
   // (replicated on every TP rank).
   return h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h;
+}
+
+namespace {
+
+// Sends and deps of one all-reduce over `p` ranks (a ring of `ring` positions
+// when folded), by the algorithm's pattern (collectives.hpp); deps include
+// one connection per initial send of a rank's frontier. Doubles: no overflow.
+std::pair<double, double> allreduce_size(Algorithm a, double p, double ring) {
+  switch (a) {
+    case Algorithm::kRing: {
+      // Each send waits for the step before and for the tasks that ended its
+      // rank's previous collective (the rank's last send and receive).
+      const double sends = 2 * (ring - 1) * p;
+      return {sends, 2 * sends + 2 * p};
+    }
+    case Algorithm::kDirect:
+      // p(p-1) sends per phase; each all-gather send waits for all p-1
+      // reduce-scatter receives of its rank, each reduce-scatter send for the
+      // 2(p-1) tasks that ended the rank's previous collective.
+      return {2 * p * (p - 1), 3 * p * (p - 1) * (p - 1) + 2 * p * (p - 1)};
+    case Algorithm::kHalvingDoubling: {
+      const double k = std::floor(std::log2(p)), pow2 = std::exp2(k), extra = p - pow2;
+      const double steps = 2 * k + (extra > 0 ? 2 : 0);  // per rank, at most
+      // A send waits for every earlier receive of its rank: steps^2 / 2.
+      return {2 * extra + 2 * k * pow2, p * (steps * steps / 2 + 2 * steps)};
+    }
+  }
+  return {0, 0};
+}
+
+}  // namespace
+
+WorkloadSize estimate_llama_size(const TrainingConfig& c) {
+  c.validate();
+  const double tp = c.tp, groups = c.generated_dp(), layers = c.model.layers;
+  double tasks = 0, deps = 0;
+  if (c.tp > 1) {
+    // Per micro-batch: 4 per layer, and with embeddings 1 + 4 (embedding, loss, head).
+    const double count = c.micro_batches * (4 * layers + (c.embeddings ? 5 : 0)) * groups;
+    const auto [t, d] = allreduce_size(c.collective, tp, tp);
+    tasks += count * t;
+    deps += count * d;
+  }
+  if (c.dp > 1) {
+    // One per layer (and embedding and head) over each of the tp DP groups.
+    const double count = (layers + (c.embeddings ? 2 : 0)) * tp;
+    const auto [t, d] = allreduce_size(c.collective, groups, c.dp);
+    tasks += count * t;
+    deps += count * d;
+  }
+  const auto clamp = [](double x) {
+    return x >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(x);
+  };
+  return {clamp(tasks), clamp(deps)};
 }
 
 core::Workload generate_llama(const TrainingConfig& c, Program* program) {

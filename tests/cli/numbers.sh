@@ -87,4 +87,13 @@ expect_grep infeasible_simulate_why 'status infeasible means there is no schedul
   "$DIR/infeasible_simulate.err"
 [ ! -e "$DIR/inf_m.json" ] && pass || fail "inf_m.json written despite the error"
 
+# A job that would not fit is refused before anything is generated, with the
+# estimate flux unfold uses, pointing to --fold-dp.
+# (Needs less than the ~116 GiB the job would take; skipped on larger machines.)
+if [ "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" -lt 100000000 ]; then
+expect_error gen_405b 2 '--dp = 512: the job would need about [0-9.]+ GiB, and .* is available: about 556351488 sends; fold the DP replicas \(--fold-dp' -- \
+  bash -c "ulimit -v 2000000; exec '$FLUX' generate llama3 --model 405b --tp 8 --dp 512 -o '$DIR/405b.json'"
+[ ! -e "$DIR/405b.json" ] && pass || fail "405b.json written despite the error"
+fi
+
 finish
