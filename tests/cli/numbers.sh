@@ -57,6 +57,18 @@ expect_error switches 2 '--switches = 1048577: too large: at most 2\^20' -- \
   "$FLUX" schedule "$DIR/small.json" --switches 1048577 -o "$DIR/sw.json"
 [ ! -e "$DIR/sw.json" ] && pass || fail "sw.json written despite the error"
 
+# The largest valid switch count on many ranks: the schedulers' per-switch
+# state is capped at one switch per send (identical switches), not s x n.
+cat > "$DIR/ranks4096.json" <<'JSON'
+{"format": "flux.workload/v1", "name": "w4096", "accelerators": 4096,
+ "tasks": [{"id": 0, "src": 0, "dst": 4095, "bytes": 8}, {"id": 1, "src": 4095, "dst": 7, "bytes": 8}],
+ "deps": [{"from": 0, "to": 1, "compute_s": 1e-6}]}
+JSON
+for s in greedy flux; do
+  expect_ok "maxsw_$s" -- bash -c "ulimit -v 2000000; exec '$FLUX' schedule '$DIR/ranks4096.json' --scheduler $s --switches 1048576 -o '$DIR/maxsw_$s.json'"
+  expect_ok "maxsw_${s}_valid" -- "$FLUX" validate "$DIR/ranks4096.json" "$DIR/maxsw_$s.json"
+done
+
 # flux info is O(sends): three sends among 2^32 - 2 ranks, then 10^5 ranks.
 for n in 4294967294 100000; do
   cat > "$DIR/ranks_$n.json" <<JSON
