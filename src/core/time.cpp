@@ -57,7 +57,7 @@ TimePs parse_duration(std::string_view text, std::string_view what) {
     return fail("expected a number with a unit, e.g. 10us, 1.5ms, 2s");
   }
   std::string_view suffix(ptr, static_cast<std::size_t>(last - ptr));
-  if (value < 0) return fail("must not be negative");
+  if (value < 0) return fail(std::string(kTimeRangeProblem));
   double ps = 0;
   if (suffix.empty()) {
     if (value != 0) return fail("needs a unit (ps, ns, us, ms, s), e.g. 10us");
@@ -72,7 +72,7 @@ TimePs parse_duration(std::string_view text, std::string_view what) {
     }
     if (!found) return fail("unknown unit '" + std::string(suffix) + "' (use ps, ns, us, ms, s)");
   }
-  if (ps > static_cast<double>(kMaxTimePs)) return fail("too large: at most 9.2e6 s");
+  if (ps > static_cast<double>(kMaxTimePs)) return fail(std::string(kTimeRangeProblem));
   return std::llround(ps);
 }
 
