@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <tuple>
 
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
@@ -220,6 +222,55 @@ TEST(Llama, LargerPresetsAndTpBeyondKvHeads) {
   EXPECT_EQ(count(w, 16).tp_sends, 4ull * 2 * 16 * 30);
   EXPECT_EQ(ModelConfig::llama3("70b").layers, 80u);
   EXPECT_EQ(ModelConfig::llama3("405b").hidden, 16384u);
+}
+
+}  // namespace
+}  // namespace flux::workload
+
+namespace flux::workload {
+namespace {
+
+// The estimate flux generate refuses by: sends exact (no zero-byte chunks in
+// these configs), deps never below what the generator builds, and within 5x.
+TEST(Llama, SizeEstimateMatchesTheGenerator) {
+  for (Algorithm a : {Algorithm::kRing, Algorithm::kDirect, Algorithm::kHalvingDoubling}) {
+    for (const auto& [tp, dp, fold, emb] : {std::tuple{4u, 2u, 0u, false},
+                                            {2u, 6u, 0u, true},
+                                            {4u, 12u, 4u, false},
+                                            {1u, 5u, 0u, false}}) {
+      if (fold != 0 && a != Algorithm::kRing) continue;  // folding needs rings
+      TrainingConfig c;
+      c.model.layers = 2;
+      c.tp = tp;
+      c.dp = dp;
+      c.fold_dp = fold;
+      c.collective = a;
+      c.embeddings = emb;
+      c.micro_batches = 2;
+      const core::Workload w = generate_llama(c);
+      const WorkloadSize est = estimate_llama_size(c);
+      SCOPED_TRACE(std::string(to_string(a)) + " tp " + std::to_string(tp) + " dp " +
+                   std::to_string(dp) + " fold " + std::to_string(fold));
+      EXPECT_EQ(est.tasks, w.num_tasks());
+      EXPECT_GE(est.deps, w.num_deps());
+      EXPECT_LE(est.deps, 5 * w.num_deps());
+    }
+  }
+}
+
+TEST(Llama, SizeEstimateOfAJobTooLargeToBuild) {
+  TrainingConfig c;
+  c.model = ModelConfig::llama3("405b");
+  c.tp = 8;
+  c.dp = 512;
+  const WorkloadSize est = estimate_llama_size(c);
+  // 126 layers x 8 DP rings of 512 ranks (2 x 511 x 512 sends each) and 4 TP
+  // all-reduces per layer on 512 groups of 8 (2 x 7 x 8 sends): the README's
+  // 556M sends.
+  EXPECT_EQ(est.tasks, 126ull * 8 * 2 * 511 * 512 + 126ull * 4 * 512 * 2 * 7 * 8);
+  EXPECT_GT(core::workload_memory_bytes(est.tasks, est.deps), 64ull << 30);
+  c.fold_dp = 4;
+  EXPECT_EQ(estimate_llama_size(c).tasks, 126ull * 8 * 2 * 511 * 4 + 126ull * 4 * 4 * 2 * 7 * 8);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "flux/core/dag.hpp"
+#include "flux/core/error.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
 #include "sched/milp/solver.hpp"
@@ -314,6 +315,57 @@ TEST(Greedy, IsFeasibleAndNeverBelowTheOptimum) {
     EXPECT_GE(g.makespan_ps, brute_force(w, sys));
     EXPECT_GE(g.makespan_ps, g.lower_bound_ps.value());
   }
+}
+
+}  // namespace
+}  // namespace flux::sched
+
+namespace flux::sched {
+namespace {
+
+// The size estimate is an upper bound of the model build_milp makes.
+TEST(Milp, SizeEstimateBoundsTheModel) {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const core::Workload w = random_instance(seed, 8, 4);
+    core::System sys;
+    sys.switches = 2;
+    const std::vector<TimePs> p = core::transmission_times(w, sys);
+    const core::IdealTiming timing = core::ideal_timing(w, p);
+    MilpOptions off{false, false, false, false, false, "", ""};  // nothing dropped
+    const MilpModel m = build_milp(w, sys, MilpInputs{p, &timing, std::nullopt, std::nullopt}, off);
+    const MilpSize est = estimate_milp_size(w, sys);
+    EXPECT_GE(est.pairs, m.conflicting_pairs) << seed;
+    EXPECT_GE(est.rows, static_cast<std::uint64_t>(m.num_rows())) << seed;
+    EXPECT_GE(est.cols, static_cast<std::uint64_t>(m.num_cols())) << seed;
+    EXPECT_GE(est.nonzeros, m.row_col.size()) << seed;
+  }
+}
+
+// A model beyond the memory budget is not built: the warm start is the
+// answer, with its bound, as when CBC finds nothing better; exporting it is
+// refused by name.
+TEST(Milp, ModelBeyondTheBudgetReportsTheWarmStart) {
+  core::System sys;
+  sys.switches = 1;
+  sys.link_gbps = 1;
+  sys.reconfig_delay_ps = 100 * core::kPsPerUs;
+  SchedulerOptions o = quiet();
+  o.milp.max_model_bytes = 1;
+  const schedule::Schedule s = run_scheduler("flux-milp", three_from_zero(), sys, o);
+  EXPECT_GE(s.makespan_ps, 124 * core::kPsPerUs);  // never below the optimum
+  EXPECT_EQ(s.status, s.lower_bound_ps == s.makespan_ps ? schedule::SolveStatus::kOptimal
+                                                        : schedule::SolveStatus::kFeasible);
+  const auto never = std::filesystem::temp_directory_path() / "flux_milp_never_written.lp";
+  std::filesystem::remove(never);
+  o.milp.export_path = never.string();
+  try {
+    (void)run_scheduler("flux-milp", three_from_zero(), sys, o);
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "export_milp");
+    EXPECT_NE(std::string(e.what()).find("beyond its 1 B budget"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(never));
 }
 
 }  // namespace

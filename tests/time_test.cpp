@@ -32,6 +32,19 @@ TEST(Duration, RejectsBadText) {
   }
 }
 
+// One limit, one message for durations on the command line, as in files.
+TEST(Duration, OneRangeOneMessage) {
+  EXPECT_EQ(parse_duration("9.2e6s", "--tau"), kMaxTimePs);
+  for (const char* bad : {"-1us", "1e7s", "9.3e6s", "200000min"}) {
+    try {
+      parse_duration(bad, "--tau");
+      FAIL() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.problem(), "must be between 0 and 9.2e6 s") << bad;
+    }
+  }
+}
+
 TEST(Duration, FormatsWithAdaptiveUnit) {
   EXPECT_EQ(format_duration(10'000'000), "10 us");
   EXPECT_EQ(format_duration(1'500'000'000), "1.5 ms");

@@ -94,6 +94,52 @@ TEST(Validator, ValidScheduleHasNoViolation) {
   EXPECT_NO_THROW(check_schedule(w, s));
 }
 
+// infeasible, no_solution and error come with no tasks and no circuits
+// (docs/formats.md): a file that says so and still has them is rejected.
+TEST(Validator, NoScheduleStatusWithTasksOrCircuits) {
+  const auto w = base_workload();
+  for (SolveStatus st : {SolveStatus::kInfeasible, SolveStatus::kNoSolution, SolveStatus::kError}) {
+    Schedule s = make_schedule(w, test_system(), base_tasks());
+    s.status = st;
+    const ValidationReport r = validate(w, s);
+    EXPECT_VIOLATION(r, "status " + std::string(to_string(st)), "4 task assignments", "3 circuits");
+    EXPECT_THROW(check_schedule(w, s), ScheduleError);
+    s.tasks.clear();  // circuits alone are as wrong
+    EXPECT_VIOLATION(validate(w, s), "0 task assignments", "3 circuits");
+    Schedule empty;
+    empty.scheduler = "test";
+    empty.workload = w.name();
+    empty.system = test_system();
+    empty.timelines.resize(2);
+    empty.status = st;
+    const ValidationReport ok = validate(w, empty);
+    EXPECT_FALSE(has_violation(ok, {"status"})) << ok.to_string();
+  }
+}
+
+// A workload whose times do not fit Flux's range is bad input, named, not a
+// violation computed with wrapped numbers.
+TEST(Validator, TransmissionBeyondTheTimeRange) {
+  workload::WorkloadBuilder b("huge", 4);
+  b.add_send(Rank(0), Rank(1), 1'000'000'000'000'000'000ULL);  // 1e7 s at 800 Gb/s
+  const auto w = std::move(b).build();
+  Schedule s;
+  s.scheduler = "test";
+  s.workload = w.name();
+  s.system = test_system();
+  s.timelines.resize(2);
+  s.tasks = {{0, SwitchId(0), 0}};
+  try {
+    (void)validate(w, s);
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "tasks[0].bytes");
+    EXPECT_EQ(e.value(), "1000000000000000000");
+    EXPECT_NE(std::string(e.what()).find("takes 1e+07 s, beyond the 9.2e6 s"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Validator, MissingTask) {
   const auto w = base_workload();
   auto tasks = base_tasks();

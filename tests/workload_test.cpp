@@ -119,13 +119,27 @@ TEST(WorkloadErrors, ZeroBytes) {
 TEST(WorkloadErrors, NegativeTimes) {
   WorkloadData d = diamond();
   d.tasks[1].release_ps = -kPsPerUs;
-  expect_error(d, "tasks[1].release_s", "-1e-06 s", "between 0 and 1e6 s");
+  expect_error(d, "tasks[1].release_s", "-1e-06 s", "between 0 and 9.2e6 s");
   d = diamond();
   d.tasks[2].tail_ps = -1;
-  expect_error(d, "tasks[2].tail_s", "-1e-12 s", "between 0 and 1e6 s");
+  expect_error(d, "tasks[2].tail_s", "-1e-12 s", "between 0 and 9.2e6 s");
   d = diamond();
   d.deps[2].compute_ps = -kPsPerMs;
-  expect_error(d, "deps[2].compute_s", "-0.001 s", "between 0 and 1e6 s");
+  expect_error(d, "deps[2].compute_s", "-0.001 s", "between 0 and 9.2e6 s");
+}
+
+TEST(WorkloadErrors, TimesBeyondTheOneLimit) {
+  WorkloadData d = diamond();
+  d.tasks[1].release_ps = core::kMaxTimePs;  // the limit itself is fine
+  EXPECT_NO_THROW(Workload{d});
+  d.tasks[1].release_ps = core::kMaxTimePs + 1;
+  expect_error(d, "tasks[1].release_s", "9200000 s", "between 0 and 9.2e6 s");
+}
+
+TEST(WorkloadErrors, TotalBytesBeyond64Bits) {
+  WorkloadData d = diamond();
+  for (core::Task& t : d.tasks) t.bytes = std::uint64_t{1} << 62;
+  expect_error(d, "tasks[3].bytes", "4611686018427387904", "pass 2^64-1");
 }
 
 TEST(WorkloadErrors, DuplicateId) {

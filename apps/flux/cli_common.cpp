@@ -167,6 +167,14 @@ std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc,
   return what + help;
 }
 
+void refuse_if_too_large(std::uint64_t need, const core::InputError& where) {
+  const std::uint64_t have = available_memory();
+  if (have == 0 || need <= have) return;
+  throw core::InputError(where.source(), where.field(), where.value(),
+                         "the job would need about " + core::format_bytes(need) + ", and " +
+                             core::format_bytes(have) + " is available: " + where.problem());
+}
+
 std::uint64_t available_memory() {
   std::ifstream in("/proc/meminfo");
   std::string key, unit;

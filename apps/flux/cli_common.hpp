@@ -78,6 +78,25 @@ void print_written(const std::string& where, const core::Workload& w);
 std::string usage_error(const CLI::App& app, const CLI::ParseError& e, int argc,
                         const char* const* argv);
 
+/// Throws `where` (its file, field and value; its problem is the advice)
+/// when `need` bytes exceed the memory available, with both amounts.
+void refuse_if_too_large(std::uint64_t need, const core::InputError& where);
+
+/// Calls f(). An InputError naming a workload field (tasks[...], deps[...],
+/// tasks: a time beyond core::kMaxTimePs once the workload meets the system)
+/// and no file is attributed to `workload_file`.
+template <class F>
+decltype(auto) blame_workload(const std::string& workload_file, F&& f) {
+  try {
+    return f();
+  } catch (const core::InputError& e) {
+    if (e.field().starts_with("tasks") || e.field().starts_with("deps")) {
+      throw e.with_source(workload_file);
+    }
+    throw;
+  }
+}
+
 /// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
 std::uint64_t available_memory();
 

@@ -44,6 +44,13 @@ void run_llama3(const GenerateOptions& o) {
     throw core::InputError("", "--chakra-collectives", o.chakra_collectives,
                            "unknown encoding (comm-coll or send-recv)");
   }
+  // Refused before anything is generated, like flux unfold (one estimate).
+  const workload::WorkloadSize size = workload::estimate_llama_size(config);
+  refuse_if_too_large(
+      core::workload_memory_bytes(size.tasks, size.deps),
+      core::InputError("", "--dp", std::to_string(config.dp),
+                       "about " + std::to_string(size.tasks) +
+                           " sends; fold the DP replicas (--fold-dp, e.g. --fold-dp 4)"));
   if (o.format == "json") {
     io::check_outputs({{o.output, "the workload output", "-o", true}}, {});
   } else {

@@ -23,38 +23,40 @@ struct InfoOptions {
 
 void print_matrix(const core::Workload& w, std::size_t top) {
   const std::size_t n = w.accelerators();
-  const auto m = core::traffic_matrix(w);
+  const std::vector<core::PairTraffic> pairs = core::traffic_pairs(w);  // sorted by (src, dst)
   if (n <= 16) {
     std::printf("traffic matrix (MiB, row = src, column = dst):\n     ");
     for (std::size_t d = 0; d < n; ++d) std::printf("%8zu", d);
     std::printf("\n");
+    auto next = pairs.begin();
     for (std::size_t s = 0; s < n; ++s) {
       std::printf("%4zu ", s);
       for (std::size_t d = 0; d < n; ++d) {
-        const std::uint64_t b = m[s * n + d];
-        if (b == 0) {
+        if (next == pairs.end() || next->src.value() != s || next->dst.value() != d) {
           std::printf("%8s", ".");
         } else {
-          std::printf("%8.1f", static_cast<double>(b) / (1024.0 * 1024.0));
+          std::printf("%8.1f", static_cast<double>(next++->bytes) / (1024.0 * 1024.0));
         }
       }
       std::printf("\n");
     }
     return;
   }
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    if (m[i] != 0) order.push_back(i);
-  }
+  std::vector<std::size_t> order(pairs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   const std::size_t k = std::min(top, order.size());
-  std::partial_sort(
-      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-      [&](std::size_t a, std::size_t b) { return m[a] != m[b] ? m[a] > m[b] : a < b; });
+  // Largest first; ties in (src, dst) order, which is the index order.
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      return pairs[a].bytes != pairs[b].bytes ? pairs[a].bytes > pairs[b].bytes
+                                                              : a < b;
+                    });
   std::printf("traffic matrix: %zu x %zu, %zu pairs with traffic; the %zu largest:\n", n, n,
-              order.size(), k);
+              pairs.size(), k);
   for (std::size_t i = 0; i < k; ++i) {
-    std::printf("  %6zu -> %-6zu %s\n", order[i] / n, order[i] % n,
-                human_bytes(static_cast<double>(m[order[i]])).c_str());
+    const core::PairTraffic& p = pairs[order[i]];
+    std::printf("  %6u -> %-6u %s\n", p.src.value(), p.dst.value(),
+                human_bytes(static_cast<double>(p.bytes)).c_str());
   }
 }
 
@@ -62,7 +64,8 @@ void run_info(const InfoOptions& o) {
   const core::System system = o.system.to_system();
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
-  const core::WorkloadSummary s = core::summarize(w, system);
+  const core::WorkloadSummary s =
+      blame_workload(o.input, [&] { return core::summarize(w, system); });
   std::printf("workload        %s\n", w.name().c_str());
   std::printf("accelerators    %u\n", w.accelerators());
   if (w.fold().folded()) {

@@ -61,7 +61,8 @@ void run_schedule(const ScheduleOptions& o) {
                               {options.milp.solution_path, "the solution (--solution)"}});
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
-  const schedule::Schedule s = run_named_scheduler(o.run.scheduler, w, system, options);
+  const schedule::Schedule s = blame_workload(
+      o.input, [&] { return run_named_scheduler(o.run.scheduler, w, system, options); });
   if (o.output) formats::save_schedule(*o.output, s);
   print_summary(report_stream({o.output.value_or("")}), s);
   print_notes(loaded.notes);

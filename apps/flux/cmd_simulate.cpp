@@ -110,12 +110,14 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
   if (!o.schedule_file.empty()) {
     s = formats::read_schedule(o.schedule_file);
   } else {
-    s = run_named_scheduler(o.run.scheduler, w, o.system.to_system(), o.run.resolve());
+    s = blame_workload(o.input, [&] {
+      return run_named_scheduler(o.run.scheduler, w, o.system.to_system(), o.run.resolve());
+    });
     if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
   }
   sim::SimResult r;
   try {
-    r = sim::simulate(w, s, o.sim);
+    r = blame_workload(o.input, [&] { return sim::simulate(w, s, o.sim); });
   } catch (const schedule::ScheduleError& e) {
     if (o.schedule_file.empty()) throw;  // a scheduler's bug, not the user's input
     throw core::InputError(o.schedule_file, "", "", e.what());

@@ -29,22 +29,15 @@ struct UnfoldOptions {
   std::string schedule_output;
 };
 
-// Refuses a job whose workload would not fit in memory: about two copies of
-// every send and dep while the workload is built. The address-space cap
-// (main.cpp) would stop it too, but only after filling the machine's memory;
-// here the size is known before anything is allocated.
+// Refuses a job whose workload would not fit in memory, before anything is
+// allocated (the address-space cap in main.cpp would stop it only after
+// filling the machine's memory).
 void check_fits(const core::Workload& fold, const std::string& path) {
   const std::uint64_t copies = fold.fold().copies;
-  const std::uint64_t need =
-      2 * copies *
-      (fold.num_tasks() * (sizeof(core::Task) + 16) + fold.num_deps() * (sizeof(core::Dep) + 8));
-  const std::uint64_t have = available_memory();
-  if (have != 0 && need > have) {
-    throw core::InputError(path, "fold.copies", std::to_string(copies),
-                           "the job would need about " + core::format_bytes(need) + ", and " +
-                               core::format_bytes(have) +
-                               " is available: schedule and simulate the fold itself");
-  }
+  refuse_if_too_large(
+      core::workload_memory_bytes(copies * fold.num_tasks(), copies * fold.num_deps()),
+      core::InputError(path, "fold.copies", std::to_string(copies),
+                       "schedule and simulate the fold itself"));
 }
 
 void run_unfold(const UnfoldOptions& o) {

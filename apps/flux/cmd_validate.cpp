@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/schedule_json.hpp"
@@ -18,7 +19,8 @@ void register_validate(CLI::App& app) {
   cmd->callback([files] {
     const core::Workload w = formats::read_workload(files->first);
     const schedule::Schedule s = formats::read_schedule(files->second);
-    const schedule::ValidationReport r = schedule::validate(w, s);
+    const schedule::ValidationReport r =
+        blame_workload(files->first, [&] { return schedule::validate(w, s); });
     if (!r.ok()) {
       for (const std::string& v : r.violations) std::printf("violation: %s\n", v.c_str());
       throw core::InputError(files->second, "", "",

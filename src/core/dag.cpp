@@ -2,13 +2,48 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <string>
+
+#include "flux/core/error.hpp"
 
 namespace flux::core {
 
 std::vector<TimePs> transmission_times(const Workload& w, const System& system) {
   std::vector<TimePs> p;
   p.reserve(w.num_tasks());
-  for (const Task& t : w.tasks()) p.push_back(system.transmission_ps(t.bytes));
+  // The serial horizon: every send and a reconfiguration after another, all
+  // the compute in between, the latest release first. It bounds every time
+  // the schedulers, bounds and validator compute from these p, so checking it
+  // here, once, keeps their loops free of checks. Each term is in [0,
+  // kMaxTimePs], so an unsigned 128-bit sum cannot wrap.
+  __extension__ typedef unsigned __int128 U128;
+  U128 horizon = 0;
+  TimePs max_release = 0;
+  const auto tasks = w.tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    try {
+      p.push_back(system.transmission_ps(t.bytes));
+    } catch (const InputError& e) {
+      throw InputError(e.source(), "tasks[" + std::to_string(i) + "].bytes", e.value(),
+                       e.problem());
+    }
+    horizon += static_cast<U128>(p.back()) + static_cast<U128>(system.reconfig_delay_ps) +
+               static_cast<U128>(t.tail_ps);
+    max_release = std::max(max_release, t.release_ps);
+  }
+  for (const Dep& e : w.deps()) horizon += static_cast<U128>(e.compute_ps);
+  horizon += static_cast<U128>(max_release);
+  if (horizon > static_cast<U128>(kMaxTimePs)) {
+    char what[160];
+    std::snprintf(what, sizeof what,
+                  "running every send one after another at %g Gb/s (with all compute and a "
+                  "reconfiguration each)",
+                  system.link_gbps);
+    throw_time_range("tasks", std::to_string(tasks.size()) + " sends", what,
+                     static_cast<double>(horizon) / 1e12);
+  }
   return p;
 }
 

@@ -7,11 +7,24 @@
 
 namespace flux::core {
 
-std::vector<std::uint64_t> traffic_matrix(const Workload& w) {
-  const std::size_t n = w.accelerators();
-  std::vector<std::uint64_t> m(n * n, 0);
-  for (const Task& t : w.tasks()) m[t.src.value() * n + t.dst.value()] += t.bytes;
-  return m;
+std::vector<PairTraffic> traffic_pairs(const Workload& w) {
+  std::vector<PairTraffic> pairs;
+  pairs.reserve(w.num_tasks());
+  for (const Task& t : w.tasks()) pairs.push_back({t.src, t.dst, t.bytes});
+  std::sort(pairs.begin(), pairs.end(), [](const PairTraffic& a, const PairTraffic& b) {
+    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+  });
+  // Merge equal pairs in place; the Workload keeps the total within 2^64-1.
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (out > 0 && pairs[out - 1].src == pairs[i].src && pairs[out - 1].dst == pairs[i].dst) {
+      pairs[out - 1].bytes += pairs[i].bytes;
+    } else {
+      pairs[out++] = pairs[i];
+    }
+  }
+  pairs.resize(out);
+  return pairs;
 }
 
 WorkloadSummary summarize(const Workload& w, const System& system) {
@@ -25,8 +38,8 @@ WorkloadSummary summarize(const Workload& w, const System& system) {
     s.min_bytes = std::min(s.min_bytes, t.bytes);
     s.max_bytes = std::max(s.max_bytes, t.bytes);
   }
-  for (std::uint64_t b : traffic_matrix(w)) s.pairs += b != 0;
-  const std::vector<TimePs> p = transmission_times(w, system);
+  const std::vector<TimePs> p = transmission_times(w, system);  // range-checks the times
+  s.pairs = traffic_pairs(w).size();
   for (TimePs x : p) s.transmission_sum_ps += x;
   const IdealTiming timing = ideal_timing(w, p);
   s.critical_path_ps = timing.makespan;

@@ -28,7 +28,14 @@ TimePs System::transmission_ps(std::uint64_t bytes) const {
   // p = ceil(bytes * 8 bit * 1e12 ps/s / rate), exact in 128-bit integers.
   const U128 num = static_cast<U128>(bytes) * 8u * 1'000'000'000'000u;
   const U128 bps = link_bps();
-  return static_cast<TimePs>((num + bps - 1) / bps);
+  const U128 p = (num + bps - 1) / bps;
+  if (p > static_cast<U128>(kMaxTimePs)) {
+    char what[64];
+    std::snprintf(what, sizeof what, "transmission at %g Gb/s", link_gbps);
+    throw_time_range("bytes", std::to_string(bytes), what,
+                     static_cast<double>(num) / static_cast<double>(bps) / 1e12);
+  }
+  return static_cast<TimePs>(p);
 }
 
 }  // namespace flux::core

@@ -10,8 +10,6 @@
 namespace flux::core {
 namespace {
 
-constexpr double kMaxSeconds = 9.2e6;  // int64 picoseconds reach 9.22e6 s
-
 struct Unit {
   std::string_view suffix;
   double ps;
@@ -27,7 +25,20 @@ constexpr std::array<Unit, 7> kUnits = {{{"ps", 1.0},
 }  // namespace
 
 bool representable_seconds(double seconds) {
-  return std::isfinite(seconds) && std::fabs(seconds) < kMaxSeconds;
+  return std::isfinite(seconds) && std::fabs(seconds) * 1e12 <= static_cast<double>(kMaxTimePs);
+}
+
+void throw_time_range(std::string_view field, std::string_view value, std::string_view what,
+                      double seconds) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3g", seconds);
+  throw InputError(
+      "", std::string(field), std::string(value),
+      std::string(what) + " takes " + buf + " s, beyond the 9.2e6 s Flux can represent");
+}
+
+void throw_sum_range(std::string_view field, TimePs a, TimePs b) {
+  throw_time_range(field, "", "the total", ps_to_seconds(a) + ps_to_seconds(b));
 }
 
 TimePs seconds_to_ps(double seconds) {
@@ -46,7 +57,7 @@ TimePs parse_duration(std::string_view text, std::string_view what) {
     return fail("expected a number with a unit, e.g. 10us, 1.5ms, 2s");
   }
   std::string_view suffix(ptr, static_cast<std::size_t>(last - ptr));
-  if (value < 0) return fail("must not be negative");
+  if (value < 0) return fail(std::string(kTimeRangeProblem));
   double ps = 0;
   if (suffix.empty()) {
     if (value != 0) return fail("needs a unit (ps, ns, us, ms, s), e.g. 10us");
@@ -61,7 +72,7 @@ TimePs parse_duration(std::string_view text, std::string_view what) {
     }
     if (!found) return fail("unknown unit '" + std::string(suffix) + "' (use ps, ns, us, ms, s)");
   }
-  if (ps >= 9.2e18) return fail("too large");
+  if (ps > static_cast<double>(kMaxTimePs)) return fail(std::string(kTimeRangeProblem));
   return std::llround(ps);
 }
 

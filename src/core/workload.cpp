@@ -11,9 +11,6 @@
 namespace flux::core {
 namespace {
 
-// Generous sanity bound on any single time in a workload: 1e6 s.
-constexpr TimePs kMaxTimePs = 1'000'000 * kPsPerS;
-
 std::string task_field(std::size_t i, const char* name) {
   return "tasks[" + std::to_string(i) + "]." + name;
 }
@@ -35,6 +32,7 @@ void validate_plain(std::uint32_t accelerators, const std::vector<Task>& tasks,
   if (accelerators == 0) {
     throw InputError("", "accelerators", "0", "a workload needs at least one accelerator");
   }
+  std::uint64_t total_bytes = 0;  // kept within 2^64-1 so sums of bytes need no checks
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
     if (t.src.value() >= accelerators) {
@@ -52,13 +50,17 @@ void validate_plain(std::uint32_t accelerators, const std::vector<Task>& tasks,
     if (t.bytes == 0) {
       throw InputError("", task_field(i, "bytes"), "0", "a send must move at least one byte");
     }
+    if (__builtin_add_overflow(total_bytes, t.bytes, &total_bytes)) {
+      throw InputError("", task_field(i, "bytes"), std::to_string(t.bytes),
+                       "the bytes of all sends up to this one pass 2^64-1");
+    }
     if (t.release_ps < 0 || t.release_ps > kMaxTimePs) {
       throw InputError("", task_field(i, "release_s"), ps_value(t.release_ps),
-                       "must be between 0 and 1e6 s");
+                       std::string(kTimeRangeProblem));
     }
     if (t.tail_ps < 0 || t.tail_ps > kMaxTimePs) {
       throw InputError("", task_field(i, "tail_s"), ps_value(t.tail_ps),
-                       "must be between 0 and 1e6 s");
+                       std::string(kTimeRangeProblem));
     }
     if (t.label != kNoLabel && t.label >= num_labels) {
       throw InputError("", task_field(i, "label"), std::to_string(t.label),
@@ -75,7 +77,7 @@ void validate_plain(std::uint32_t accelerators, const std::vector<Task>& tasks,
     }
     if (e.compute_ps < 0 || e.compute_ps > kMaxTimePs) {
       throw InputError("", dep_field(j, "compute_s"), ps_value(e.compute_ps),
-                       "must be between 0 and 1e6 s");
+                       std::string(kTimeRangeProblem));
     }
   }
 }
@@ -170,6 +172,14 @@ Workload::Workload(WorkloadData data)
   }
   topo_pos_.resize(n);
   for (std::size_t k = 0; k < n; ++k) topo_pos_[topo_[k].value()] = static_cast<std::uint32_t>(k);
+}
+
+std::uint64_t workload_memory_bytes(std::uint64_t tasks, std::uint64_t deps) {
+  // Per send: the Task plus its id index, topological slot and offsets; per
+  // dep: the Dep plus its in-edge entry.
+  const double bytes = 2.0 * (static_cast<double>(tasks) * (sizeof(Task) + 16) +
+                              static_cast<double>(deps) * (sizeof(Dep) + 8));
+  return bytes >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(bytes);
 }
 
 std::string_view Workload::label(TaskIndex v) const {

@@ -334,8 +334,11 @@ class SaxReader final : public Cursor {
       case Kind::kTime:
       case Kind::kSignedTime:
         if (!number) fail(kind_problem(kind));
-        if (kind == Kind::kTime && s.d < 0) fail("must not be negative");
-        if (!core::representable_seconds(s.d)) fail("out of range (at most 9.2e6 s)");
+        if (kind == Kind::kTime && s.d < 0) fail(std::string(core::kTimeRangeProblem));
+        if (!core::representable_seconds(s.d)) {
+          fail(kind == Kind::kTime ? std::string(core::kTimeRangeProblem)
+                                   : "must be between -9.2e6 and 9.2e6 s");
+        }
         leaf.d = s.d;
         leaf.ps = core::seconds_to_ps(s.d);
         break;

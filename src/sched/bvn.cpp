@@ -275,6 +275,8 @@ class Decomposer {
   std::vector<std::uint32_t> stack_;
 };
 
+constexpr std::uint32_t kMaxBvnRanks = 1u << 20;
+
 TimePs checked_add(TimePs a, TimePs b) {
   TimePs r = 0;
   if (__builtin_add_overflow(a, b, &r)) {
@@ -416,6 +418,14 @@ BvnTimelines bvn_timelines(std::span<const BvnTerm> terms, std::uint32_t n,
 schedule::Schedule BvnScheduler::run(const core::Workload& w, const core::System& system,
                                      const SchedulerOptions&) const {
   const auto t0 = std::chrono::steady_clock::now();
+  // The decomposition is of the full n x n matrix: stuffing gives every rank
+  // its own entries and every term is a perfect matching of all n ranks. Past
+  // kMaxBvnRanks that is more than a machine holds; refuse it by name.
+  if (w.accelerators() > kMaxBvnRanks) {
+    throw core::InputError("", "accelerators", std::to_string(w.accelerators()),
+                           "bvn decomposes the n x n traffic matrix, each term a matching of "
+                           "all n ranks: at most 2^20 accelerators");
+  }
   const StuffedMatrix stuffed = stuff_matrix(sparse_traffic_matrix(w));
   const std::vector<BvnTerm> terms = bvn_decompose(stuffed.matrix);
   BvnTimelines built = bvn_timelines(terms, w.accelerators(), system);

@@ -57,6 +57,9 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
                                  const core::System& system, const SchedulerOptions& options) {
   system.validate();
   options.validate();
+  // Where the workload meets the system: every time any scheduler computes
+  // is checked here, once (core::transmission_times).
+  (void)core::transmission_times(w, system);
   const auto scheduler = make_scheduler(name);
   if (w.fold().folded() && !scheduler->schedules_folded()) {
     throw core::InputError("", "scheduler", std::string(name),

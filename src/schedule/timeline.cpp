@@ -45,7 +45,8 @@ std::vector<CircuitInterval> group_sends(const core::Workload& w, const core::Sy
   std::vector<std::int32_t> last_on_port(w.accelerators(), kNoInterval);
   for (const Send& s : sends) {
     const core::Task& t = w.task(core::TaskIndex(s.task));
-    const core::TimePs end = s.start + system.transmission_ps(t.bytes);
+    const core::TimePs end =
+        core::add_time(s.start, system.transmission_ps(t.bytes), "tasks.start_s");
     const std::int32_t cur = last_on_port[t.src.value()];
     if (cur != kNoInterval && last_on_port[t.dst.value()] == cur) {
       OpenInterval& o = open[static_cast<std::size_t>(cur)];

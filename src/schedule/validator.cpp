@@ -35,6 +35,7 @@
 #include <tuple>
 #include <utility>
 
+#include "flux/core/dag.hpp"
 #include "flux/core/system.hpp"
 
 namespace flux::schedule {
@@ -99,8 +100,8 @@ class Checker {
   void run() {
     if (!check_header()) return;
     tau_ = s_.system.reconfig_delay_ps;
-    p_.reserve(w_.num_tasks());
-    for (const core::Task& t : w_.tasks()) p_.push_back(s_.system.transmission_ps(t.bytes));
+    p_ = core::transmission_times(w_, s_.system);  // throws on times beyond kMaxTimePs
+    check_status();
     check_model();
     if (s_.circuit_model == CircuitModel::kTimeline) check_timelines();
     // Task-level checks are defined for direct, aperiodic timelines only;
@@ -149,6 +150,19 @@ class Checker {
 
   // The circuit model, routing and period against each other, the timelines
   // and the task assignments.
+  // infeasible, no_solution and error say there is no schedule: such a file
+  // carries no tasks and no circuits (docs/formats.md), or its status lies.
+  void check_status() {
+    if (s_.status == SolveStatus::kOptimal || s_.status == SolveStatus::kFeasible) return;
+    std::size_t circuits = 0;
+    for (const SwitchTimeline& t : s_.timelines) circuits += t.circuits.size();
+    if (s_.tasks.empty() && circuits == 0) return;
+    std::ostringstream m;
+    m << "status " << to_string(s_.status) << " means there is no schedule, but the schedule has "
+      << s_.tasks.size() << " task assignments and " << circuits << " circuits";
+    add(m);
+  }
+
   void check_model() {
     const bool all_connected = s_.circuit_model == CircuitModel::kAllConnected;
     if (all_connected) {

@@ -65,13 +65,13 @@ void Engine::schedule_link(std::uint32_t slot, TimePs t) {
     c.next = 0;
     ++c.cycle;
   }
-  const TimePs shift = s_.period_ps ? static_cast<TimePs>(c.cycle) * *s_.period_ps : 0;
   const CalendarEntry& e = cal_entries_[begin + c.next];
   c.running = true;
-  if (e.up + shift <= t) {
+  const TimePs up = shifted(e.up, c.cycle);
+  if (up <= t) {
     on_link_up(slot, c.next, c.cycle, t);
   } else {
-    push(e.up + shift, EventKind::kLinkUp, slot, c.next, c.cycle);
+    push(up, EventKind::kLinkUp, slot, c.next, c.cycle);
   }
 }
 
@@ -107,9 +107,8 @@ void Engine::on_link_up(std::uint32_t slot, std::uint32_t entry, std::uint32_t c
   advance_flow(f, t);
   Flow& fl = flows_[f];
   fl.up.insert(std::upper_bound(fl.up.begin(), fl.up.end(), sw), sw);
-  const TimePs shift = s_.period_ps ? static_cast<TimePs>(cycle) * *s_.period_ps : 0;
-  push(cal_entries_[cal_offsets_[slot] + entry].down + shift, EventKind::kLinkDown, slot, entry,
-       cycle);
+  push(shifted(cal_entries_[cal_offsets_[slot] + entry].down, cycle), EventKind::kLinkDown, slot,
+       entry, cycle);
   if (task_level_ && !fl.waiting.empty()) {
     std::vector<std::uint32_t> still;
     for (std::uint32_t v : fl.waiting) {

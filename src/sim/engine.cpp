@@ -13,10 +13,14 @@
 #include <limits>
 #include <sstream>
 
+#include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 
 namespace flux::sim::detail {
 namespace {
+
+// What a simulation that runs past core::kMaxTimePs reports.
+constexpr std::string_view kSimTime = "simulated time";
 
 std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
   return (static_cast<std::uint64_t>(a) << 32) | b;
@@ -33,6 +37,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
       vlb_(s.routing == schedule::Routing::kVlb),
       mtu_units_(s.system.transmission_ps(options.mtu_bytes)) {
   const std::size_t n = w.num_tasks();
+  const std::vector<TimePs> p = core::transmission_times(w, s.system);  // range-checked
   sends_.resize(n);
   nics_.resize(w.accelerators());
   auto make_flow = [&](std::uint32_t a, std::uint32_t b) {
@@ -48,7 +53,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   for (std::size_t v = 0; v < n; ++v) {
     const core::Task& t = w.task(core::TaskIndex(v));
     SendState& st = sends_[v];
-    st.work = s.system.transmission_ps(t.bytes);
+    st.work = p[v];
     st.ready_at = t.release_ps;
     st.pending = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
     st.flow = make_flow(t.src.value(), t.dst.value());
@@ -119,6 +124,16 @@ std::uint32_t Engine::flow_of(std::uint32_t a, std::uint32_t b) const {
     return dense_flows_[static_cast<std::size_t>(a) * w_.accelerators() + b];
   auto it = flow_index_.find(pair_key(a, b));
   return it == flow_index_.end() ? kNone : it->second;
+}
+
+TimePs Engine::shifted(TimePs t, std::uint32_t cycle) const {
+  if (!s_.period_ps || cycle == 0) return t;
+  TimePs shift = 0;
+  if (__builtin_mul_overflow(static_cast<TimePs>(cycle), *s_.period_ps, &shift) ||
+      shift > core::kMaxTimePs) {
+    core::throw_sum_range(kSimTime, t, core::kMaxTimePs);
+  }
+  return core::add_time(t, shift, kSimTime);
 }
 
 void Engine::push(TimePs t, EventKind kind, std::uint32_t id, std::uint32_t aux,
@@ -249,10 +264,12 @@ void Engine::schedule_send_wake(std::uint32_t v, TimePs t) {
   const int r = out_rate(s);
   const Units buffered = ingested(s, t) - s.departed;
   if (s.ingesting) {
-    next = s.issue + s.work;
-    if (r > 1 && buffered > 0) next = std::min(next, t + (buffered + r - 2) / (r - 1));
+    next = core::add_time(s.issue, s.work, kSimTime);
+    if (r > 1 && buffered > 0) {
+      next = std::min(next, core::add_time(t, (buffered + r - 2) / (r - 1), kSimTime));
+    }
   } else if (r > 0) {
-    next = t + (s.work - s.departed + r - 1) / r;
+    next = core::add_time(t, (s.work - s.departed + r - 1) / r, kSimTime);
   }
   if (next != std::numeric_limits<TimePs>::max()) push(next, EventKind::kSendWake, v, s.version);
 }
@@ -288,7 +305,7 @@ void Engine::finish(std::uint32_t v, TimePs t) {
   const core::TaskIndex tv(v);
   for (const core::Dep& d : w_.out_edges(tv)) {
     SendState& c = sends_[d.to.value()];
-    c.ready_at = std::max(c.ready_at, t + d.compute_ps);
+    c.ready_at = std::max(c.ready_at, core::add_time(t, d.compute_ps, kSimTime));
     if (--c.pending == 0) push(std::max(c.ready_at, t), EventKind::kReady, d.to.value());
   }
 }
@@ -301,16 +318,14 @@ void Engine::push_next_up(std::uint32_t sw) {
     ++c.cycle;
   }
   const auto& iv = s_.timelines[sw].circuits[c.order[c.next]];
-  const TimePs shift = s_.period_ps ? static_cast<TimePs>(c.cycle) * *s_.period_ps : 0;
-  push(std::max(iv.up_ps + shift, now_), EventKind::kCircuitUp, sw);
+  push(std::max(shifted(iv.up_ps, c.cycle), now_), EventKind::kCircuitUp, sw);
 }
 
 void Engine::on_circuit_up(std::uint32_t sw, TimePs t) {
   SwitchCursor& c = cursors_[sw];
   const auto& circuits = s_.timelines[sw].circuits;
-  const TimePs shift = s_.period_ps ? static_cast<TimePs>(c.cycle) * *s_.period_ps : 0;
   std::vector<std::pair<std::uint32_t, Units>> new_links;
-  while (c.next < c.order.size() && circuits[c.order[c.next]].up_ps + shift <= t) {
+  while (c.next < c.order.size() && shifted(circuits[c.order[c.next]].up_ps, c.cycle) <= t) {
     const std::uint32_t i = c.order[c.next++];
     const auto& iv = circuits[i];
     for (const std::uint32_t f : {c.flows[i].first, c.flows[i].second}) {
@@ -326,7 +341,7 @@ void Engine::on_circuit_up(std::uint32_t sw, TimePs t) {
       }
       touch(f);  // (task-level schedules use calendars: no waiting sends here)
     }
-    push(iv.down_ps + shift, EventKind::kCircuitDown, sw, i);
+    push(shifted(iv.down_ps, c.cycle), EventKind::kCircuitDown, sw, i);
   }
   pending_links_.insert(pending_links_.end(), new_links.begin(), new_links.end());
   push_next_up(sw);

@@ -191,6 +191,9 @@ class Engine {
 
  private:
   // engine.cpp: the loop, sends, circuits.
+  // t + cycle periods (t itself if not periodic); throws InputError when
+  // that is beyond core::kMaxTimePs.
+  [[nodiscard]] TimePs shifted(TimePs t, std::uint32_t cycle) const;
   void push(TimePs t, EventKind kind, std::uint32_t id, std::uint32_t aux = 0,
             std::uint32_t cycle = 0);
   void on_ready(std::uint32_t v, TimePs t);

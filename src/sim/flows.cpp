@@ -237,11 +237,13 @@ void Engine::reallocate(std::uint32_t f, TimePs t) {
 
   ++fl.version;
   TimePs next = -1;
-  if (fl.relay_rate > 0) next = t + ceil_div(fl.relay.front().units, fl.relay_rate);
+  if (fl.relay_rate > 0) {
+    next = core::add_time(t, ceil_div(fl.relay.front().units, fl.relay_rate), "simulated time");
+  }
   for (std::uint32_t oi : fl.offers) {
     const Offer& o = offers_[oi];
     if (o.rate == 0) continue;
-    const TimePs done = t + ceil_div(o.remaining, o.rate);
+    const TimePs done = core::add_time(t, ceil_div(o.remaining, o.rate), "simulated time");
     if (next < 0 || done < next) next = done;
   }
   if (next >= 0) push(next, EventKind::kFlowWake, f, fl.version);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "flux/core/error.hpp"
 
@@ -49,7 +50,13 @@ core::TimePs roofline_ps(const GpuSpec& gpu, OpClass op, const OpCost& cost) {
   }
   const double compute_s = op == OpClass::kMemory ? 0.0 : cost.flops / (gpu.peak_flops * eff);
   const double memory_s = cost.bytes / (gpu.hbm_bytes_per_s * gpu.memory_efficiency);
-  return std::llround(std::max(compute_s, memory_s) * 1e12);
+  const double seconds = std::max(compute_s, memory_s);
+  if (!(seconds * 1e12 <= static_cast<double>(core::kMaxTimePs))) {
+    char value[48];
+    std::snprintf(value, sizeof value, "%.3g FLOP, %.3g bytes", cost.flops, cost.bytes);
+    core::throw_time_range("compute", value, "on " + gpu.name + ", its roofline", seconds);
+  }
+  return std::llround(seconds * 1e12);
 }
 
 }  // namespace flux::workload

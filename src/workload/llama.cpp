@@ -15,10 +15,12 @@
 #include "flux/workload/llama.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "flux/core/error.hpp"
@@ -33,6 +35,15 @@ using core::TimePs;
 
 constexpr double kBf16 = 2;  // bytes per activation / gradient value
 constexpr double kFp32 = 4;
+// What a compute time beyond core::kMaxTimePs is reported as.
+constexpr std::string_view kComputeField = "compute of one iteration";
+
+// a + b + ..., each sum checked against core::kMaxTimePs.
+TimePs sum_compute(std::initializer_list<TimePs> terms) {
+  TimePs total = 0;
+  for (TimePs t : terms) total = core::add_time(total, t, kComputeField);
+  return total;
+}
 // Mixed-precision Adam per parameter: read fp32 master, m, v and the bf16
 // gradient; write master, m, v and the bf16 weight.
 constexpr double kAdamBytesPerParam = 3 * kFp32 + kBf16 + 3 * kFp32 + kBf16;
@@ -132,7 +143,8 @@ class Generator {
         const std::string L = cat({p, "L", std::to_string(l), "."});
         compute(lc.mlp_bwd);
         tp_allreduce(act_bytes_, cat({L, "bwd.mlp.tp-ar"}));
-        compute(lc.norm_bwd + lc.attn_bwd);
+        compute(lc.norm_bwd);
+        compute(lc.attn_bwd);
         tp_allreduce(act_bytes_, cat({L, "bwd.attn.tp-ar"}));
         compute(lc.norm_bwd);
         if (last_mb) {
@@ -167,6 +179,9 @@ class Generator {
   }
 
   void compute(TimePs d) {
+    // Every wait a frontier accumulates is part of this total: checking it
+    // keeps them all within core::kMaxTimePs.
+    total_compute_ = core::add_time(total_compute_, d, kComputeField);
     for (Frontier& f : frontier_) f.compute(d);
     if (program_ == nullptr || d == 0) return;
     if (program_->ops.empty() || !program_->ops.back().collectives.empty()) {
@@ -271,6 +286,7 @@ class Generator {
       std::uint64_t params = layer_params_per_rank(c_.model, c_.tp) * c_.model.layers;
       if (c_.embeddings) params += (2 * vocab_shard() + 1) * c_.model.hidden;
       optimizer = memory(kAdamBytesPerParam * static_cast<double>(params));
+      core::add_time(total_compute_, optimizer, kComputeField);  // bounds every tail below
     }
     if (program_ != nullptr) program_->final_compute_ps = optimizer;
     for (std::uint32_t r = 0; r < c_.generated_ranks(); ++r) {
@@ -283,6 +299,7 @@ class Generator {
 
   const TrainingConfig& c_;
   Program* program_;
+  TimePs total_compute_ = 0;  // compute of the iteration so far
   WorkloadBuilder b_;
   std::vector<Frontier> frontier_;
   std::vector<std::vector<TaskIndex>> outstanding_;
@@ -394,19 +411,21 @@ LayerCompute layer_compute(const TrainingConfig& c) {
   const TimePs rope = mem(2 * T * (q + kv) * kBf16);
 
   LayerCompute r;
-  r.attn_fwd = residual + norm + gemm(T, h, q + 2 * kv) + rope +
-               roofline_ps(g, OpClass::kAttention, attn) + gemm(T, q, h);
-  r.mlp_fwd = residual + norm + gemm(T, h, 2 * f) + mem(3 * T * f * kBf16) + gemm(T, f, h);
+  r.attn_fwd = sum_compute({residual, norm, gemm(T, h, q + 2 * kv), rope,
+                            roofline_ps(g, OpClass::kAttention, attn), gemm(T, q, h)});
+  r.mlp_fwd =
+      sum_compute({residual, norm, gemm(T, h, 2 * f), mem(3 * T * f * kBf16), gemm(T, f, h)});
   // Backward of a GEMM: an input-gradient (dgrad) and a weight-gradient
   // (wgrad) GEMM of the same size.
-  r.mlp_bwd = gemm(T, h, f) + gemm(f, T, h) + mem(5 * T * f * kBf16) + gemm(T, 2 * f, h) +
-              gemm(h, T, 2 * f);
+  r.mlp_bwd = sum_compute(
+      {gemm(T, h, f), gemm(f, T, h), mem(5 * T * f * kBf16), gemm(T, 2 * f, h), gemm(h, T, 2 * f)});
   // Flash-attention backward: 2.5x the forward FLOPs (five GEMMs instead of
   // two), twice the forward memory traffic.
   const OpCost attn_bwd{2.5 * attn.flops, 2 * attn.bytes};
-  r.attn_bwd = gemm(T, h, q) + gemm(q, T, h) + roofline_ps(g, OpClass::kAttention, attn_bwd) +
-               rope + gemm(T, q + 2 * kv, h) + gemm(h, T, q + 2 * kv);
-  r.norm_bwd = norm_bwd + residual;
+  r.attn_bwd =
+      sum_compute({gemm(T, h, q), gemm(q, T, h), roofline_ps(g, OpClass::kAttention, attn_bwd),
+                   rope, gemm(T, q + 2 * kv, h), gemm(h, T, q + 2 * kv)});
+  r.norm_bwd = sum_compute({norm_bwd, residual});
   return r;
 }
 
@@ -419,6 +438,60 @@ std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
   // Q, K, V and O projections; gate, up and down; two RMSNorm weight vectors
   // (replicated on every TP rank).
   return h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h;
+}
+
+namespace {
+
+// Sends and deps of one all-reduce over `p` ranks (a ring of `ring` positions
+// when folded), by the algorithm's pattern (collectives.hpp); deps include
+// one connection per initial send of a rank's frontier. Doubles: no overflow.
+std::pair<double, double> allreduce_size(Algorithm a, double p, double ring) {
+  switch (a) {
+    case Algorithm::kRing: {
+      // Each send waits for the step before and for the tasks that ended its
+      // rank's previous collective (the rank's last send and receive).
+      const double sends = 2 * (ring - 1) * p;
+      return {sends, 2 * sends + 2 * p};
+    }
+    case Algorithm::kDirect:
+      // p(p-1) sends per phase; each all-gather send waits for all p-1
+      // reduce-scatter receives of its rank, each reduce-scatter send for the
+      // 2(p-1) tasks that ended the rank's previous collective.
+      return {2 * p * (p - 1), 3 * p * (p - 1) * (p - 1) + 2 * p * (p - 1)};
+    case Algorithm::kHalvingDoubling: {
+      const double k = std::floor(std::log2(p)), pow2 = std::exp2(k), extra = p - pow2;
+      const double steps = 2 * k + (extra > 0 ? 2 : 0);  // per rank, at most
+      // A send waits for every earlier receive of its rank: steps^2 / 2.
+      return {2 * extra + 2 * k * pow2, p * (steps * steps / 2 + 2 * steps)};
+    }
+  }
+  return {0, 0};
+}
+
+}  // namespace
+
+WorkloadSize estimate_llama_size(const TrainingConfig& c) {
+  c.validate();
+  const double tp = c.tp, groups = c.generated_dp(), layers = c.model.layers;
+  double tasks = 0, deps = 0;
+  if (c.tp > 1) {
+    // Per micro-batch: 4 per layer, and with embeddings 1 + 4 (embedding, loss, head).
+    const double count = c.micro_batches * (4 * layers + (c.embeddings ? 5 : 0)) * groups;
+    const auto [t, d] = allreduce_size(c.collective, tp, tp);
+    tasks += count * t;
+    deps += count * d;
+  }
+  if (c.dp > 1) {
+    // One per layer (and embedding and head) over each of the tp DP groups.
+    const double count = (layers + (c.embeddings ? 2 : 0)) * tp;
+    const auto [t, d] = allreduce_size(c.collective, groups, c.dp);
+    tasks += count * t;
+    deps += count * d;
+  }
+  const auto clamp = [](double x) {
+    return x >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(x);
+  };
+  return {clamp(tasks), clamp(deps)};
 }
 
 core::Workload generate_llama(const TrainingConfig& c, Program* program) {

@@ -13,7 +13,12 @@
 
 namespace flux::core {
 
-/// Transmission time p_v of every task on `system`'s links, in ps.
+/// Transmission time p_v of every task on `system`'s links, in ps. This is
+/// where a workload meets a system: throws InputError naming
+/// tasks[i].bytes when one p_v, or "tasks" when the serial horizon (the
+/// latest release, then every send and a tau one after another, all the
+/// compute and tails), is beyond kMaxTimePs. Every time computed from the
+/// result within a schedule no longer than that horizon fits.
 std::vector<TimePs> transmission_times(const Workload& w, const System& system);
 
 /// Ancestor/descendant queries. Single queries search forward from u, pruned

@@ -57,12 +57,15 @@ struct NumberOption {
   /// A value as messages and help texts show it.
   [[nodiscard]] std::string show(T v) const {
     if (unit != OptionUnit::kNone) {
-      if constexpr (std::is_floating_point_v<T>) {
-        if (!std::isfinite(v) || std::fabs(v) > 9.2e6) return show_number(v) + " s";
-        return format_duration(seconds_to_ps(v));
-      } else {
-        return format_duration(static_cast<TimePs>(v));
+      // Seconds from 1e5 on as "9.2e6 s", as the time range's message has it.
+      const double seconds = unit == OptionUnit::kSeconds ? static_cast<double>(v)
+                                                          : static_cast<double>(v) / 1e12;
+      if (v == 0) return "0";
+      if (!std::isfinite(seconds) || std::fabs(seconds) >= 1e5) {
+        return NumberOption<S, double>::show_number(seconds) + " s";
       }
+      return format_duration(unit == OptionUnit::kSeconds ? seconds_to_ps(seconds)
+                                                          : static_cast<TimePs>(v));
     }
     return show_number(v);
   }
@@ -86,15 +89,8 @@ struct NumberOption {
     }
   }
 
- private:
-  static constexpr T max_value() {
-    if constexpr (std::is_floating_point_v<T>) {
-      return static_cast<T>(1e300);
-    } else {
-      return static_cast<T>(~static_cast<std::make_unsigned_t<T>>(0) >>
-                            (std::is_signed_v<T> ? 1 : 0));
-    }
-  }
+  /// A number as messages show it: integers in full, others as %g with a
+  /// short exponent ("1e9").
   static std::string show_number(T v) {
     if constexpr (std::is_floating_point_v<T>) {
       char buf[32];
@@ -109,6 +105,16 @@ struct NumberOption {
       return s;
     } else {
       return std::to_string(v);
+    }
+  }
+
+ private:
+  static constexpr T max_value() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(1e300);
+    } else {
+      return static_cast<T>(~static_cast<std::make_unsigned_t<T>>(0) >>
+                            (std::is_signed_v<T> ? 1 : 0));
     }
   }
 };

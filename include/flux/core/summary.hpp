@@ -1,6 +1,7 @@
 #pragma once
 // Aggregate views of a workload: the traffic matrix the demand-oblivious
-// schedulers see, and the summary `flux info` prints.
+// schedulers see, and the summary `flux info` prints. Both are O(sends):
+// nothing here is n x n in the number of accelerators.
 #include <cstdint>
 #include <vector>
 
@@ -9,8 +10,16 @@
 
 namespace flux::core {
 
-/// Bytes per (src, dst), row-major n x n: m[src * n + dst].
-std::vector<std::uint64_t> traffic_matrix(const Workload& w);
+/// Bytes sent from `src` to `dst` in all.
+struct PairTraffic {
+  Rank src;
+  Rank dst;
+  std::uint64_t bytes = 0;
+};
+
+/// The traffic matrix, sparse: one entry per (src, dst) with traffic, sorted
+/// by (src, dst). O(sends) time and memory, whatever the number of ranks.
+std::vector<PairTraffic> traffic_pairs(const Workload& w);
 
 struct WorkloadSummary {
   std::uint64_t tasks = 0;

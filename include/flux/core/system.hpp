@@ -10,10 +10,10 @@
 
 namespace flux::core {
 
-/// The most switches a system may have (a timeline is kept per switch).
+/// The most switches a system may have. Every switch gets a timeline (and
+/// the schedulers per-switch state), so the limit keeps that allocation
+/// sane; schedule files are held to the same limit.
 inline constexpr std::uint32_t kMaxSwitches = 1u << 20;
-/// The longest reconfiguration delay: one hour.
-inline constexpr TimePs kMaxReconfigDelayPs = 3600 * kPsPerS;
 
 struct System {
   /// Number of identical OCS (s); every accelerator has one link to each.
@@ -31,7 +31,8 @@ struct System {
   [[nodiscard]] std::uint64_t link_bps() const;
 
   /// Transmission time p = bytes / link rate, in picoseconds, rounded up
-  /// (exact for 800 Gb/s: 10 ps per byte).
+  /// (exact for 800 Gb/s: 10 ps per byte). Throws InputError naming "bytes"
+  /// when p is beyond kMaxTimePs.
   [[nodiscard]] TimePs transmission_ps(std::uint64_t bytes) const;
 };
 
@@ -44,7 +45,7 @@ inline constexpr auto kSystemOptions = std::tuple{
                                  &System::link_gbps, 0.0, 1e9, true},
     NumberOption<System, TimePs>{
         "reconfig_delay", "--tau", "reconfiguration delay tau, with a unit (10us, 1ms)",
-        &System::reconfig_delay_ps, 0, kMaxReconfigDelayPs, false, false, OptionUnit::kPicoseconds},
+        &System::reconfig_delay_ps, 0, kMaxTimePs, false, false, OptionUnit::kPicoseconds},
 };
 
 }  // namespace flux::core

@@ -67,6 +67,12 @@ struct WorkloadData {
   Fold fold;
 };
 
+/// Memory a Workload of `tasks` sends and `deps` dependencies takes while it
+/// is built, in bytes: about two copies of every send and dep (the data and
+/// the Workload with its adjacency). An estimate for refusing, before
+/// anything is allocated, a job that would not fit (flux generate, unfold).
+std::uint64_t workload_memory_bytes(std::uint64_t tasks, std::uint64_t deps);
+
 /// A validated, immutable workload DAG with adjacency in both directions and
 /// a topological order.
 class Workload {

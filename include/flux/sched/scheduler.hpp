@@ -27,6 +27,10 @@ struct MilpOptions {
   bool bound_rows = true;          ///< C >= the combinatorial lower bound (bounds.hpp)
   std::string export_path;         ///< write the model (.lp or .mps) here instead of solving
   std::string solution_path;       ///< read a solution (.sol) instead of solving
+  /// Models estimated (estimate_milp_size) to need more memory than this are
+  /// not built: flux-milp reports its warm start with its bound (status
+  /// feasible), as when CBC finds nothing better in time.
+  std::uint64_t max_model_bytes = std::uint64_t{4} << 30;
 };
 
 struct SchedulerOptions {

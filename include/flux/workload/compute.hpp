@@ -68,6 +68,7 @@ inline OpCost memory_cost(double bytes) {
 }
 
 /// Roofline time of one kernel, rounded to the nearest picosecond.
+/// Throws InputError ("compute") when the time is beyond core::kMaxTimePs.
 core::TimePs roofline_ps(const GpuSpec& gpu, OpClass op, const OpCost& cost);
 
 }  // namespace flux::workload

@@ -140,6 +140,17 @@ std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp);
 /// rank: a layer's, and with embeddings the embedding's and the LM head's.
 std::vector<std::uint64_t> dp_allreduce_bytes(const TrainingConfig& c);
 
+/// Sends and dependencies of the iteration generate_llama would build, from
+/// closed forms of the collectives (collectives.hpp), without generating:
+/// the sends are exact up to zero-byte chunks, the deps an upper estimate.
+/// Validates `c` first. For refusing a job that would not fit in memory
+/// (core::workload_memory_bytes) before anything is allocated.
+struct WorkloadSize {
+  std::uint64_t tasks = 0;
+  std::uint64_t deps = 0;
+};
+WorkloadSize estimate_llama_size(const TrainingConfig& c);
+
 /// Generates the iteration. Validates `c` first. With `program`, also
 /// records the program every rank runs (for exporters, program.hpp).
 core::Workload generate_llama(const TrainingConfig& c, Program* program = nullptr);

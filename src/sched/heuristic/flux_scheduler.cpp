@@ -181,7 +181,10 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
   // 2. Local search.
   std::size_t moves = 0, accepted = 0;
   if (best_ms > bound && w.num_tasks() > 0) {
-    Search search{w, p, tau, system.switches, std::mt19937_64(options.seed), {}, {}};
+    // At most one switch per send is ever useful (see list_schedule).
+    const auto switches =
+        static_cast<std::uint32_t>(std::min<std::size_t>(system.switches, w.num_tasks()));
+    Search search{w, p, tau, switches, std::mt19937_64(options.seed), {}, {}};
     Placement cur = best;
     ScheduleTiming st = schedule_timing(w, p, tau, cur.sw, keys_of(cur));
     search.index(cur);

@@ -25,7 +25,10 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
                         std::span<const TimePs> p, const core::IdealTiming& timing,
                         const ListOptions& options) {
   const std::size_t n = w.num_tasks();
-  const std::uint32_t s_count = system.switches;
+  // More switches than sends are never needed (switches are identical and an
+  // unused one is always among the first n): per-switch state stays O(n).
+  const auto s_count = static_cast<std::uint32_t>(
+      std::min<std::size_t>(system.switches, std::max<std::size_t>(n, 1)));
   const TimePs tau = system.reconfig_delay_ps;
   const auto tasks = w.tasks();
   Placement pl;

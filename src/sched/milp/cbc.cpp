@@ -224,7 +224,9 @@ MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
     _exit(ok ? 0 : 1);
   }
   close(fds[1]);
-  const double grace = std::clamp(0.1 * params.time_limit_s, 2.0, 60.0);
+  // CBC can overrun its own limit (presolve, a long node); the caller's
+  // whole run must stay within a few seconds of its limit.
+  const double grace = std::clamp(0.05 * params.time_limit_s, 1.0, 3.0);
   const auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                  std::chrono::duration<double>(params.time_limit_s + grace));
   std::string data;

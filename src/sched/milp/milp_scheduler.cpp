@@ -10,6 +10,7 @@
 #include "../heuristic/list_scheduler.hpp"
 #include "../schedulers.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
 #include "flux/sched/bounds.hpp"
 #include "flux/sched/placement.hpp"
 #include "solver.hpp"
@@ -38,6 +39,20 @@ Placement decode(const core::Workload& w, const core::System& system, std::span<
   return pl;
 }
 
+// The schedule of `best` with its bound (no better than its makespan) and
+// status (optimal when the bound meets the makespan).
+schedule::Schedule finish(const core::Workload& w, const core::System& system,
+                          std::span<const TimePs> p, const Placement& best, TimePs bound,
+                          schedule::SolveStatus status, std::chrono::steady_clock::time_point t0) {
+  schedule::Schedule s = to_schedule(w, system, p, best);
+  // On a fold CBC's optimum covers the symmetric schedules only.
+  if (w.fold().folded() && status == schedule::SolveStatus::kOptimal) {
+    status = schedule::SolveStatus::kFeasible;
+  }
+  finish_schedule(s, bound, status, t0);
+  return s;
+}
+
 }  // namespace
 
 schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::System& system,
@@ -56,6 +71,25 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
                                                       options.seed, options.verbose})
                     : list_schedule(w, system, p, timing);
   const TimePs incumbent_ms = makespan(w, p, incumbent);
+
+  // A model too large to hold is not built: the warm start, a valid
+  // schedule with its bound, is the answer (status feasible), as when CBC
+  // finds nothing better in time. Exporting it is refused instead.
+  const MilpSize size = estimate_milp_size(w, system);
+  if (size.bytes > mo.max_model_bytes) {
+    const std::string what =
+        "the model would have up to " + std::to_string(size.rows) + " rows and " +
+        std::to_string(size.nonzeros) + " nonzeros (" +
+        core::format_bytes(static_cast<double>(size.bytes)) + " with CBC), beyond its " +
+        core::format_bytes(static_cast<double>(mo.max_model_bytes)) + " budget";
+    if (!mo.export_path.empty() || !mo.solution_path.empty()) {
+      throw core::InputError("", mo.export_path.empty() ? "solution" : "export_milp",
+                             mo.export_path.empty() ? mo.solution_path : mo.export_path, what);
+    }
+    if (options.verbose) std::cerr << "flux-milp: " << what << "; reporting the warm start\n";
+    return finish(w, system, p, incumbent, lb.best(), schedule::SolveStatus::kFeasible, t0);
+  }
+
   MilpInputs in{p, &timing, std::nullopt, lb.best()};
   if (mo.horizon_big_m) in.horizon_ps = incumbent_ms;
   const MilpModel model = build_milp(w, system, in, mo);
@@ -78,10 +112,20 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
     result.values = read_solution(model, mo.solution_path);
     result.status = schedule::SolveStatus::kFeasible;
   } else {
-    CbcParams params{options.time_limit_s, options.relative_gap, options.threads, options.verbose};
-    std::vector<double> warm;
-    if (mo.warm_start) warm = milp_solution_of(model, w, p, incumbent.sw, incumbent.start_ps);
-    result = solve_with_cbc(model, params, mo.warm_start ? &warm : nullptr);
+    // CBC gets what is left of the whole run's limit (the warm start and the
+    // model took their share), less a reserve for decoding and validating.
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double left = options.time_limit_s - elapsed - std::min(1.0, 0.02 * options.time_limit_s);
+    if (left > 0.05) {
+      CbcParams params{left, options.relative_gap, options.threads, options.verbose};
+      std::vector<double> warm;
+      if (mo.warm_start) warm = milp_solution_of(model, w, p, incumbent.sw, incumbent.start_ps);
+      result = solve_with_cbc(model, params, mo.warm_start ? &warm : nullptr);
+    } else {
+      result.status = schedule::SolveStatus::kNoSolution;
+      if (options.verbose) std::cerr << "flux-milp: no time left for CBC\n";
+    }
   }
 
   if (options.verbose && result.seconds > 0) {
@@ -112,21 +156,17 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
         "flux-milp: CBC reports the model infeasible (a bug: the greedy schedule is feasible)");
   }
 
-  schedule::Schedule s = to_schedule(w, system, p, best);
   // Bound: the better of the combinatorial one and CBC's (floored to whole
   // ps). On a folded workload CBC's proof covers only the schedules in which
   // every copy runs alike, and the job may do better: only the combinatorial
   // bound, valid for every schedule of the job, counts (docs/model.md,
   // "Folding").
-  const bool folded = w.fold().folded();
   TimePs bound = lb.best();
-  if (!folded && result.bound > 0 && std::isfinite(result.bound) && mo.solution_path.empty()) {
+  if (!w.fold().folded() && result.bound > 0 && std::isfinite(result.bound) &&
+      mo.solution_path.empty()) {
     bound = std::max(bound, static_cast<TimePs>(std::floor(result.bound * kPsPerModelUnit)));
   }
-  if (folded && status == schedule::SolveStatus::kOptimal)
-    status = schedule::SolveStatus::kFeasible;
-  finish_schedule(s, bound, status, t0);
-  return s;
+  return finish(w, system, p, best, bound, status, t0);
 }
 
 }  // namespace flux::sched

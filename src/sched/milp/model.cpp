@@ -228,6 +228,31 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
   return m;
 }
 
+MilpSize estimate_milp_size(const core::Workload& w, const core::System& system) {
+  // Tasks per port: a pair shares a port, so there are at most sum C(k, 2).
+  std::vector<std::uint64_t> per_port(w.accelerators(), 0);
+  for (const core::Task& t : w.tasks()) {
+    ++per_port[t.src.value()];
+    ++per_port[t.dst.value()];
+  }
+  double pairs = 0;
+  for (std::uint64_t k : per_port)
+    pairs += 0.5 * static_cast<double>(k) * static_cast<double>(k - (k > 0));
+  const double n = static_cast<double>(w.num_tasks()), s = system.switches;
+  // Rows: one per dep and task (precedence, release, makespan), one per
+  // switch per order of a pair; 5 nonzeros in a pair row (t, t, x, x, y).
+  const double rows = n * 3 + static_cast<double>(w.num_deps()) + pairs * 2 * s;
+  const double cols = n * (s + 1) + 1 + pairs;
+  const double nonzeros = n * (s + 3) + 2 * static_cast<double>(w.num_deps()) + pairs * 2 * s * 5;
+  // Model: 12 B per nonzero (column index, value), 24 B per row (start, bounds),
+  // ~64 B per column (bounds, cost, name); CBC holds ~3 more copies.
+  const double bytes = 4 * (12 * nonzeros + 24 * rows + 64 * cols);
+  const auto clamp = [](double x) {
+    return x >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(x);
+  };
+  return {clamp(pairs), clamp(rows), clamp(cols), clamp(nonzeros), clamp(bytes)};
+}
+
 std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w,
                                      std::span<const TimePs> p, std::span<const core::SwitchId> sw,
                                      std::span<const TimePs> start_ps) {

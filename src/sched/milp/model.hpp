@@ -83,6 +83,20 @@ struct MilpInputs {
 MilpModel build_milp(const core::Workload& w, const core::System& system, const MilpInputs& in,
                      const MilpOptions& options);
 
+/// Upper estimates of a model's size, before it is built: every conflicting
+/// pair (sharing a port) kept on every switch, as if neither the DAG nor the
+/// horizon removed a row. O(tasks) to compute.
+struct MilpSize {
+  std::uint64_t pairs = 0;  ///< conflicting pairs, at most
+  std::uint64_t rows = 0;
+  std::uint64_t cols = 0;
+  std::uint64_t nonzeros = 0;
+  /// Memory of the model and of CBC's copies of it (its row and column
+  /// matrices, presolve), in bytes: about 4x the model's own arrays.
+  std::uint64_t bytes = 0;
+};
+MilpSize estimate_milp_size(const core::Workload& w, const core::System& system);
+
 /// Column values of a placement (t, x, y, C) for a warm start or a check.
 std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w,
                                      std::span<const core::TimePs> p,

@@ -20,7 +20,7 @@ struct CbcParams {
   int threads = 1;
   bool verbose = false;  ///< CBC's log on stderr
   /// Solve in a child process and kill it when the time limit plus a grace
-  /// period (10%, 2 s to 60 s) has passed: CBC itself can overrun its limit.
+  /// period (5%, 1 s to 3 s) has passed: CBC itself can overrun its limit.
   bool watchdog = true;
 };
 
