@@ -1,5 +1,6 @@
 // The registry of schedulers by name, and run_scheduler(): validate inputs,
 // run, check the result with the independent validator.
+#include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/schedule/validator.hpp"
 #include "schedulers.hpp"
