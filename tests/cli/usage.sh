@@ -50,6 +50,7 @@ expect_usage mtu '--mtu = 0: must be an integer between 1 and' -- \
   "$FLUX" simulate "$DIR/w.json" --scheduler ideal --mtu 0
 expect_usage eval-tp '--tp = 0: must be an integer' -- "$FLUX" evaluate --tp 0 -o "$DIR/ev"
 expect_usage eval-sw '--switches = 0: must be an integer' -- "$FLUX" evaluate --switches 0 -o "$DIR/ev"
+expect_usage export-empty '--export-milp: an empty path' -- "${S[@]}" --scheduler flux-milp --export-milp ''
 expect_usage info-tau '--tau: unknown option' -- "$FLUX" info "$DIR/w.json" --tau 1us
 [ ! -e "$DIR/s.json" ] && [ ! -e "$DIR/x.json" ] && [ ! -e "$DIR/ev" ] && pass ||
   fail "an output was written despite a usage error"
