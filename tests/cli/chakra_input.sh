@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh" "$@"
 mkdir -p "$DIR/z"
 head -c 209715200 /dev/zero | gzip -c > "$DIR/z/zeros.0.et"
 expect_error zeros 2 '^flux: error: .*zeros\.0\.et: record 2 at byte 2: node 0\.id = 0: duplicate id \(records 1 and 2\)$' -- \
-  bash -c 'ulimit -v 1048576; exec "$0" import chakra "$1" -o "$2"' "$FLUX" "$DIR/z/zeros" "$DIR/z/w.json"
+  vm_limited 1048576 "$FLUX" import chakra "$DIR/z/zeros" -o "$DIR/z/w.json"
 [ ! -e "$DIR/z/w.json" ] && pass || fail "zeros: wrote a workload"
 # A record claiming 2 GiB (varint ff ff ff ff 07) after an empty metadata
 # record: implausible, reported before anything is allocated for it.

@@ -65,7 +65,8 @@ cat > "$DIR/ranks4096.json" <<'JSON'
  "deps": [{"from": 0, "to": 1, "compute_s": 1e-6}]}
 JSON
 for s in greedy flux; do
-  expect_ok "maxsw_$s" -- bash -c "ulimit -v 2000000; exec '$FLUX' schedule '$DIR/ranks4096.json' --scheduler $s --switches 1048576 -o '$DIR/maxsw_$s.json'"
+  expect_ok "maxsw_$s" -- vm_limited 2000000 "$FLUX" schedule "$DIR/ranks4096.json" --scheduler "$s" \
+    --switches 1048576 -o "$DIR/maxsw_$s.json"
   expect_ok "maxsw_${s}_valid" -- "$FLUX" validate "$DIR/ranks4096.json" "$DIR/maxsw_$s.json"
 done
 
@@ -77,13 +78,13 @@ for n in 4294967294 100000; do
            {"id": 1, "src": 5, "dst": 3, "bytes": 16},
            {"id": 2, "src": 0, "dst": $((n - 1)), "bytes": 8}], "deps": []}
 JSON
-  expect_ok "info_$n" -- bash -c "ulimit -v 1000000; exec '$FLUX' info '$DIR/ranks_$n.json'"
+  expect_ok "info_$n" -- vm_limited 1000000 "$FLUX" info "$DIR/ranks_$n.json"
   expect_grep "info_pairs_$n" "^pairs +2 \(src, dst\) with traffic" "$DIR/info_$n.out"
   expect_grep "info_top_$n" "0 -> $((n - 1)) +16 B" "$DIR/info_$n.out"
 done
 # bvn needs its matrix: a rank count it cannot hold is refused by name.
 expect_error bvn_wide 2 'accelerators = 4294967294: bvn' -- \
-  bash -c "ulimit -v 1000000; exec '$FLUX' schedule '$DIR/ranks_4294967294.json' --scheduler bvn -o '$DIR/bvn.json'"
+  vm_limited 1000000 "$FLUX" schedule "$DIR/ranks_4294967294.json" --scheduler bvn -o "$DIR/bvn.json"
 
 # A schedule whose status says there is none must not carry tasks or circuits.
 "$FLUX" generate llama3 --layers 1 --tp 2 --dp 1 -o "$DIR/w.json" 2>/dev/null
@@ -104,7 +105,7 @@ expect_grep infeasible_simulate_why 'status infeasible means there is no schedul
 # (Needs less than the ~116 GiB the job would take; skipped on larger machines.)
 if [ "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" -lt 100000000 ]; then
 expect_error gen_405b 2 '--dp = 512: the job would need about [0-9.]+ GiB, and .* is available: about 556351488 sends; fold the DP replicas \(--fold-dp' -- \
-  bash -c "ulimit -v 2000000; exec '$FLUX' generate llama3 --model 405b --tp 8 --dp 512 -o '$DIR/405b.json'"
+  vm_limited 2000000 "$FLUX" generate llama3 --model 405b --tp 8 --dp 512 -o "$DIR/405b.json"
 [ ! -e "$DIR/405b.json" ] && pass || fail "405b.json written despite the error"
 fi
 
