@@ -58,8 +58,8 @@ struct NumberOption {
   [[nodiscard]] std::string show(T v) const {
     if (unit != OptionUnit::kNone) {
       // Seconds from 1e5 on as "9.2e6 s", as the time range's message has it.
-      const double seconds = unit == OptionUnit::kSeconds ? static_cast<double>(v)
-                                                          : static_cast<double>(v) / 1e12;
+      const double seconds =
+          unit == OptionUnit::kSeconds ? static_cast<double>(v) : static_cast<double>(v) / 1e12;
       if (v == 0) return "0";
       if (!std::isfinite(seconds) || std::fabs(seconds) >= 1e5) {
         return NumberOption<S, double>::show_number(seconds) + " s";
