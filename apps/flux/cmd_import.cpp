@@ -25,15 +25,8 @@ struct ImportCliOptions {
 };
 
 void run_import(const ImportCliOptions& o) {
-  std::vector<io::InputSpec> inputs = {
-      {o.chakra.comm_groups.empty() ? o.prefix + ".json" : o.chakra.comm_groups,
-       "the communicator groups"}};
-  try {
-    for (const auto& f : chakra::rank_files(o.prefix)) inputs.push_back({f, "an input trace"});
-  } catch (const core::InputError&) {
-    // No trace files: the import says so.
-  }
-  io::check_outputs({{o.output, "the workload output", "-o", true}}, inputs);
+  io::check_outputs({{o.output, "the workload output", "-o", true}},
+                    workload_inputs(o.prefix, o.chakra));
   std::vector<std::string> notes;
   chakra::ImportOptions options = o.chakra.resolve(o.prefix, notes);
   options.name = o.name;

@@ -57,8 +57,9 @@ void run_schedule(const ScheduleOptions& o) {
     outputs.push_back(
         {options.milp.export_path, "the model (--export-milp)", "--export-milp", false});
   }
-  io::check_outputs(outputs, {{o.input, "the input workload"},
-                              {options.milp.solution_path, "the solution (--solution)"}});
+  std::vector<io::InputSpec> inputs = workload_inputs(o.input, o.chakra);
+  inputs.push_back({options.milp.solution_path, "the solution (--solution)"});
+  io::check_outputs(outputs, inputs);
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
   const schedule::Schedule s = blame_workload(

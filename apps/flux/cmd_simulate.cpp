@@ -102,8 +102,9 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
     outputs.push_back(
         {*o.save_schedule, "the schedule output (--save-schedule)", "--save-schedule", true});
   }
-  io::check_outputs(outputs, {{o.input, "the input workload"},
-                              {o.schedule_file, "the input schedule (--schedule)"}});
+  std::vector<io::InputSpec> inputs = workload_inputs(o.input, o.chakra);
+  inputs.push_back({o.schedule_file, "the input schedule (--schedule)"});
+  io::check_outputs(outputs, inputs);
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
   schedule::Schedule s;

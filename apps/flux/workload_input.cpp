@@ -68,12 +68,25 @@ std::string import_summary(const chakra::ImportResult& r, const chakra::ImportOp
   return out.str();
 }
 
-LoadedWorkload load_workload(const std::string& arg, const ChakraCliOptions& chakra) {
+bool is_chakra_prefix(const std::string& arg) {
   std::error_code ec;
-  const bool file = std::filesystem::exists(arg, ec);
-  if (file || !std::filesystem::exists(arg + ".0.et", ec)) {
-    return {formats::read_workload(arg), {}};
+  return !std::filesystem::exists(arg, ec) && std::filesystem::exists(arg + ".0.et", ec);
+}
+
+std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraCliOptions& chakra) {
+  if (!is_chakra_prefix(arg)) return {{arg, "the input workload"}};
+  std::vector<io::InputSpec> inputs = {
+      {chakra.comm_groups.empty() ? arg + ".json" : chakra.comm_groups, "the communicator groups"}};
+  try {
+    for (const auto& f : chakra::rank_files(arg)) inputs.push_back({f, "an input trace"});
+  } catch (const core::InputError&) {
+    // A rank missing: the import says so.
   }
+  return inputs;
+}
+
+LoadedWorkload load_workload(const std::string& arg, const ChakraCliOptions& chakra) {
+  if (!is_chakra_prefix(arg)) return {formats::read_workload(arg), {}};
   std::vector<std::string> notes;
   const chakra::ImportOptions options = chakra.resolve(arg, notes);
   chakra::ImportResult r = chakra::import_chakra(arg, options);

@@ -9,6 +9,7 @@
 
 #include "flux/chakra/import.hpp"
 #include "flux/core/workload.hpp"
+#include "flux/io/output.hpp"
 
 namespace flux::cli {
 
@@ -37,6 +38,13 @@ struct LoadedWorkload {
   core::Workload workload;
   std::vector<std::string> notes;
 };
+
+/// True when `arg` names a Chakra prefix: no such file, and `arg`.0.et exists.
+bool is_chakra_prefix(const std::string& arg);
+
+/// The files reading `arg` reads, for io::check_outputs: the workload file,
+/// or a prefix's rank files and its communicator-group file.
+std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraCliOptions& chakra);
 
 /// `arg` names a workload file (flux.workload/v1, plain or gzip), or a
 /// Chakra prefix when `arg` is no file and `arg`.0.et exists.

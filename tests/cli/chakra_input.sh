@@ -69,6 +69,17 @@ expect_grep info-sends '^sends +80$' "$DIR/c/info-t.txt"
 # The import options apply to a prefix.
 expect_ok info-direct -- "$FLUX" info "$DIR/c/t" --collective direct --gpu h100
 expect_error info-bad-alg 2 'error: --collective = rings' -- "$FLUX" info "$DIR/c/t" --collective rings
+# Writing over one of the traces or the group file being read is refused up front.
+cp "$DIR/c/t.1.et" "$DIR/c/t1.bak"
+for cmd in schedule simulate; do
+  expect_error "$cmd-over-trace" 2 't\.1\.et: -o: is also an input trace' -- \
+    "$FLUX" "$cmd" "$DIR/c/t" --scheduler greedy -o "$DIR/c/t.1.et"
+  expect_error "$cmd-over-groups" 2 't\.json: -o: is also the communicator groups' -- \
+    "$FLUX" "$cmd" "$DIR/c/t" --scheduler greedy -o "$DIR/c/t.json"
+done
+expect_error import-over-trace 2 't\.1\.et: -o: is also an input trace' -- \
+  "$FLUX" import chakra "$DIR/c/t" -o "$DIR/c/t.1.et"
+cmp -s "$DIR/c/t.1.et" "$DIR/c/t1.bak" && pass || fail "a trace was overwritten"
 # A corrupt gzip workload: one error line naming the file.
 head -c 300 "$DIR/c/w.json.gz" > "$DIR/c/cut.json.gz"
 expect_error cut-gz 2 'cut\.json\.gz: .*truncated gzip stream' -- "$FLUX" info "$DIR/c/cut.json.gz"
