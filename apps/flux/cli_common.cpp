@@ -39,15 +39,12 @@ void SchedulerCliOptions::add_to(CLI::App& app, bool with_scheduler, bool with_m
   add_options(app, sched::kSchedulerOptions, sched);
   add_options(app, sched::kMilpOptions, sched.milp);
   if (with_milp_files) {
-    // An empty path given on purpose is an error, not "no file".
-    const CLI::Validator non_empty(
-        [](const std::string& s) { return s.empty() ? std::string("an empty path") : ""; }, "PATH");
     app.add_option("--export-milp", sched.milp.export_path,
                    "also write the MILP as an .lp or .mps file (for Gurobi, HiGHS, SCIP, CPLEX)")
-        ->check(non_empty);
+        ->check(non_empty_path());
     app.add_option("--solution", sched.milp.solution_path,
                    "decode a solver's .sol file for the exported model instead of solving")
-        ->check(non_empty);
+        ->check(non_empty_path());
   }
 }
 
@@ -104,6 +101,11 @@ workload::TrainingConfig TrainingCliOptions::resolve(workload::TrainingConfig c)
                        workload::kGpuOptions);
   }
   return c;
+}
+
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](const std::string& s) { return s.empty() ? std::string("an empty path") : ""; }, "PATH");
 }
 
 schedule::Schedule run_named_scheduler(const std::string& name, const core::Workload& w,

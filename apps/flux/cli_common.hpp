@@ -61,6 +61,10 @@ struct TrainingCliOptions {
   [[nodiscard]] workload::TrainingConfig resolve(workload::TrainingConfig base) const;
 };
 
+/// For an optional path option: an empty path given on purpose is an
+/// error ("an empty path"), not "no file".
+CLI::Validator non_empty_path();
+
 /// sched::run_scheduler, with an unknown scheduler reported as the option.
 schedule::Schedule run_named_scheduler(const std::string& name, const core::Workload& w,
                                        const core::System& system,

@@ -17,7 +17,8 @@ namespace flux::cli {
 void ChakraCliOptions::add_to(CLI::App& app) {
   app.add_option("--comm-groups", comm_groups,
                  "Chakra: communicator groups JSON ({\"1\": [0, 1], ...}; default: PREFIX.json "
-                 "if present)");
+                 "if present)")
+      ->check(non_empty_path());
   app.add_option("--gpu", gpu, "Chakra: roofline for COMP nodes without duration: a100, h100")
       ->capture_default_str();
   app.add_option("--collective", collective,

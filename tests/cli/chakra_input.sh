@@ -69,6 +69,7 @@ expect_grep info-sends '^sends +80$' "$DIR/c/info-t.txt"
 # The import options apply to a prefix.
 expect_ok info-direct -- "$FLUX" info "$DIR/c/t" --collective direct --gpu h100
 expect_error info-bad-alg 2 'error: --collective = rings' -- "$FLUX" info "$DIR/c/t" --collective rings
+expect_error groups-empty 2 'error: --comm-groups: an empty path' -- "$FLUX" info "$DIR/c/t" --comm-groups ''
 # Writing over one of the traces or the group file being read is refused up front.
 cp "$DIR/c/t.1.et" "$DIR/c/t1.bak"
 for cmd in schedule simulate; do
