@@ -1,16 +1,19 @@
 // flux generate llama3 ...: writes one training iteration as a workload file, or
-// as Chakra execution traces (--format chakra).
+// as Chakra execution traces (--format chakra). flux generate random ...: a
+// random DAG of sends (workload/random.hpp), as a workload file.
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "cli_common.hpp"
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/chakra/export.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/io/output.hpp"
 #include "flux/workload/llama.hpp"
+#include "flux/workload/random.hpp"
 #include "outputs.hpp"
 
 namespace flux::cli {
@@ -23,6 +26,18 @@ struct GenerateOptions {
   std::string output;
 };
 
+struct RandomCliOptions {
+  workload::RandomOptions random;
+  std::string format = "json";
+  std::string output;
+};
+
+void check_format(const std::string& format) {
+  if (format != "json" && format != "chakra") {
+    throw core::InputError("", "--format", format, "unknown format (json or chakra)");
+  }
+}
+
 /// generate's defaults: Llama 3 8B, TP4 x DP2 on A100s (the paper's setup).
 workload::TrainingConfig default_training() {
   workload::TrainingConfig c;
@@ -33,9 +48,7 @@ workload::TrainingConfig default_training() {
 
 void run_llama3(const GenerateOptions& o) {
   const workload::TrainingConfig config = o.training.resolve(default_training());
-  if (o.format != "json" && o.format != "chakra") {
-    throw core::InputError("", "--format", o.format, "unknown format (json or chakra)");
-  }
+  check_format(o.format);
   if (o.format == "chakra" && config.generated_dp() != config.dp) {
     throw core::InputError("", "--fold-dp", std::to_string(config.fold_dp),
                            "a folded workload has no Chakra form (every rank needs its trace)");
@@ -72,10 +85,35 @@ void run_llama3(const GenerateOptions& o) {
   print_written(wrote, w);
 }
 
+void run_random(const RandomCliOptions& o) {
+  try {
+    o.random.validate();
+  } catch (const core::InputError& e) {
+    throw option_error(e, workload::kRandomOptions);
+  }
+  check_format(o.format);
+  if (o.format == "chakra") {
+    // The exporter writes a generator's program (steps every rank runs); a
+    // random DAG has none, and its deps cross ranks, which Chakra nodes
+    // (waiting on their own rank's nodes only) cannot say.
+    throw core::InputError("", "--format", o.format,
+                           "a random DAG has no Chakra form (its deps join sends of unrelated "
+                           "ranks; a Chakra node waits on its own rank's nodes): use json");
+  }
+  refuse_if_too_large(
+      core::workload_memory_bytes(o.random.sends, o.random.max_deps()),
+      core::InputError("", "--sends", std::to_string(o.random.sends), "generate fewer sends"));
+  io::check_outputs({{o.output, "the workload output", "-o", true}}, {});
+  const core::Workload w = workload::generate_random(o.random);
+  formats::save_workload(o.output, w);
+  print_written(output_name(o.output), w);
+}
+
 }  // namespace
 
 void register_generate(CLI::App& app) {
-  auto* gen = app.add_subcommand("generate", "generate a training-iteration workload");
+  auto* gen =
+      app.add_subcommand("generate", "generate a workload: a training iteration or a random DAG");
   gen->require_subcommand(1);
   auto opts = std::make_shared<GenerateOptions>();
   auto* l = gen->add_subcommand("llama3", "Llama 3 with Megatron-LM tensor and data parallelism");
@@ -90,6 +128,15 @@ void register_generate(CLI::App& app) {
                 "workload file to write (--format chakra: the trace prefix)")
       ->required();
   l->callback([opts] { run_llama3(*opts); });
+
+  auto ropts = std::make_shared<RandomCliOptions>();
+  auto* r = gen->add_subcommand(
+      "random", "a random DAG of sends: levels, fan-in, repeated pairs, spread sizes and compute");
+  add_options(*r, workload::kRandomOptions, ropts->random);
+  r->add_option("--format", ropts->format, "json (flux.workload/v1); chakra is refused")
+      ->capture_default_str();
+  r->add_option("-o,--output", ropts->output, "workload file to write")->required();
+  r->callback([ropts] { run_random(*ropts); });
 }
 
 }  // namespace flux::cli
