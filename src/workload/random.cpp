@@ -131,18 +131,13 @@ std::string compact_number(double x) {
 
 // First send of level k of D over N sends.
 std::uint32_t level_begin(std::uint64_t k, const RandomOptions& o) {
-  return static_cast<std::uint32_t>(k * o.sends / o.depth);
+  return static_cast<std::uint32_t>(k * o.sends / o.levels());
 }
 
 }  // namespace
 
 void RandomOptions::validate() const {
   core::check_options(kRandomOptions, *this);
-  if (depth > sends) {
-    throw core::InputError(
-        "", "depth", std::to_string(depth),
-        "must be at most sends (" + std::to_string(sends) + "): every level holds a send");
-  }
 }
 
 std::uint64_t RandomOptions::max_deps() const {
@@ -180,7 +175,7 @@ core::Workload generate_random(const RandomOptions& o) {
   std::vector<bool> has_child(o.sends, false);
   std::vector<std::uint32_t> parents;  // of one send, distinct, in draw order
   std::vector<std::uint32_t> parent_slot;
-  for (std::uint32_t k = 0; k < o.depth; ++k) {
+  for (std::uint32_t k = 0; k < o.levels(); ++k) {
     const std::uint32_t begin = level_begin(k, o), end = level_begin(k + 1, o);
     const std::uint32_t prev = k == 0 ? 0 : level_begin(k - 1, o);
     for (std::uint32_t v = begin; v < end; ++v) {

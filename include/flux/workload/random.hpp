@@ -10,7 +10,7 @@
 // transfers" is `--tau` chosen as a multiple of `transfer`.
 //
 // The generative process, exactly (docs/model.md, "Random DAGs"): sends
-// v = 0 .. N-1 in D levels of equal size (level k: [floor(kN/D),
+// v = 0 .. N-1 in D = min(depth, N) levels of equal size (level k: [floor(kN/D),
 // floor((k+1)N/D))). Each send's endpoints are, with probability
 // `locality`, those of one of the previous `ranks` sends (uniform), else a
 // uniform ordered pair of distinct ranks. Its transfer time at 800 Gb/s is
@@ -36,7 +36,7 @@ struct RandomOptions {
   std::uint32_t ranks = 8;   ///< accelerators, n
   std::uint32_t sends = 64;  ///< sends, N
   std::uint64_t seed = 1;    ///< same seed (and options), same workload
-  std::uint32_t depth = 8;   ///< levels D (1: every send independent)
+  std::uint32_t depth = 8;   ///< levels D (1: every send independent; at most sends)
   std::uint32_t fan_in = 2;  ///< most parents of a send of level >= 1
   double skip = 0.25;        ///< probability a parent comes from levels 0 .. k-2
   double locality = 0.5;     ///< probability a send repeats a recent send's pair
@@ -48,8 +48,10 @@ struct RandomOptions {
   core::TimePs tail_ps = 0;     ///< median tail of a send without children
 
   /// Throws core::InputError naming the field: a value out of its bounds
-  /// (kRandomOptions), or depth above sends.
+  /// (kRandomOptions).
   void validate() const;
+  /// The levels: depth, or sends when there are fewer sends.
+  [[nodiscard]] std::uint32_t levels() const { return depth < sends ? depth : sends; }
   /// An upper bound on the deps generated (for refusing a job that would
   /// not fit in memory before generating it).
   [[nodiscard]] std::uint64_t max_deps() const;
@@ -74,7 +76,7 @@ inline constexpr auto kRandomOptions = std::tuple{
         &RandomOptions::seed, 0, ~std::uint64_t{0}},
     core::NumberOption<RandomOptions, std::uint32_t>{
         "depth", "--depth",
-        "levels the sends are spread over, equally (1: all independent; at most --sends)",
+        "levels the sends are spread over, equally (1: all independent; --sends when above it)",
         &RandomOptions::depth, 1, 1u << 26},
     core::NumberOption<RandomOptions, std::uint32_t>{
         "fan_in", "--fan-in", "most parents of a send (1 .. this many, uniform)",
