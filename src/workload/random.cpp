@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "flux/core/error.hpp"
@@ -193,8 +194,9 @@ core::Workload generate_random(const RandomOptions& o) {
       const auto bytes = static_cast<std::uint64_t>(std::max(1LL, std::llround(transfer / 10)));
       b.add_send(Rank(src), Rank(dst), bytes);
       if (k == 0) {
-        if (o.release_ps > 0)
+        if (o.release_ps > 0) {
           b.raise_release(TaskIndex(v), computes.time(o.release_ps, draw, v, kRelease));
+        }
         continue;
       }
       const auto count = static_cast<std::uint32_t>(1 + draw.below(v, kCount, o.fan_in));
