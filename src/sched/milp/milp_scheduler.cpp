@@ -166,11 +166,12 @@ schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& sy
   if (!result.values.empty()) {
     Placement solved = decode(w, system, p, model, result.values);
     const TimePs solved_ms = makespan(w, p, solved);
-    const std::string from = mo.solution_path.empty() ? cbc_source(result) : mo.solution_path;
+    const std::string from =
+        mo.solution_path.empty() ? cbc_source(result) : "the solution in " + mo.solution_path;
     if (solved_ms <= best_ms || !mo.warm_start) {
+      source = solved_ms == best_ms ? from + ", no better than " + source : from;
       best = std::move(solved);
       best_ms = solved_ms;
-      source = from;
     } else {
       source += " (" + from + " decodes to " + core::format_duration(solved_ms) + ")";
     }
