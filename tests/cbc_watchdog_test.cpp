@@ -119,10 +119,10 @@ SchedulerOptions no_warm_start() {
   return o;
 }
 
-// The watchdog path itself: CBC stops answering after an incumbent better
-// than the greedy schedule (the fallback), is killed past its limit, and
-// flux-milp returns that incumbent, decoded and validated.
-TEST(CbcWatchdog, KilledSolveKeepsCbcsIncumbent) {
+// A child that dies after an incumbent better than the greedy schedule (the
+// fallback) leaves that incumbent: flux-milp returns it, decoded and
+// validated, not the greedy schedule.
+TEST(CbcWatchdog, CrashedSolveKeepsCbcsIncumbent) {
   const Instance in;
   const schedule::Schedule greedy = run_scheduler("greedy", in.w, in.sys, no_warm_start());
   const schedule::Schedule full = run_scheduler("flux-milp", in.w, in.sys, no_warm_start());
@@ -130,11 +130,10 @@ TEST(CbcWatchdog, KilledSolveKeepsCbcsIncumbent) {
   ASSERT_EQ(full.makespan_ps, 45 * core::kPsPerUs);
   ASSERT_EQ(full.status, schedule::SolveStatus::kOptimal);
 
-  SchedulerOptions o = no_warm_start();
-  o.time_limit_s = 1;  // the kill comes 1 s (the least grace) after it
   CbcTestHook hook;
   hook.stall_below = 48.5;  // model units (us): better than the greedy 49
-  const schedule::Schedule s = run_flux_milp(in.w, in.sys, o, hook);
+  hook.die = true;
+  const schedule::Schedule s = run_flux_milp(in.w, in.sys, no_warm_start(), hook);
   schedule::check_schedule(in.w, s);
   EXPECT_LT(s.makespan_ps, greedy.makespan_ps);
   EXPECT_GE(s.makespan_ps, full.makespan_ps);
@@ -161,9 +160,11 @@ std::vector<double> serial_start(const MilpModel& m, const Instance& in,
   return milp_solution_of(m, in.w, p, sw, start);
 }
 
-// A child that dies after an incumbent (a crash) leaves that incumbent, in
-// the model's own columns although CBC solved a preprocessed copy.
-TEST(CbcWatchdog, CrashedSolveKeepsItsLastIncumbent) {
+// The watchdog path itself: CBC stops answering after an incumbent better
+// than its MIP start and is killed past its limit; its last incumbent is
+// the answer, in the model's own columns although CBC solved a
+// preprocessed copy.
+TEST(CbcWatchdog, KilledSolveKeepsItsLastIncumbent) {
   const Instance in;
   const std::vector<TimePs> p = core::transmission_times(in.w, in.sys);
   const core::IdealTiming timing = core::ideal_timing(in.w, p);
@@ -175,12 +176,11 @@ TEST(CbcWatchdog, CrashedSolveKeepsItsLastIncumbent) {
   ASSERT_GT(start_objective, 60);
 
   CbcParams params;
-  params.time_limit_s = 20;
+  params.time_limit_s = 1;  // the kill comes 1 s (the least grace) after it
   params.relative_gap = 0;
   params.test_hook.stall_below = start_objective - 1;
-  params.test_hook.die = true;
   const MilpResult r = solve_with_cbc(m, params, &start);
-  EXPECT_EQ(r.end, CbcEnd::kDied);
+  EXPECT_EQ(r.end, CbcEnd::kKilled);
   EXPECT_EQ(r.status, schedule::SolveStatus::kFeasible);
   EXPECT_GE(r.incumbents, 1);
   ASSERT_EQ(r.values.size(), m.num_cols());
