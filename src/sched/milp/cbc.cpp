@@ -12,20 +12,21 @@
 //
 // Incumbents. A kill must not lose what CBC found, so the child streams
 // every improving incumbent as CBC finds it (a CbcEventHandler on the
-// `solution` and `heuristicSolution` events), then its final result, as
-// frames on a pipe (result_frame.hpp: length, payload, checksum). CBC
-// solves a preprocessed copy of the model (columns dropped, fixed or
-// substituted), so the handler maps the incumbent back to the model's own
-// columns first (CbcModel::postProcessedSolver: the integers fixed, an LP,
-// CglPreProcess's postsolve), checks it against every bound, row and
-// integrality of the model, and sends it only when its objective improves
-// on the last one sent. With it goes CBC's best bound at that moment
-// (getBestPossibleObjValue, when it lies below the incumbent: before the
-// root LP it is the incumbent itself, not a bound). The parent reads while
-// it waits (the pipe never fills and blocks the child), keeps the latest
-// complete frame, and after a kill or a crash returns that incumbent with
-// status feasible and how the solve ended (MilpResult::end); a frame cut
-// short by the kill is never complete, so never a result.
+// `solution` and `heuristicSolution` events; one installed before the
+// branch and bound goes at its first node or heuristic event), then its
+// final result, as frames on a pipe (result_frame.hpp: length, payload,
+// checksum). CBC solves a preprocessed copy of the model (columns dropped,
+// fixed or substituted), so the handler maps the incumbent back to the
+// model's own columns first (CbcModel::postProcessedSolver: the integers
+// fixed, an LP, CglPreProcess's postsolve), checks it against every bound,
+// row and integrality of the model, and sends it only when its objective
+// improves on the last one sent. With it goes CBC's best bound at that
+// moment (getBestPossibleObjValue, when it lies below the incumbent: before
+// the root LP it is the incumbent itself, not a bound). The parent reads
+// while it waits (the pipe never fills and blocks the child), keeps the
+// latest complete frame, and after a kill or a crash returns that incumbent
+// with status feasible and how the solve ended (MilpResult::end); a frame
+// cut short by the kill is never complete, so never a result.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
