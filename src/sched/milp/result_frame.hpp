@@ -73,7 +73,10 @@ inline std::string encode_frame(FrameKind kind, const MilpResult& r) {
   put<double>(payload, r.bound);
   put<double>(payload, r.seconds);
   put<std::uint64_t>(payload, r.values.size());
-  payload.append(reinterpret_cast<const char*>(r.values.data()), r.values.size() * sizeof(double));
+  if (!r.values.empty()) {
+    payload.append(reinterpret_cast<const char*>(r.values.data()),
+                   r.values.size() * sizeof(double));
+  }
   std::string out;
   out.reserve(kHeaderBytes + payload.size() + kChecksumBytes);
   put<std::uint32_t>(out, kMagic);
@@ -129,7 +132,7 @@ class FrameReader {
     f.result.bound = get<double>(p + 24);
     f.result.seconds = get<double>(p + 32);
     f.result.values.resize(count);
-    std::memcpy(f.result.values.data(), p + kFixedBytes, count * sizeof(double));
+    if (count > 0) std::memcpy(f.result.values.data(), p + kFixedBytes, count * sizeof(double));
     buffer_.erase(0, frame_bytes);  // what is left: at most one read
     return f;
   }
