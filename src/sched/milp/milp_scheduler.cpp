@@ -157,7 +157,8 @@ schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& sy
     // Model units are microseconds.
     if (!result.values.empty()) std::cerr << ", objective " << result.objective / 1e3 << " ms";
     std::cerr << ", bound " << result.bound / 1e3 << " ms, " << result.nodes << " nodes, "
-              << result.incumbents << " incumbents streamed, " << result.seconds << " s\n";
+              << result.incumbents << (result.incumbents == 1 ? " incumbent" : " incumbents")
+              << " streamed, " << result.seconds << " s\n";
   }
   Placement best = std::move(incumbent);
   TimePs best_ms = incumbent_ms;
