@@ -1,6 +1,9 @@
 // flux-milp: the paper's MILP (milp_model.hpp) solved by CBC, warm-started
 // from the greedy list schedule, decoded into switch assignments and per-port
-// orders, then left-shifted to exact integer start times.
+// orders, then left-shifted to exact integer start times. CBC's answer is
+// its final solution or, when its watchdog killed it (cbc.cpp), the last
+// incumbent it found; either is decoded alike and kept when it is no worse
+// than the warm start.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -53,10 +56,28 @@ schedule::Schedule finish(const core::Workload& w, const core::System& system,
   return s;
 }
 
+// Where CBC's answer came from, for the verbose log.
+std::string cbc_source(const MilpResult& r) {
+  switch (r.end) {
+    case CbcEnd::kFinished:
+      return "CBC's solution";
+    case CbcEnd::kKilled:
+      return "CBC's last incumbent before the watchdog stopped it";
+    case CbcEnd::kDied:
+      return "CBC's last incumbent before its process ended without a result";
+  }
+  return "CBC";
+}
+
 }  // namespace
 
 schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::System& system,
                                       const SchedulerOptions& options) const {
+  return run_flux_milp(w, system, options, CbcTestHook{});
+}
+
+schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& system,
+                                 const SchedulerOptions& options, const CbcTestHook& hook) {
   const auto t0 = std::chrono::steady_clock::now();
   const MilpOptions& mo = options.milp;
   const std::vector<TimePs> p = core::transmission_times(w, system);
@@ -118,7 +139,7 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double left = options.time_limit_s - elapsed - std::min(1.0, 0.02 * options.time_limit_s);
     if (left > 0.05) {
-      CbcParams params{left, options.relative_gap, options.threads, options.verbose};
+      CbcParams params{left, options.relative_gap, options.threads, options.verbose, true, hook};
       std::vector<double> warm;
       if (mo.warm_start) warm = milp_solution_of(model, w, p, incumbent.sw, incumbent.start_ps);
       result = solve_with_cbc(model, params, mo.warm_start ? &warm : nullptr);
@@ -130,21 +151,30 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
 
   if (options.verbose && result.seconds > 0) {
     std::cerr << "flux-milp: CBC " << schedule::to_string(result.status);
-    if (result.killed) std::cerr << " (stopped by the watchdog past the time limit)";
+    if (result.end == CbcEnd::kKilled)
+      std::cerr << " (stopped by the watchdog past the time limit)";
+    if (result.end == CbcEnd::kDied) std::cerr << " (its process ended without a result)";
     // Model units are microseconds.
     if (!result.values.empty()) std::cerr << ", objective " << result.objective / 1e3 << " ms";
     std::cerr << ", bound " << result.bound / 1e3 << " ms, " << result.nodes << " nodes, "
-              << result.seconds << " s\n";
+              << result.incumbents << (result.incumbents == 1 ? " incumbent" : " incumbents")
+              << " streamed, " << result.seconds << " s\n";
   }
   Placement best = std::move(incumbent);
   TimePs best_ms = incumbent_ms;
   schedule::SolveStatus status = result.status;
+  std::string source = mo.warm_start ? "the warm start" : "the greedy schedule";
   if (!result.values.empty()) {
     Placement solved = decode(w, system, p, model, result.values);
     const TimePs solved_ms = makespan(w, p, solved);
+    const std::string from =
+        mo.solution_path.empty() ? cbc_source(result) : "the solution in " + mo.solution_path;
     if (solved_ms <= best_ms || !mo.warm_start) {
+      source = solved_ms == best_ms ? from + ", no better than " + source : from;
       best = std::move(solved);
       best_ms = solved_ms;
+    } else {
+      source += " (" + from + " decodes to " + core::format_duration(solved_ms) + ")";
     }
   } else if (status == schedule::SolveStatus::kNoSolution ||
              status == schedule::SolveStatus::kError) {
@@ -161,6 +191,10 @@ schedule::Schedule MilpScheduler::run(const core::Workload& w, const core::Syste
   // every copy runs alike, and the job may do better: only the combinatorial
   // bound, valid for every schedule of the job, counts (docs/model.md,
   // "Folding").
+  if (options.verbose) {
+    std::cerr << "flux-milp: the schedule (" << core::format_duration(best_ms) << ") is " << source
+              << "\n";
+  }
   TimePs bound = lb.best();
   if (!w.fold().folded() && result.bound > 0 && std::isfinite(result.bound) &&
       mo.solution_path.empty()) {

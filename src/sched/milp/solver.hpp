@@ -3,7 +3,9 @@
 // standard driver: preprocessing, cuts and heuristics), and the model's
 // exchange formats: LP and MPS out, a solution file in the common ".sol"
 // layout back in.
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -14,30 +16,55 @@
 
 namespace flux::sched {
 
+/// Tests only: makes the watchdog's child stop once it has sent an
+/// incumbent of objective below `stall_below` (model units), as a solve
+/// stuck past its limit would (it waits to be killed), or with `die` kill
+/// itself at that point, as a crash would.
+struct CbcTestHook {
+  double stall_below = -std::numeric_limits<double>::infinity();  ///< off
+  bool die = false;
+};
+
 struct CbcParams {
   double time_limit_s = 60;
   double relative_gap = 1e-4;
   int threads = 1;
   bool verbose = false;  ///< CBC's log on stderr
-  /// Solve in a child process and kill it when the time limit plus a grace
-  /// period (5%, 1 s to 3 s) has passed: CBC itself can overrun its limit.
+  /// Solve in a child process that streams every improving incumbent back,
+  /// and kill it when the time limit plus a grace period (5%, 1 s to 3 s)
+  /// has passed: CBC itself can overrun its limit.
   bool watchdog = true;
+  CbcTestHook test_hook;
+};
+
+/// How a solve ended.
+enum class CbcEnd : std::uint8_t {
+  kFinished,  ///< CBC returned its result
+  kKilled,    ///< the watchdog killed it past the time limit
+  kDied,      ///< the child ended without a result (a crash, a failed write)
 };
 
 struct MilpResult {
   schedule::SolveStatus status = schedule::SolveStatus::kError;
-  std::vector<double> values;  ///< column values of the best solution (empty if none)
-  double objective = 0;        ///< model units (us)
-  double bound = 0;            ///< best bound, model units
-  double seconds = 0;          ///< wall time of the solve
+  /// Column values of the best solution (empty if none). After a kill or a
+  /// crash: the last incumbent the child sent, status feasible.
+  std::vector<double> values;
+  double objective = 0;  ///< model units (us)
+  double bound = 0;      ///< a proven lower bound, model units (0: none)
+  double seconds = 0;    ///< wall time of the solve
   long nodes = 0;
-  bool killed = false;  ///< the watchdog stopped CBC (no result from it)
+  CbcEnd end = CbcEnd::kFinished;
+  int incumbents = 0;  ///< improving incumbents the child sent (watchdog only)
 };
 
 /// Solves `m` with CBC, optionally from `warm_start` (a feasible column
 /// vector). Never writes to stdout: CBC's log goes to stderr when verbose.
 MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
                           const std::vector<double>* warm_start);
+
+/// flux-milp's run (MilpScheduler::run) with a test hook for CBC's child.
+schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& system,
+                                 const SchedulerOptions& options, const CbcTestHook& hook);
 
 /// The LP relaxation of the MILP (with the horizon of an incumbent of
 /// makespan horizon_ps, without the combinatorial bound row) solved by Clp
