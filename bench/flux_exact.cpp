@@ -2,16 +2,15 @@
 // and bound's reach.
 //
 //   flux_exact compare INSTANCES MILP_LIMIT_S
-//     INSTANCES random DAGs (tests/sched_test_util.hpp random_dag: 1-5 us
-//     sends, compute 0-20 us) of 4 to 10 sends on 3-6 accelerators, 1-3
-//     switches, tau 0.5-20 us. Each is scheduled by `flux` (default options)
+//     INSTANCES random DAGs of 4 to 10 sends on 3-6 accelerators, 1-3
+//     switches, two families (instance() below). Each is scheduled by `flux` (default options)
 //     and by `flux-milp` (MILP_LIMIT_S, gap 0), and up to kBruteMaxSends
 //     sends also by the brute force of tests/brute_force.hpp. Prints one
 //     table row per send count and every miss.
 //   flux_exact scaling MAX_SENDS PER_SIZE
 //     The branch and bound alone, from the greedy list schedule, on PER_SIZE
-//     instances per send count 6, 8, ..., MAX_SENDS (1-3 switches, tau 0.5-20
-//     us): nodes, time to prove, node rate.
+//     instances per send count 6, 8, ..., MAX_SENDS (the same families),
+//     at most 20 s each: nodes, time to prove, node rate.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +21,10 @@
 
 #include "brute_force.hpp"
 #include "flux/core/dag.hpp"
+#include "flux/sched/bounds.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "sched/exact/branch_and_bound.hpp"
+#include "sched/heuristic/flux_heuristic.hpp"
 #include "sched/heuristic/list_scheduler.hpp"
 #include "sched_test_util.hpp"
 
@@ -32,7 +33,7 @@ namespace {
 using flux::core::TimePs;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::uint32_t kBruteMaxSends = 7;
+constexpr std::uint32_t kBruteMaxSends = 8;
 constexpr TimePs kTausPs[] = {500'000, 1'000'000, 2'000'000, 5'000'000, 10'000'000, 20'000'000};
 
 double since(Clock::time_point t0) {
@@ -45,21 +46,33 @@ struct Instance {
   std::uint32_t sends;
 };
 
-// Instance i: sends 4..10, switches 1..3, tau and accelerators varied so
-// that every combination recurs.
-Instance instance(std::uint32_t i, std::uint32_t min_sends, std::uint32_t max_sends) {
+// Instance i: two families alternate. Even i: random_dag (1-5 us sends,
+// compute 0-20 us, tau 0.5-20 us). Odd i: brute_force.hpp's random_instance
+// (10-50 ns sends, releases and tails, dense dependencies, tau 2-100 ns, so
+// that the ports bind). Sends 4..10, switches 1..3, tau and accelerators
+// varied so that every combination recurs.
+Instance instance(std::uint32_t i, std::uint32_t min_sends, std::uint32_t max_sends,
+                  std::uint64_t seed0 = 1) {
+  const std::uint32_t j = i / 2;
   const std::uint32_t span = max_sends - min_sends + 1;
-  const std::uint32_t n = min_sends + i % span;
-  const std::uint32_t switches = 1 + (i / span) % 3;
-  const TimePs tau = kTausPs[(i / (span * 3)) % 6];
-  const std::uint32_t ranks = 3 + (i / (span * 18)) % 4;
-  return Instance{flux::sched::testing::random_dag(1 + i, n, ranks),
-                  flux::sched::testing::system_with(tau, switches), n};
+  const std::uint32_t n = min_sends + j % span;
+  const std::uint32_t switches = 1 + (j / span) % 3;
+  const std::uint32_t k = (j / (span * 3)) % 6;
+  const std::uint32_t ranks = 3 + (j / (span * 18)) % 4;
+  if (i % 2 == 0) {
+    return Instance{flux::sched::testing::random_dag(seed0 + i, n, ranks),
+                    flux::sched::testing::system_with(kTausPs[k], switches), n};
+  }
+  constexpr TimePs kShortTausPs[] = {2'000, 5'000, 10'000, 20'000, 50'000, 100'000};
+  return Instance{flux::sched::testing::random_instance(seed0 + i, n, ranks),
+                  flux::sched::testing::system_with(kShortTausPs[k], switches), n};
 }
 
 struct Row {
-  int instances = 0, flux_optimal = 0, flux_proved = 0, milp_proved = 0, brute = 0, brute_agree = 0;
-  double worst_miss = 0, flux_s = 0, flux_max_s = 0, milp_s = 0, milp_max_s = 0;
+  int instances = 0, heuristic_optimal = 0, flux_optimal = 0, flux_proved = 0, milp_proved = 0,
+      brute = 0, brute_agree = 0;
+  double worst_heuristic_miss = 0, worst_miss = 0, flux_s = 0, flux_max_s = 0, milp_s = 0,
+         milp_max_s = 0;
 };
 
 int compare(std::uint32_t count, double milp_limit) {
@@ -91,6 +104,20 @@ int compare(std::uint32_t count, double milp_limit) {
       }
       reference = std::min(reference, bf);
     }
+    // What flux found before the exact search: its heuristic alone, as
+    // FluxScheduler::run calls it (default seed and move budget).
+    {
+      const auto p = flux::core::transmission_times(in.w, in.sys);
+      const auto timing = flux::core::ideal_timing(in.w, p);
+      const auto bound = flux::sched::lower_bounds(in.w, in.sys, p, timing).best();
+      const auto h = flux::sched::flux_heuristic(in.w, in.sys, p, timing, bound,
+                                                 flux::sched::HeuristicOptions{});
+      const TimePs ms = flux::sched::makespan(in.w, p, h);
+      r.heuristic_optimal += ms <= reference;
+      r.worst_heuristic_miss =
+          std::max(r.worst_heuristic_miss,
+                   static_cast<double>(ms - reference) / static_cast<double>(reference));
+    }
     if (f.makespan_ps <= reference) {
       ++r.flux_optimal;
     } else {
@@ -115,19 +142,24 @@ int compare(std::uint32_t count, double milp_limit) {
     r.milp_max_s = std::max(r.milp_max_s, milp_s);
   }
   std::printf(
-      "\n| sends | instances | flux optimal | flux proved optimal | worst miss | "
+      "\n| sends | instances | heuristic alone optimal (worst miss) | flux optimal | flux proved "
+      "optimal | worst miss | "
       "flux-milp proved | brute force agrees | flux s mean / max | "
-      "flux-milp s mean / max |\n|---|---|---|---|---|---|---|---|---|\n");
+      "flux-milp s mean / max |\n|---|---|---|---|---|---|---|---|---|---|\n");
   Row total;
   auto print = [](const std::string& name, const Row& r) {
-    std::printf("| %s | %d | %d | %d | %.2f%% | %d | %d of %d | %.3f / %.3f | %.3f / %.3f |\n",
-                name.c_str(), r.instances, r.flux_optimal, r.flux_proved, 100 * r.worst_miss,
-                r.milp_proved, r.brute_agree, r.brute, r.flux_s / r.instances, r.flux_max_s,
-                r.milp_s / r.instances, r.milp_max_s);
+    std::printf(
+        "| %s | %d | %d (%.2f%%) | %d | %d | %.2f%% | %d | %d of %d | %.3f / %.3f | %.3f / %.3f "
+        "|\n",
+        name.c_str(), r.instances, r.heuristic_optimal, 100 * r.worst_heuristic_miss,
+        r.flux_optimal, r.flux_proved, 100 * r.worst_miss, r.milp_proved, r.brute_agree, r.brute,
+        r.flux_s / r.instances, r.flux_max_s, r.milp_s / r.instances, r.milp_max_s);
   };
   for (const auto& [n, r] : rows) {
     print(std::to_string(n), r);
     total.instances += r.instances;
+    total.heuristic_optimal += r.heuristic_optimal;
+    total.worst_heuristic_miss = std::max(total.worst_heuristic_miss, r.worst_heuristic_miss);
     total.flux_optimal += r.flux_optimal;
     total.flux_proved += r.flux_proved;
     total.milp_proved += r.milp_proved;
@@ -154,8 +186,7 @@ int scaling(std::uint32_t max_sends, std::uint32_t per_size) {
     std::uint64_t all_nodes = 0;
     double all_s = 0;
     for (std::uint32_t k = 0; k < per_size; ++k) {
-      const Instance in{flux::sched::testing::random_dag(100'000 + k, n, 3 + k % 4),
-                        flux::sched::testing::system_with(kTausPs[(k / 3) % 6], 1 + k % 3), n};
+      const Instance in = instance(k, n, n, 1000 * n);
       const auto p = flux::core::transmission_times(in.w, in.sys);
       const auto timing = flux::core::ideal_timing(in.w, p);
       const auto greedy = flux::sched::list_schedule(in.w, in.sys, p, timing);
