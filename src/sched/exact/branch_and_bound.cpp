@@ -32,8 +32,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
+
+#include "flux/core/error.hpp"
 
 namespace flux::sched {
 namespace {
@@ -52,12 +56,12 @@ struct PortState {
 class Search {
  public:
   Search(const core::Workload& w, std::span<const TimePs> p, TimePs tau, std::uint32_t switches,
-         const core::IdealTiming& timing)
+         const core::IdealTiming& timing, std::uint32_t min_switches = 0)
       : w_(w),
         p_(p),
         tau_(tau),
         n_(static_cast<std::uint32_t>(w.num_tasks())),
-        s_(std::max<std::uint32_t>(1, std::min<std::uint32_t>(switches, n_))),
+        s_(std::max<std::uint32_t>({1, min_switches, std::min<std::uint32_t>(switches, n_)})),
         ranks_(w.accelerators()),
         to_end_(timing.to_end),
         head_(timing.earliest_start) {
@@ -73,23 +77,47 @@ class Search {
     for (std::uint32_t v = 0; v < n_; ++v) {
       missing_[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
       ready_[v] = tasks[v].release_ps;
-      // Pair id: the first send with the same (src, dst).
-      pair_[v] = v;
-      for (std::uint32_t u = 0; u < v; ++u) {
-        if (tasks[u].src == tasks[v].src && tasks[u].dst == tasks[v].dst) {
-          pair_[v] = pair_[u];
-          break;
-        }
-      }
+    }
+    // Pair id: the first send with the same (src, dst).
+    std::unordered_map<std::uint64_t, std::uint32_t> first;
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      const std::uint64_t key =
+          static_cast<std::uint64_t>(tasks[v].src.value()) * ranks_ + tasks[v].dst.value();
+      pair_[v] = first.try_emplace(key, v).first->second;
     }
     port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
     load_.resize(ranks_);
   }
 
-  ExactResult run(const Placement* incumbent, const ExactLimits& limits) {
+  ExactResult run(const Placement* incumbent, const ExactLimits& limits,
+                  const ExactWindow& window) {
     ExactResult r;
     limits_ = limits;
     t0_ = Clock::now();
+    suffix_ = window.suffix;
+    fixed_sw_ = window.fixed_sw;
+    in_window_.assign(n_, 1);
+    for (std::uint32_t v : window.suffix) in_window_[v] = 0;
+    // The prefix, generated once; then the search starts after it.
+    TimePs path_bound = 0, fixed = 0;
+    for (std::uint32_t v : window.prefix) {
+      const TimePs t = place_fixed(v);
+      in_window_[v] = 0;
+      path_bound = std::max(path_bound, t + to_end_[v]);
+      fixed = std::max(fixed, t + p_[v] + w_.tasks()[v].tail_ps);
+    }
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      if (!in_window_[v]) continue;
+      for (std::uint32_t id : w_.in_edge_ids(core::TaskIndex(v))) {
+        const std::uint32_t u = w_.deps()[id].from.value();
+        if (!placed_[u] && !in_window_[u]) {
+          throw core::Error("exact search: send " + std::to_string(v) +
+                            " of the window depends on the suffix");
+        }
+      }
+    }
+    // Switches named by the suffix are not interchangeable with empty ones.
+    if (!suffix_.empty()) used_ = s_;
     if (incumbent != nullptr) {
       best_ = *incumbent;
       best_ms_ = makespan(w_, p_, best_);
@@ -97,8 +125,8 @@ class Search {
       best_.sw.assign(n_, core::SwitchId(0));
       best_.start_ps.assign(n_, 0);
     }
-    r.root_bound_ps = node_bound();
-    dfs(kNone, 0);
+    r.root_bound_ps = std::max(path_bound, node_bound());
+    dfs(kNone, path_bound, fixed);
     r.complete = !aborted_;
     r.improved = improved_;
     r.nodes = nodes_;
@@ -159,6 +187,19 @@ class Search {
     used_ = u.used;
     placed_[v] = 0;
     --placed_count_;
+  }
+
+  // Places v on its fixed switch (prefix and suffix); returns its start.
+  TimePs place_fixed(std::uint32_t v) {
+    if (missing_[v] != 0) {
+      throw core::Error("exact search: send " + std::to_string(v) +
+                        " comes before one of its parents in the window's order");
+    }
+    ready_[v] = ready_from_parents(v);
+    const std::uint32_t s = fixed_sw_[v].value();
+    const TimePs t = start_on(v, s);
+    place(v, s, t);
+    return t;
   }
 
   // ready_ of v from its placed parents (all of them, when v is eligible).
@@ -271,28 +312,41 @@ class Search {
     return false;
   }
 
+  // A leaf: the window is placed; replays the suffix and keeps the schedule
+  // if it is better.
+  void leaf(TimePs fixed) {
+    std::vector<Undo> undo;
+    undo.reserve(suffix_.size());
+    TimePs ms = fixed;
+    for (std::uint32_t v : suffix_) {
+      const Undo u{port(fixed_sw_[v].value(), w_.tasks()[v].src),
+                   port(fixed_sw_[v].value(), w_.tasks()[v].dst), used_};
+      const TimePs t = place_fixed(v);
+      undo.push_back(u);
+      ms = std::max(ms, t + p_[v] + w_.tasks()[v].tail_ps);
+    }
+    if (ms < best_ms_) {
+      best_ms_ = ms;
+      improved_ = true;
+      for (std::uint32_t v = 0; v < n_; ++v) {
+        best_.sw[v] = core::SwitchId(sw_[v]);
+        best_.start_ps[v] = start_[v];
+      }
+    }
+    for (std::size_t k = suffix_.size(); k-- > 0;) unplace(suffix_[k], undo[k]);
+  }
+
   // `last`: the previous placement's send (kNone at the root); `path_bound`:
-  // bound (a) of the placed sends.
-  void dfs(std::uint32_t last, TimePs path_bound) {
+  // bound (a) of the placed sends; `fixed`: max over them of t + p + tail.
+  void dfs(std::uint32_t last, TimePs path_bound, TimePs fixed) {
     if (aborted_) return;
     if (out_of_budget()) {
       aborted_ = true;
       return;
     }
     ++nodes_;
-    if (placed_count_ == n_) {
-      TimePs ms = 0;
-      for (std::uint32_t v = 0; v < n_; ++v) {
-        ms = std::max(ms, start_[v] + p_[v] + w_.tasks()[v].tail_ps);
-      }
-      if (ms < best_ms_) {
-        best_ms_ = ms;
-        improved_ = true;
-        for (std::uint32_t v = 0; v < n_; ++v) {
-          best_.sw[v] = core::SwitchId(sw_[v]);
-          best_.start_ps[v] = start_[v];
-        }
-      }
+    if (placed_count_ + suffix_.size() == n_) {
+      leaf(fixed);
       return;
     }
     if (std::max(path_bound, node_bound()) >= best_ms_) return;
@@ -300,7 +354,7 @@ class Search {
     std::vector<std::tuple<TimePs, TimePs, std::uint32_t, std::uint32_t>> children;
     const std::uint32_t switches = std::min(s_, used_ + 1);
     for (std::uint32_t v = 0; v < n_; ++v) {
-      if (placed_[v] || missing_[v] != 0) continue;
+      if (placed_[v] || missing_[v] != 0 || !in_window_[v]) continue;
       ready_[v] = ready_from_parents(v);
       for (std::uint32_t s = 0; s < switches; ++s) {
         if (last != kNone && v < last && independent(last, sw_[last], v, s)) continue;
@@ -314,7 +368,8 @@ class Search {
       if (aborted_) return;
       if (t - neg_to_end >= best_ms_) continue;  // the incumbent improved meanwhile
       const Undo u = place(v, s, t);
-      dfs(v, std::max(path_bound, t - neg_to_end));
+      dfs(v, std::max(path_bound, t - neg_to_end),
+          std::max(fixed, t + p_[v] + w_.tasks()[v].tail_ps));
       unplace(v, u);
     }
   }
@@ -336,7 +391,9 @@ class Search {
   // Search state.
   std::vector<TimePs> start_, ready_, lb_;
   std::vector<std::uint32_t> sw_, missing_;
-  std::vector<std::uint8_t> placed_;
+  std::vector<std::uint8_t> placed_, in_window_;
+  std::span<const std::uint32_t> suffix_;
+  std::span<const core::SwitchId> fixed_sw_;
   std::vector<PortState> port_;
   std::uint32_t placed_count_ = 0, used_ = 0;
   // Scratch of node_bound().
@@ -357,8 +414,15 @@ class Search {
 
 ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
                              std::uint32_t switches, const core::IdealTiming& timing,
-                             const Placement* incumbent, const ExactLimits& limits) {
-  return Search(w, p, tau, switches, timing).run(incumbent, limits);
+                             const Placement* incumbent, const ExactLimits& limits,
+                             const ExactWindow& window) {
+  std::uint32_t min_switches = 0;
+  for (const auto* part : {&window.prefix, &window.suffix}) {
+    for (std::uint32_t v : *part) {
+      min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
+    }
+  }
+  return Search(w, p, tau, switches, timing, min_switches).run(incumbent, limits, window);
 }
 
 TimePs exact_root_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
