@@ -11,11 +11,20 @@
 //     The branch and bound alone, from the greedy list schedule, on PER_SIZE
 //     instances per send count 6, 8, ..., MAX_SENDS (the same families),
 //     at most 20 s each: nodes, time to prove, node rate.
+//   flux_exact budget NODES
+//     The exact search as `flux` runs it (from its heuristic's schedule,
+//     NODES nodes) on 12 instances each of 16 to 128 sends: proved,
+//     improved, by how much, time. How flux's size limit was chosen.
+//   flux_exact lns WINDOW NODES
+//     A prototype large-neighbourhood search (lns() below) on random
+//     instances of 40, 100 and 300 sends: how much windows of WINDOW sends,
+//     NODES nodes each, improve on flux's heuristic.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -212,6 +221,105 @@ int scaling(std::uint32_t max_sends, std::uint32_t per_size) {
   return 0;
 }
 
+// Sends by start (ties by index): a linear extension (every p > 0).
+std::vector<std::uint32_t> by_start(const flux::sched::Placement& pl) {
+  std::vector<std::uint32_t> order(pl.start_ps.size());
+  for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
+  });
+  return order;
+}
+
+// A prototype large-neighbourhood search: windows of `k` consecutive sends
+// (by start, stride k/2) re-optimised by the branch and bound with `nodes`
+// nodes each, the rest fixed, up to three passes over the schedule, from
+// flux's heuristic; not (yet) part of `flux`.
+int lns(std::uint32_t k, std::uint64_t nodes) {
+  std::printf(
+      "| family | sends | heuristic | after windows | improvement | bound | windows "
+      "(improving) | seconds |\n|---|---|---|---|---|---|---|---|\n");
+  for (std::uint32_t n : {40u, 100u, 300u}) {
+    for (int family = 0; family < 2; ++family) {
+      const Instance in = family == 0
+                              ? Instance{flux::sched::testing::random_instance(n, n, 4 + n % 3),
+                                         flux::sched::testing::system_with(20'000, 2), n}
+                              : Instance{flux::sched::testing::random_dag(n, n, 6),
+                                         flux::sched::testing::system_with(5'000'000, 2), n};
+      const auto p = flux::core::transmission_times(in.w, in.sys);
+      const auto timing = flux::core::ideal_timing(in.w, p);
+      const TimePs bound = flux::sched::lower_bounds(in.w, in.sys, p, timing).best();
+      flux::sched::Placement cur = flux::sched::flux_heuristic(in.w, in.sys, p, timing, bound,
+                                                               flux::sched::HeuristicOptions{});
+      const TimePs first = flux::sched::makespan(in.w, p, cur);
+      TimePs ms = first;
+      const auto t0 = Clock::now();
+      int windows = 0, improving = 0;
+      for (int pass = 0, any = 1; pass < 3 && any; ++pass) {
+        any = 0;
+        for (std::size_t i = 0; i + k <= n; i += std::max<std::uint32_t>(1, k / 2)) {
+          const std::vector<std::uint32_t> order = by_start(cur);
+          const std::span<const std::uint32_t> all(order);
+          const auto r = flux::sched::branch_and_bound(
+              in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing, &cur,
+              flux::sched::ExactLimits{nodes, 1e9},
+              flux::sched::ExactWindow{all.first(i), all.subspan(i + k), cur.sw});
+          ++windows;
+          if (r.improved) {
+            cur = r.best;
+            ms = r.makespan_ps;
+            ++improving;
+            any = 1;
+          }
+        }
+      }
+      std::printf("| %s | %u | %lld | %lld | %.2f%% | %lld | %d (%d) | %.2f |\n",
+                  family == 0 ? "random_instance, tau 20 ns" : "random_dag, tau 5 us", n,
+                  static_cast<long long>(first), static_cast<long long>(ms),
+                  100.0 * static_cast<double>(first - ms) / static_cast<double>(first),
+                  static_cast<long long>(bound), windows, improving, since(t0));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+// What the exact search adds in `flux` by size: from the heuristic's
+// schedule, with flux's node budget, on 12 instances per send count (the
+// same families): how many it proves, how many it improves, by how much at
+// most, and its time.
+int budget(std::uint64_t nodes) {
+  std::printf(
+      "| sends | instances | proved | improved | best improvement | seconds mean |\n"
+      "|---|---|---|---|---|---|\n");
+  for (std::uint32_t n : {16u, 24u, 32u, 40u, 48u, 64u, 96u, 128u}) {
+    int proved = 0, improved = 0;
+    double gain = 0, secs = 0;
+    for (std::uint32_t k = 0; k < 12; ++k) {
+      const Instance in = instance(k, n, n, 7000 * n);
+      const auto p = flux::core::transmission_times(in.w, in.sys);
+      const auto timing = flux::core::ideal_timing(in.w, p);
+      const TimePs bound = flux::sched::lower_bounds(in.w, in.sys, p, timing).best();
+      const auto h = flux::sched::flux_heuristic(in.w, in.sys, p, timing, bound,
+                                                 flux::sched::HeuristicOptions{});
+      const auto t0 = Clock::now();
+      const auto r =
+          flux::sched::branch_and_bound(in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing,
+                                        &h, flux::sched::ExactLimits{nodes, 1e9});
+      secs += since(t0);
+      proved += r.complete;
+      improved += r.improved;
+      const TimePs before = flux::sched::makespan(in.w, p, h);
+      gain =
+          std::max(gain, static_cast<double>(before - r.makespan_ps) / static_cast<double>(before));
+    }
+    std::printf("| %u | 12 | %d | %d | %.2f%% | %.2f |\n", n, proved, improved, 100 * gain,
+                secs / 12);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -219,6 +327,10 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "compare" && argc == 4) {
       return compare(static_cast<std::uint32_t>(std::stoul(argv[2])), std::stod(argv[3]));
+    }
+    if (mode == "budget" && argc == 3) return budget(std::stoull(argv[2]));
+    if (mode == "lns" && argc == 4) {
+      return lns(static_cast<std::uint32_t>(std::stoul(argv[2])), std::stoull(argv[3]));
     }
     if (mode == "scaling" && argc == 4) {
       return scaling(static_cast<std::uint32_t>(std::stoul(argv[2])),
@@ -230,6 +342,8 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: flux_exact compare INSTANCES MILP_LIMIT_S\n"
-               "       flux_exact scaling MAX_SENDS PER_SIZE\n");
+               "       flux_exact scaling MAX_SENDS PER_SIZE\n"
+               "       flux_exact budget NODES\n"
+               "       flux_exact lns WINDOW NODES\n");
   return 2;
 }

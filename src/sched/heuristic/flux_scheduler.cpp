@@ -1,7 +1,6 @@
 // `flux`, the default scheduler: workload-aware list schedules improved by
-// local search, exact search on small instances, anytime within the time limit, deterministic for a seed,
-// with lower bounds and a certified gap (docs/model.md, "The flux
-// scheduler").
+// local search, exact search on small instances, anytime within the time limit, deterministic for a
+// seed, with lower bounds and a certified gap (docs/model.md, "The flux scheduler").
 //
 // 1. Portfolio. The list scheduler (list_scheduler.hpp: ready sends by
 //    earliest start, longest remaining critical path first, circuit reuse
@@ -58,10 +57,11 @@ constexpr double kLpMaxSeconds = 10;
 // The exact search (exact/branch_and_bound.hpp): up to this many sends,
 // within this many nodes (the deterministic limit) and the time the
 // heuristic leaves (at least this share of what remains for both). It runs
-// 2-4 million nodes per second; random instances of up to 16 sends are
-// proved within 20,000 nodes, and beyond 30 sends most searches do not
-// finish in 20 s (docs/benchmarks.md, "Exact search").
-constexpr std::size_t kExactMaxSends = 32;
+// 1-4 million nodes per second at 6-32 sends. From the heuristic's schedule
+// it proves most random instances of up to 32 sends and still improves a
+// quarter of those of 48-64 sends, by up to 7%; at 96-128 sends it gains
+// little for 5-8 s (docs/benchmarks.md, "Exact search").
+constexpr std::size_t kExactMaxSends = 64;
 constexpr std::uint64_t kExactMaxNodes = 4'000'000;
 constexpr double kExactShare = 0.5;
 
