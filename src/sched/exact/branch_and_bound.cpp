@@ -45,6 +45,8 @@ namespace {
 using core::TimePs;
 using Clock = std::chrono::steady_clock;
 
+__extension__ typedef __int128 I128;  // GCC/Clang extension, silences -Wpedantic
+
 constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr TimePs kInf = ExactResult::kNone;
 
@@ -284,20 +286,23 @@ class Search {
         levels_.push_back(f);
       }
       const TimePs work = l.sum_p + static_cast<TimePs>(l.pairs > s_ ? l.pairs - s_ : 0) * tau_;
-      bound = std::max(bound, water_level(work) + l.min_q);
+      // Sums over the switches can pass int64 on extreme horizons: in 128
+      // bits, clamped (a bound beyond every time cuts the node, rightly).
+      const I128 b = water_level(work) + l.min_q;
+      bound = std::max(bound, b > kInf ? kInf : static_cast<TimePs>(b));
     }
     return bound;
   }
 
   // The least integer h with sum_s (h - levels_[s])^+ >= work.
-  TimePs water_level(TimePs work) {
+  I128 water_level(TimePs work) {
     std::sort(levels_.begin(), levels_.end());
-    TimePs filled = 0;  // sum of the k lowest levels
+    I128 filled = 0;  // sum of the k lowest levels
     for (std::size_t k = 1; k <= levels_.size(); ++k) {
       filled += levels_[k - 1];
-      const auto kk = static_cast<TimePs>(k);
+      const auto kk = static_cast<I128>(k);
       // The k lowest switches take the work: k h - filled >= work.
-      const TimePs h = (work + filled + kk - 1) / kk;
+      const I128 h = (work + filled + kk - 1) / kk;
       if (k == levels_.size() || h <= levels_[k]) return h;
     }
     return 0;

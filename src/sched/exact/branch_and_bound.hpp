@@ -25,7 +25,7 @@ struct ExactResult {
   bool complete = false;             ///< the whole tree was searched: `best` is optimal
   bool improved = false;             ///< `best` is better than the incumbent
   std::uint64_t nodes = 0;           ///< search nodes visited
-  core::TimePs root_bound_ps = 0;    ///< the node bound with nothing placed
+  core::TimePs root_bound_ps = 0;    ///< the node bound at the root (the prefix placed)
 };
 
 /// A window of a schedule, for large-neighbourhood search: the `prefix`
