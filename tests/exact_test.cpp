@@ -191,6 +191,8 @@ TEST(BranchAndBound, WindowOrderAgainstTheDagIsAnError) {
                core::Error);
   EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {{}, zero, sw}),
                core::Error);
+  EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {zero, {}, {}}),
+               core::Error);
   // The middle send alone as the window, the others fixed around it.
   const std::vector<std::uint32_t> last{2};
   const ExactResult r = branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {zero, last, sw});

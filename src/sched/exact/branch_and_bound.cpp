@@ -421,6 +421,10 @@ ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p,
                              std::uint32_t switches, const core::IdealTiming& timing,
                              const Placement* incumbent, const ExactLimits& limits,
                              const ExactWindow& window) {
+  if ((!window.prefix.empty() || !window.suffix.empty()) &&
+      window.fixed_sw.size() != w.num_tasks()) {
+    throw core::Error("exact search: a window needs the switch of every send");
+  }
   std::uint32_t min_switches = 0;
   for (const auto* part : {&window.prefix, &window.suffix}) {
     for (std::uint32_t v : *part) {
