@@ -20,7 +20,8 @@ class FluxScheduler final : public Scheduler {
  public:
   std::string_view name() const override { return "flux"; }
   std::string_view description() const override {
-    return "workload-aware list schedules and local search, anytime, with a certified gap";
+    return "list schedules, local search and exact search on small instances, anytime, with a "
+           "certified gap";
   }
   bool schedules_folded() const override { return true; }
   schedule::Schedule run(const core::Workload& w, const core::System& system,

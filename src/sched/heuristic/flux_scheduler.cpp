@@ -1,7 +1,6 @@
 // `flux`, the default scheduler: workload-aware list schedules improved by
-// local search, anytime within the time limit, deterministic for a seed,
-// with lower bounds and a certified gap (docs/model.md, "The flux
-// scheduler").
+// local search, exact search on small instances, anytime within the time limit, deterministic for a
+// seed, with lower bounds and a certified gap (docs/model.md, "The flux scheduler").
 //
 // 1. Portfolio. The list scheduler (list_scheduler.hpp: ready sends by
 //    earliest start, longest remaining critical path first, circuit reuse
@@ -16,7 +15,12 @@
 //    better schedules are kept; equal ones are accepted with probability
 //    1/4 to walk plateaus. Moves keep the DAG order (keys are start times),
 //    so every candidate is feasible.
-// 3. Bounds: the critical path and the per-port load with unavoidable
+// 3. Exact search (exact/branch_and_bound.hpp) on instances of at most
+//    kExactMaxSends sends: a branch and bound over serial generation from
+//    the best schedule, within kExactMaxNodes nodes and the time left. When
+//    it completes its schedule is optimal and its makespan the bound (not
+//    on a folded workload, whose search covers symmetric schedules only).
+// 4. Bounds: the critical path and the per-port load with unavoidable
 //    reconfigurations (bounds.hpp), and on instances of at most kLpMaxSends
 //    sends the MILP's LP relaxation under the final makespan's horizon
 //    (milp_solver.hpp), in a reserved share of the budget; the schedule is
@@ -26,6 +30,7 @@
 #include <iostream>
 #include <random>
 
+#include "../exact/branch_and_bound.hpp"
 #include "../milp/solver.hpp"
 #include "../schedulers.hpp"
 #include "flux/core/dag.hpp"
@@ -48,6 +53,17 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kLpMaxSends = 1000;
 constexpr double kLpShare = 0.2;
 constexpr double kLpMaxSeconds = 10;
+
+// The exact search (exact/branch_and_bound.hpp): up to this many sends,
+// within this many nodes (the deterministic limit) and the time the
+// heuristic leaves (at least this share of what remains for both). It runs
+// 1-4 million nodes per second at 6-32 sends. From the heuristic's schedule
+// it proves most random instances of up to 32 sends and still improves a
+// quarter of those of 48-64 sends, by up to 7%; at 96-128 sends it gains
+// little for 5-8 s (docs/benchmarks.md, "Exact search").
+constexpr std::size_t kExactMaxSends = 64;
+constexpr std::uint64_t kExactMaxNodes = 4'000'000;
+constexpr double kExactShare = 0.5;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -242,12 +258,28 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   // schedules only, so its LP bound is not shown to hold for the job.
   const bool lp = options.lp_bound && w.num_tasks() <= kLpMaxSends && !w.fold().folded();
   const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * options.time_limit_s) : 0.0;
+  const bool exact = w.num_tasks() <= kExactMaxSends;
   const double left = std::max(0.0, options.time_limit_s - lp_budget - seconds_since(t0));
   const Placement best =
       flux_heuristic(w, system, p, timing, bound,
-                     HeuristicOptions{left, options.seed, options.search_moves, options.verbose});
+                     HeuristicOptions{exact ? (1 - kExactShare) * left : left, options.seed,
+                                      options.search_moves, options.verbose});
   schedule::Schedule s = to_schedule(w, system, p, best);
   TimePs b = std::min(bound, s.makespan_ps);
+  if (exact && b < s.makespan_ps) {
+    // On a folded workload the search's optimum is the best symmetric
+    // schedule, not shown to be the job's: its schedule is kept, not its proof.
+    const double exact_left = std::max(0.0, options.time_limit_s - lp_budget - seconds_since(t0));
+    const ExactResult r = branch_and_bound(w, p, system.reconfig_delay_ps, system.switches, timing,
+                                           &best, ExactLimits{kExactMaxNodes, exact_left});
+    if (r.improved) s = to_schedule(w, system, p, r.best);
+    if (r.complete && !w.fold().folded()) b = s.makespan_ps;
+    if (options.verbose) {
+      std::cerr << "flux: exact search: " << r.nodes << " nodes, "
+                << (r.complete ? "complete" : "stopped") << ", best "
+                << core::format_duration(s.makespan_ps) << ", " << seconds_since(t0) << " s\n";
+    }
+  }
   if (lp && b < s.makespan_ps) {
     const double lp_left =
         std::min(lp_budget, std::max(0.0, options.time_limit_s - seconds_since(t0)));

@@ -1,0 +1,442 @@
+// Exact branch and bound over serial generation (docs/model.md, "Exact
+// search by serial generation", which has the proofs).
+//
+// Serial generation: take the sends in a sequence that is a linear extension
+// of the DAG and put each on a chosen switch s at
+//   t_v = max( ready_v, free_s(src) + R(last_s(src), v), free_s(dst) + R(last_s(dst), v) )
+// (ready_v: release and placed parents' end + compute; free/last: the end of
+// and the last send on that (switch, port); R = 0 for the same directed
+// pair, else tau). This is the left shift of the port orders the sequence
+// induces, and ordering an optimal schedule's sends by start time (p_v > 0)
+// gives a sequence whose generation is no later. So a depth-first search
+// over (eligible send, switch) finds an optimum. Placed starts never change,
+// so every bound below holds for every completion of a node:
+//   (a) max over placed v of t_v + to_end_v;
+//   (b) max over unplaced v of lb_v + to_end_v, lb_v the earliest start
+//       from placed parents, the head, the ports' free times (the cheapest
+//       switch), and unplaced parents' lb + p + c (in topological order);
+//   (c) per port x: the unplaced sends U_x touching x end at the latest at
+//       M >= h, the least level with sum_s (h - f_s)^+ >= sum_{U_x} p +
+//       (d_x - s)^+ tau (d_x: distinct pairs in U_x; f_s = max(free_s(x) +
+//       R_min, min_{U_x} lb), R_min = tau unless U_x holds the last send's
+//       pair), plus min_{U_x} (to_end - p).
+// A node is cut when its bound reaches the incumbent. Reductions, each
+// keeping one optimal sequence: switches that hold nothing are
+// interchangeable (only the lowest empty one is tried), and two adjacent
+// independent placements (no DAG edge, and different switches or no shared
+// endpoint) generate the same schedule in either order, so only the one
+// whose send index rises is kept (the lexicographically least sequence of
+// each class survives). Children are tried by earliest start, then the
+// longest remaining critical path, so good schedules come first.
+#include "branch_and_bound.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "flux/core/error.hpp"
+
+namespace flux::sched {
+namespace {
+
+using core::TimePs;
+using Clock = std::chrono::steady_clock;
+
+__extension__ typedef __int128 I128;  // GCC/Clang extension, silences -Wpedantic
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr TimePs kInf = ExactResult::kNone;
+
+struct PortState {
+  TimePs free = 0;             // end of the last send on this (switch, port)
+  std::uint32_t last = kNone;  // that send
+};
+
+class Search {
+ public:
+  Search(const core::Workload& w, std::span<const TimePs> p, TimePs tau, std::uint32_t switches,
+         const core::IdealTiming& timing, std::uint32_t min_switches = 0)
+      : w_(w),
+        p_(p),
+        tau_(tau),
+        n_(static_cast<std::uint32_t>(w.num_tasks())),
+        s_(std::max<std::uint32_t>({1, min_switches, std::min<std::uint32_t>(switches, n_)})),
+        ranks_(w.accelerators()),
+        to_end_(timing.to_end),
+        head_(timing.earliest_start) {
+    const auto tasks = w.tasks();
+    start_.assign(n_, 0);
+    sw_.assign(n_, 0);
+    placed_.assign(n_, 0);
+    missing_.resize(n_);
+    ready_.resize(n_);
+    lb_.resize(n_);
+    pair_.resize(n_);
+    pair_stamp_.assign(n_, 0);
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      missing_[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
+      ready_[v] = tasks[v].release_ps;
+    }
+    // Pair id: the first send with the same (src, dst).
+    std::unordered_map<std::uint64_t, std::uint32_t> first;
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      const std::uint64_t key =
+          static_cast<std::uint64_t>(tasks[v].src.value()) * ranks_ + tasks[v].dst.value();
+      pair_[v] = first.try_emplace(key, v).first->second;
+    }
+    port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
+    load_.resize(ranks_);
+  }
+
+  ExactResult run(const Placement* incumbent, const ExactLimits& limits,
+                  const ExactWindow& window) {
+    ExactResult r;
+    limits_ = limits;
+    t0_ = Clock::now();
+    suffix_ = window.suffix;
+    fixed_sw_ = window.fixed_sw;
+    in_window_.assign(n_, 1);
+    for (std::uint32_t v : window.suffix) in_window_[v] = 0;
+    // The prefix, generated once; then the search starts after it.
+    TimePs path_bound = 0, fixed = 0;
+    for (std::uint32_t v : window.prefix) {
+      const TimePs t = place_fixed(v);
+      in_window_[v] = 0;
+      path_bound = std::max(path_bound, t + to_end_[v]);
+      fixed = std::max(fixed, t + p_[v] + w_.tasks()[v].tail_ps);
+    }
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      if (!in_window_[v]) continue;
+      for (std::uint32_t id : w_.in_edge_ids(core::TaskIndex(v))) {
+        const std::uint32_t u = w_.deps()[id].from.value();
+        if (!placed_[u] && !in_window_[u]) {
+          throw core::Error("exact search: send " + std::to_string(v) +
+                            " of the window depends on the suffix");
+        }
+      }
+    }
+    // Switches named by the suffix are not interchangeable with empty ones.
+    if (!suffix_.empty()) used_ = s_;
+    if (incumbent != nullptr) {
+      best_ = *incumbent;
+      best_ms_ = makespan(w_, p_, best_);
+    } else {
+      best_.sw.assign(n_, core::SwitchId(0));
+      best_.start_ps.assign(n_, 0);
+    }
+    r.root_bound_ps = std::max(path_bound, node_bound());
+    dfs(kNone, path_bound, fixed);
+    r.complete = !aborted_;
+    r.improved = improved_;
+    r.nodes = nodes_;
+    if (best_ms_ != kInf) {
+      r.best = std::move(best_);
+      r.makespan_ps = best_ms_;
+    }
+    return r;
+  }
+
+  TimePs root_bound() { return node_bound(); }
+
+ private:
+  PortState& port(std::uint32_t s, core::Rank x) {
+    return port_[static_cast<std::size_t>(s) * ranks_ + x.value()];
+  }
+
+  TimePs reconfig(std::uint32_t last, std::uint32_t v) const {
+    return pair_[last] == pair_[v] ? 0 : tau_;
+  }
+
+  // Start of v appended to switch s (its parents all placed: ready_ final).
+  TimePs start_on(std::uint32_t v, std::uint32_t s) {
+    const core::Task& t = w_.tasks()[v];
+    TimePs start = ready_[v];
+    for (core::Rank x : {t.src, t.dst}) {
+      const PortState& ps = port(s, x);
+      if (ps.last != kNone) start = std::max(start, ps.free + reconfig(ps.last, v));
+    }
+    return start;
+  }
+
+  // Undo record of one placement.
+  struct Undo {
+    PortState src, dst;
+    std::uint32_t used;
+  };
+
+  Undo place(std::uint32_t v, std::uint32_t s, TimePs t) {
+    const core::Task& task = w_.tasks()[v];
+    Undo u{port(s, task.src), port(s, task.dst), used_};
+    start_[v] = t;
+    sw_[v] = s;
+    placed_[v] = 1;
+    ++placed_count_;
+    used_ = std::max(used_, s + 1);
+    port(s, task.src) = PortState{t + p_[v], v};
+    port(s, task.dst) = PortState{t + p_[v], v};
+    for (const core::Dep& e : w_.out_edges(core::TaskIndex(v))) --missing_[e.to.value()];
+    return u;
+  }
+
+  void unplace(std::uint32_t v, const Undo& u) {
+    const core::Task& task = w_.tasks()[v];
+    for (const core::Dep& e : w_.out_edges(core::TaskIndex(v))) ++missing_[e.to.value()];
+    port(sw_[v], task.dst) = u.dst;
+    port(sw_[v], task.src) = u.src;
+    used_ = u.used;
+    placed_[v] = 0;
+    --placed_count_;
+  }
+
+  // Places v on its fixed switch (prefix and suffix); returns its start.
+  TimePs place_fixed(std::uint32_t v) {
+    if (missing_[v] != 0) {
+      throw core::Error("exact search: send " + std::to_string(v) +
+                        " comes before one of its parents in the window's order");
+    }
+    ready_[v] = ready_from_parents(v);
+    const std::uint32_t s = fixed_sw_[v].value();
+    const TimePs t = start_on(v, s);
+    place(v, s, t);
+    return t;
+  }
+
+  // ready_ of v from its placed parents (all of them, when v is eligible).
+  TimePs ready_from_parents(std::uint32_t v) const {
+    TimePs r = w_.tasks()[v].release_ps;
+    for (std::uint32_t id : w_.in_edge_ids(core::TaskIndex(v))) {
+      const core::Dep& e = w_.deps()[id];
+      const std::uint32_t u = e.from.value();
+      if (placed_[u]) r = std::max(r, start_[u] + p_[u] + e.compute_ps);
+    }
+    return r;
+  }
+
+  bool has_edge(std::uint32_t u, std::uint32_t v) const {
+    const auto out = w_.out_edges(core::TaskIndex(u));
+    return std::binary_search(
+        out.begin(), out.end(), core::Dep{core::TaskIndex(u), core::TaskIndex(v), 0},
+        [](const core::Dep& a, const core::Dep& b) { return a.to.value() < b.to.value(); });
+  }
+
+  // Independent placements: swapping them adjacent leaves every (switch,
+  // port) order and every ready time unchanged.
+  bool independent(std::uint32_t u, std::uint32_t su, std::uint32_t v, std::uint32_t sv) const {
+    if (has_edge(u, v)) return false;
+    if (su != sv) return true;
+    const core::Task& a = w_.tasks()[u];
+    const core::Task& b = w_.tasks()[v];
+    return a.src != b.src && a.src != b.dst && a.dst != b.src && a.dst != b.dst;
+  }
+
+  // Bounds (b) and (c) of the header comment; (a) is passed down the path.
+  TimePs node_bound() {
+    const auto tasks = w_.tasks();
+    TimePs bound = 0;
+    for (core::TaskIndex vi : w_.topo_order()) {
+      const std::uint32_t v = vi.value();
+      if (placed_[v]) continue;
+      lb_[v] = std::max(head_[v], ready_from_parents(v));
+      for (std::uint32_t id : w_.in_edge_ids(vi)) {
+        const core::Dep& e = w_.deps()[id];
+        const std::uint32_t u = e.from.value();
+        if (!placed_[u]) lb_[v] = std::max(lb_[v], lb_[u] + p_[u] + e.compute_ps);
+      }
+      TimePs port_est = kInf;
+      for (std::uint32_t s = 0; s < s_ && port_est > lb_[v]; ++s) {
+        TimePs t = 0;
+        for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
+          const PortState& ps = port(s, x);
+          if (ps.last != kNone) t = std::max(t, ps.free + reconfig(ps.last, v));
+        }
+        port_est = std::min(port_est, t);
+      }
+      lb_[v] = std::max(lb_[v], port_est);
+      bound = std::max(bound, lb_[v] + to_end_[v]);
+    }
+    // (c): per port, the unplaced load water-filled over the switches.
+    ++stamp_;
+    for (auto& l : load_) l = PortLoad{};
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      if (placed_[v]) continue;
+      const bool new_pair = pair_stamp_[pair_[v]] != stamp_;
+      pair_stamp_[pair_[v]] = stamp_;
+      for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
+        PortLoad& l = load_[x.value()];
+        l.sum_p += p_[v];
+        l.min_lb = std::min(l.min_lb, lb_[v]);
+        l.min_q = std::min(l.min_q, to_end_[v] - p_[v]);
+        l.pairs += new_pair ? 1 : 0;
+      }
+    }
+    for (std::uint32_t x = 0; x < ranks_; ++x) {
+      const PortLoad& l = load_[x];
+      if (l.sum_p == 0) continue;
+      levels_.clear();
+      for (std::uint32_t s = 0; s < s_; ++s) {
+        const PortState& ps = port(s, core::Rank(x));
+        TimePs f = l.min_lb;
+        if (ps.last != kNone) {
+          const TimePs r_min = pair_stamp_[pair_[ps.last]] == stamp_ ? 0 : tau_;
+          f = std::max(f, ps.free + r_min);
+        }
+        levels_.push_back(f);
+      }
+      const TimePs work = l.sum_p + static_cast<TimePs>(l.pairs > s_ ? l.pairs - s_ : 0) * tau_;
+      // Sums over the switches can pass int64 on extreme horizons: in 128
+      // bits, clamped (a bound beyond every time cuts the node, rightly).
+      const I128 b = water_level(work) + l.min_q;
+      bound = std::max(bound, b > kInf ? kInf : static_cast<TimePs>(b));
+    }
+    return bound;
+  }
+
+  // The least integer h with sum_s (h - levels_[s])^+ >= work.
+  I128 water_level(TimePs work) {
+    std::sort(levels_.begin(), levels_.end());
+    I128 filled = 0;  // sum of the k lowest levels
+    for (std::size_t k = 1; k <= levels_.size(); ++k) {
+      filled += levels_[k - 1];
+      const auto kk = static_cast<I128>(k);
+      // The k lowest switches take the work: k h - filled >= work.
+      const I128 h = (work + filled + kk - 1) / kk;
+      if (k == levels_.size() || h <= levels_[k]) return h;
+    }
+    return 0;
+  }
+
+  bool out_of_budget() {
+    if (nodes_ >= limits_.max_nodes) return true;
+    if ((nodes_ & 1023) == 0 &&
+        std::chrono::duration<double>(Clock::now() - t0_).count() > limits_.time_s) {
+      return true;
+    }
+    return false;
+  }
+
+  // A leaf: the window is placed; replays the suffix and keeps the schedule
+  // if it is better.
+  void leaf(TimePs fixed) {
+    std::vector<Undo> undo;
+    undo.reserve(suffix_.size());
+    TimePs ms = fixed;
+    for (std::uint32_t v : suffix_) {
+      const Undo u{port(fixed_sw_[v].value(), w_.tasks()[v].src),
+                   port(fixed_sw_[v].value(), w_.tasks()[v].dst), used_};
+      const TimePs t = place_fixed(v);
+      undo.push_back(u);
+      ms = std::max(ms, t + p_[v] + w_.tasks()[v].tail_ps);
+    }
+    if (ms < best_ms_) {
+      best_ms_ = ms;
+      improved_ = true;
+      for (std::uint32_t v = 0; v < n_; ++v) {
+        best_.sw[v] = core::SwitchId(sw_[v]);
+        best_.start_ps[v] = start_[v];
+      }
+    }
+    for (std::size_t k = suffix_.size(); k-- > 0;) unplace(suffix_[k], undo[k]);
+  }
+
+  // `last`: the previous placement's send (kNone at the root); `path_bound`:
+  // bound (a) of the placed sends; `fixed`: max over them of t + p + tail.
+  void dfs(std::uint32_t last, TimePs path_bound, TimePs fixed) {
+    if (aborted_) return;
+    if (out_of_budget()) {
+      aborted_ = true;
+      return;
+    }
+    ++nodes_;
+    if (placed_count_ + suffix_.size() == n_) {
+      leaf(fixed);
+      return;
+    }
+    if (std::max(path_bound, node_bound()) >= best_ms_) return;
+    // Children: (start, -to_end, send, switch), best first.
+    std::vector<std::tuple<TimePs, TimePs, std::uint32_t, std::uint32_t>> children;
+    const std::uint32_t switches = std::min(s_, used_ + 1);
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      if (placed_[v] || missing_[v] != 0 || !in_window_[v]) continue;
+      ready_[v] = ready_from_parents(v);
+      for (std::uint32_t s = 0; s < switches; ++s) {
+        if (last != kNone && v < last && independent(last, sw_[last], v, s)) continue;
+        const TimePs t = start_on(v, s);
+        if (t + to_end_[v] >= best_ms_) continue;
+        children.emplace_back(t, -to_end_[v], v, s);
+      }
+    }
+    std::sort(children.begin(), children.end());
+    for (const auto& [t, neg_to_end, v, s] : children) {
+      if (aborted_) return;
+      if (t - neg_to_end >= best_ms_) continue;  // the incumbent improved meanwhile
+      const Undo u = place(v, s, t);
+      dfs(v, std::max(path_bound, t - neg_to_end),
+          std::max(fixed, t + p_[v] + w_.tasks()[v].tail_ps));
+      unplace(v, u);
+    }
+  }
+
+  struct PortLoad {
+    TimePs sum_p = 0;
+    TimePs min_lb = kInf;
+    TimePs min_q = kInf;
+    std::uint32_t pairs = 0;
+  };
+
+  const core::Workload& w_;
+  std::span<const TimePs> p_;
+  TimePs tau_;
+  std::uint32_t n_, s_, ranks_;
+  const std::vector<TimePs>& to_end_;
+  const std::vector<TimePs>& head_;
+  std::vector<std::uint32_t> pair_;  // pair id of each send
+  // Search state.
+  std::vector<TimePs> start_, ready_, lb_;
+  std::vector<std::uint32_t> sw_, missing_;
+  std::vector<std::uint8_t> placed_, in_window_;
+  std::span<const std::uint32_t> suffix_;
+  std::span<const core::SwitchId> fixed_sw_;
+  std::vector<PortState> port_;
+  std::uint32_t placed_count_ = 0, used_ = 0;
+  // Scratch of node_bound().
+  std::vector<PortLoad> load_;
+  std::vector<std::uint64_t> pair_stamp_;
+  std::uint64_t stamp_ = 0;
+  std::vector<TimePs> levels_;
+  // Incumbent and limits.
+  Placement best_;
+  TimePs best_ms_ = kInf;
+  bool improved_ = false, aborted_ = false;
+  std::uint64_t nodes_ = 0;
+  ExactLimits limits_;
+  Clock::time_point t0_;
+};
+
+}  // namespace
+
+ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                             std::uint32_t switches, const core::IdealTiming& timing,
+                             const Placement* incumbent, const ExactLimits& limits,
+                             const ExactWindow& window) {
+  if ((!window.prefix.empty() || !window.suffix.empty()) &&
+      window.fixed_sw.size() != w.num_tasks()) {
+    throw core::Error("exact search: a window needs the switch of every send");
+  }
+  std::uint32_t min_switches = 0;
+  for (const auto* part : {&window.prefix, &window.suffix}) {
+    for (std::uint32_t v : *part) {
+      min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
+    }
+  }
+  return Search(w, p, tau, switches, timing, min_switches).run(incumbent, limits, window);
+}
+
+TimePs exact_root_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                        std::uint32_t switches, const core::IdealTiming& timing) {
+  return Search(w, p, tau, switches, timing).root_bound();
+}
+
+}  // namespace flux::sched

@@ -1,0 +1,61 @@
+#pragma once
+// Internal: an exact depth-first branch and bound over serial generation
+// (docs/model.md, "Exact search by serial generation"); the method and its
+// proofs are at the top of branch_and_bound.cpp.
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include "flux/core/dag.hpp"
+#include "flux/sched/placement.hpp"
+
+namespace flux::sched {
+
+/// Where the search stops. The node budget is deterministic (same input,
+/// same result); the wall-clock budget is a safety net.
+struct ExactLimits {
+  std::uint64_t max_nodes = 1'000'000;  ///< search nodes (one per placement tried)
+  double time_s = 1e9;                  ///< wall-clock seconds
+};
+
+struct ExactResult {
+  static constexpr core::TimePs kNone = std::numeric_limits<core::TimePs>::max();
+  Placement best;                    ///< best schedule found (the incumbent if none better)
+  core::TimePs makespan_ps = kNone;  ///< its makespan; kNone when there is none
+  bool complete = false;             ///< the whole tree was searched: `best` is optimal
+  bool improved = false;             ///< `best` is better than the incumbent
+  std::uint64_t nodes = 0;           ///< search nodes visited
+  core::TimePs root_bound_ps = 0;    ///< the node bound at the root (the prefix placed)
+};
+
+/// A window of a schedule, for large-neighbourhood search: the `prefix`
+/// sends are generated first, in this order, the `suffix` sends last, in
+/// this order, both on their switches in `fixed`; the other sends (the
+/// window) are searched exactly. Each prefix send's parents must be earlier
+/// in the prefix, each window send's in the prefix or the window (throws
+/// core::Error otherwise). Empty: the whole instance.
+struct ExactWindow {
+  std::span<const std::uint32_t> prefix;
+  std::span<const std::uint32_t> suffix;
+  std::span<const core::SwitchId> fixed_sw;  ///< switch of every send (prefix and suffix read)
+};
+
+/// Minimum makespan over all switch assignments and port orders of `w` on
+/// `switches` identical switches with reconfiguration delay `tau` (within
+/// `window`: over the window's sequences and switches). Starts from
+/// `incumbent` when given (only strictly better schedules replace it).
+/// `timing` is core::ideal_timing(w, p). Every schedule returned is left
+/// shifted (each send starts as early as its switch and port orders allow).
+/// Each search node costs O(V + E + accelerators * switches).
+ExactResult branch_and_bound(const core::Workload& w, std::span<const core::TimePs> p,
+                             core::TimePs tau, std::uint32_t switches,
+                             const core::IdealTiming& timing, const Placement* incumbent,
+                             const ExactLimits& limits, const ExactWindow& window = {});
+
+/// The bound branch_and_bound() uses at its root (nothing placed): the
+/// critical path and, per port, the water-filled load (docs/model.md).
+core::TimePs exact_root_bound(const core::Workload& w, std::span<const core::TimePs> p,
+                              core::TimePs tau, std::uint32_t switches,
+                              const core::IdealTiming& timing);
+
+}  // namespace flux::sched

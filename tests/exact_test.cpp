@@ -1,0 +1,224 @@
+// The branch and bound (sched/exact) and `flux` against the brute force of
+// brute_force.hpp (the paper's constraints, every switch assignment and pair
+// orientation) on tiny instances: equal optima to the picosecond, bounds
+// never above the optimum, determinism.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "brute_force.hpp"
+#include "flux/core/dag.hpp"
+#include "flux/core/error.hpp"
+#include "flux/sched/placement.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/schedule/validator.hpp"
+#include "flux/workload/builder.hpp"
+#include "sched/exact/branch_and_bound.hpp"
+#include "sched_test_util.hpp"
+
+namespace flux::sched {
+namespace {
+
+using core::TimePs;
+using testing::brute_force;
+using testing::random_instance;
+
+struct Tiny {
+  core::Workload w;
+  core::System sys;
+  std::string name;
+};
+
+// 1-3 switches, 3-5 accelerators, 3-6 sends (5 with three switches, where
+// the brute force is slowest), tau from 0 to ten times a send.
+void for_each_tiny(std::uint64_t seeds, const std::function<void(const Tiny&)>& f) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const std::uint32_t switches = 1 + static_cast<std::uint32_t>(seed % 3);
+    const std::uint32_t n = switches == 3 ? 3 + seed % 3 : 3 + seed % 4;
+    const core::Workload w = random_instance(1000 + seed, n, 3 + seed % 3);
+    for (TimePs tau : {TimePs{0}, TimePs{5'000}, TimePs{40'000}, TimePs{400'000}}) {
+      core::System sys;
+      sys.switches = switches;
+      sys.reconfig_delay_ps = tau;
+      f(Tiny{w, sys,
+             "seed " + std::to_string(seed) + " n " + std::to_string(n) + " switches " +
+                 std::to_string(switches) + " tau " + std::to_string(tau)});
+    }
+  }
+}
+
+ExactResult solve(const Tiny& t, const Placement* incumbent, const ExactLimits& limits = {}) {
+  const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
+  const core::IdealTiming timing = core::ideal_timing(t.w, p);
+  return branch_and_bound(t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing, incumbent,
+                          limits);
+}
+
+TEST(BranchAndBound, EqualsBruteForceWithoutIncumbent) {
+  for_each_tiny(90, [](const Tiny& t) {
+    const TimePs optimum = brute_force(t.w, t.sys);
+    const ExactResult r = solve(t, nullptr);
+    ASSERT_TRUE(r.complete) << t.name;
+    EXPECT_EQ(r.makespan_ps, optimum) << t.name;
+    // A real schedule: valid, its makespan the one reported, left shifted.
+    const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
+    const schedule::Schedule s = to_schedule(t.w, t.sys, p, r.best);
+    EXPECT_TRUE(schedule::validate(t.w, s).ok()) << t.name;
+    EXPECT_EQ(s.makespan_ps, optimum) << t.name;
+    const std::vector<double> keys(r.best.start_ps.begin(), r.best.start_ps.end());
+    EXPECT_EQ(left_shift(t.w, p, t.sys.reconfig_delay_ps, r.best.sw, keys), r.best.start_ps)
+        << t.name;
+    // The root bound is a lower bound, and at least the critical path.
+    const core::IdealTiming timing = core::ideal_timing(t.w, p);
+    EXPECT_LE(r.root_bound_ps, optimum) << t.name;
+    EXPECT_GE(r.root_bound_ps, timing.makespan) << t.name;
+    EXPECT_EQ(r.root_bound_ps,
+              exact_root_bound(t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing));
+  });
+}
+
+// Every send on switch 0 in topological order: a poor but valid schedule.
+Placement serial_schedule(const Tiny& t) {
+  const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
+  Placement serial;
+  serial.sw.assign(t.w.num_tasks(), core::SwitchId(0));
+  std::vector<double> keys(t.w.num_tasks());
+  for (std::uint32_t v = 0; v < t.w.num_tasks(); ++v) {
+    keys[v] = static_cast<double>(t.w.topo_position(core::TaskIndex(v)));
+  }
+  serial.start_ps = left_shift(t.w, p, t.sys.reconfig_delay_ps, serial.sw, keys);
+  return serial;
+}
+
+TEST(BranchAndBound, KeepsAnOptimalIncumbentAndImprovesAPoorOne) {
+  int improved = 0;
+  for_each_tiny(12, [&](const Tiny& t) {
+    const ExactResult first = solve(t, nullptr);
+    ASSERT_TRUE(first.complete);
+    const ExactResult again = solve(t, &first.best);
+    EXPECT_TRUE(again.complete) << t.name;
+    EXPECT_FALSE(again.improved) << t.name;
+    EXPECT_EQ(again.makespan_ps, first.makespan_ps) << t.name;
+    EXPECT_EQ(again.best.start_ps, first.best.start_ps) << t.name;
+    const Placement serial = serial_schedule(t);
+    const ExactResult from_serial = solve(t, &serial);
+    EXPECT_TRUE(from_serial.complete) << t.name;
+    EXPECT_EQ(from_serial.makespan_ps, first.makespan_ps) << t.name;
+    improved += from_serial.improved;
+  });
+  EXPECT_GT(improved, 0);  // the serial schedule is not always optimal
+}
+
+TEST(BranchAndBound, NodeBudgetStopsTheSearchDeterministically) {
+  const core::Workload w = random_instance(77, 9, 4);
+  const Tiny t{w, testing::system_with(40'000, 2), "nine sends"};
+  const ExactResult full = solve(t, nullptr);
+  ASSERT_TRUE(full.complete);
+  ASSERT_GT(full.nodes, 40u);
+  const ExactResult a = solve(t, nullptr, ExactLimits{full.nodes / 4, 1e9});
+  const ExactResult b = solve(t, nullptr, ExactLimits{full.nodes / 4, 1e9});
+  EXPECT_FALSE(a.complete);
+  EXPECT_EQ(a.nodes, full.nodes / 4);
+  EXPECT_EQ(a.makespan_ps, b.makespan_ps);
+  EXPECT_EQ(a.best.start_ps, b.best.start_ps);
+  EXPECT_GE(a.makespan_ps, full.makespan_ps);
+}
+
+// Sends by start (ties by index): a linear extension, since every p > 0.
+std::vector<std::uint32_t> by_start(const Placement& pl) {
+  std::vector<std::uint32_t> order(pl.start_ps.size());
+  for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
+  });
+  return order;
+}
+
+// A window in the middle of a schedule's sequence, the rest fixed.
+ExactResult solve_window(const Tiny& t, const Placement& fixed, const Placement* incumbent) {
+  const std::vector<std::uint32_t> order = by_start(fixed);
+  const std::size_t n = order.size(), k = n / 3;
+  const std::span<const std::uint32_t> all(order);
+  const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
+  const core::IdealTiming timing = core::ideal_timing(t.w, p);
+  return branch_and_bound(t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing, incumbent,
+                          ExactLimits{}, ExactWindow{all.first(k), all.last(k), fixed.sw});
+}
+
+TEST(BranchAndBound, WindowsOfASequence) {
+  int improved = 0;
+  for_each_tiny(60, [&](const Tiny& t) {
+    const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
+    // Around an optimal sequence the window holds an optimum.
+    const ExactResult opt = solve(t, nullptr);
+    const ExactResult w = solve_window(t, opt.best, nullptr);
+    EXPECT_TRUE(w.complete) << t.name;
+    EXPECT_EQ(w.makespan_ps, opt.makespan_ps) << t.name;
+    // Around the serial schedule: never worse, valid, the prefix unchanged.
+    const Placement serial = serial_schedule(t);
+    const ExactResult g = solve_window(t, serial, &serial);
+    EXPECT_TRUE(g.complete) << t.name;
+    EXPECT_LE(g.makespan_ps, makespan(t.w, p, serial)) << t.name;
+    EXPECT_GE(g.makespan_ps, opt.makespan_ps) << t.name;
+    EXPECT_TRUE(schedule::validate(t.w, to_schedule(t.w, t.sys, p, g.best)).ok()) << t.name;
+    const std::vector<std::uint32_t> order = by_start(serial);
+    for (std::size_t i = 0; i < order.size() / 3; ++i) {
+      EXPECT_EQ(g.best.start_ps[order[i]], serial.start_ps[order[i]]) << t.name;
+      EXPECT_EQ(g.best.sw[order[i]], serial.sw[order[i]]) << t.name;
+    }
+    improved += g.improved;
+  });
+  EXPECT_GT(improved, 0);
+}
+
+TEST(BranchAndBound, WindowOrderAgainstTheDagIsAnError) {
+  // 0 -> 1 -> 2: 2 in the prefix before its parents, or 1 in the window
+  // after its parent 0 in the suffix.
+  workload::WorkloadBuilder b("chain", 3);
+  b.add_send(core::Rank(0), core::Rank(1), testing::kOneUsBytes);
+  b.add_send(core::Rank(1), core::Rank(2), testing::kOneUsBytes);
+  b.add_send(core::Rank(2), core::Rank(0), testing::kOneUsBytes);
+  b.add_dep(core::TaskIndex(0), core::TaskIndex(1), 0);
+  b.add_dep(core::TaskIndex(1), core::TaskIndex(2), 0);
+  const core::Workload w = std::move(b).build();
+  const core::System sys = testing::system_with(1'000, 1);
+  const std::vector<TimePs> p = core::transmission_times(w, sys);
+  const core::IdealTiming timing = core::ideal_timing(w, p);
+  const std::vector<core::SwitchId> sw(3, core::SwitchId(0));
+  const std::vector<std::uint32_t> two{2}, zero{0};
+  EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {two, {}, sw}),
+               core::Error);
+  EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {{}, zero, sw}),
+               core::Error);
+  EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {zero, {}, {}}),
+               core::Error);
+  // The middle send alone as the window, the others fixed around it.
+  const std::vector<std::uint32_t> last{2};
+  const ExactResult r = branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {zero, last, sw});
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.makespan_ps, 3 * p[0] + 2 * 1'000);  // three sends, two reconfigurations
+}
+
+TEST(FluxScheduler, FindsTheBruteForceOptimumAndProvesIt) {
+  for_each_tiny(60, [](const Tiny& t) {
+    const TimePs optimum = brute_force(t.w, t.sys);
+    SchedulerOptions o;
+    o.lp_bound = false;  // the proof must come from the exact search
+    const schedule::Schedule s = run_scheduler("flux", t.w, t.sys, o);
+    EXPECT_EQ(s.makespan_ps, optimum) << t.name;
+    EXPECT_EQ(s.status, schedule::SolveStatus::kOptimal) << t.name;
+    ASSERT_TRUE(s.lower_bound_ps.has_value());
+    EXPECT_EQ(*s.lower_bound_ps, optimum) << t.name;
+    // Same seed, same schedule.
+    const schedule::Schedule again = run_scheduler("flux", t.w, t.sys, o);
+    ASSERT_EQ(again.tasks.size(), s.tasks.size());
+    for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+      EXPECT_EQ(again.tasks[i].sw, s.tasks[i].sw) << t.name;
+      EXPECT_EQ(again.tasks[i].start_ps, s.tasks[i].start_ps) << t.name;
+    }
+  });
+}
+
+}  // namespace
+}  // namespace flux::sched
