@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "brute_force.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/sched/bounds.hpp"
 #include "flux/sched/scheduler.hpp"
@@ -127,6 +128,28 @@ TEST(Restriction, NeverAboveTheOptimum) {
   // The relaxation is worth computing: it beats the combinatorial bounds on
   // some of these instances (8 of 16 when written).
   EXPECT_GT(strictly_above_port_load, 0);
+}
+
+// restriction_bound(), as flux calls it, on the brute force's instances:
+// never above the optimum, and it stops at the target.
+TEST(Restriction, BoundOfOnePortWindowsNeverAboveTheOptimum) {
+  int above_port_load = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const core::Workload w = testing::random_instance(300 + seed, 4 + seed % 3, 3 + seed % 2);
+    for (const TimePs tau : {TimePs{0}, TimePs{8'000}, TimePs{60'000}}) {
+      const core::System sys = system_with(tau, 1 + seed % 2);
+      const std::vector<TimePs> p = core::transmission_times(w, sys);
+      const core::IdealTiming timing = core::ideal_timing(w, p);
+      const TimePs optimum = testing::brute_force(w, sys);
+      RestrictionLimits limits;
+      limits.window = 2 + seed % 4;  // small windows, so that several are tried
+      const TimePs b = restriction_bound(w, p, tau, sys.switches, timing, optimum + 1, limits);
+      EXPECT_LE(b, optimum) << "seed " << seed << " tau " << tau;
+      above_port_load += b > lower_bounds(w, sys, p, timing).best();
+      EXPECT_LE(restriction_bound(w, p, tau, sys.switches, timing, 0, limits), 0);
+    }
+  }
+  EXPECT_GT(above_port_load, 0);
 }
 
 }  // namespace

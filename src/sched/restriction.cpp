@@ -2,7 +2,11 @@
 #include "restriction.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
+
+#include "exact/branch_and_bound.hpp"
+#include "heuristic/list_scheduler.hpp"
 
 namespace flux::sched {
 
@@ -52,6 +56,66 @@ core::Workload restrict_workload(const core::Workload& w, std::span<const TimePs
     }
   }
   return core::Workload(std::move(data));
+}
+
+TimePs restriction_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                         std::uint32_t switches, const core::IdealTiming& timing, TimePs target,
+                         const RestrictionLimits& limits) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto out_of_time = [&] {
+    return std::chrono::duration<double>(Clock::now() - t0).count() > limits.time_s;
+  };
+  core::System sys;
+  sys.switches = switches;
+  sys.reconfig_delay_ps = tau;
+  // Sends per port, by head (ties: the larger tail first, then index).
+  std::vector<std::vector<TaskIndex>> by_port(w.accelerators());
+  for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
+    const core::Task& t = w.tasks()[v];
+    by_port[t.src.value()].emplace_back(v);
+    by_port[t.dst.value()].emplace_back(v);
+  }
+  TimePs best = 0;
+  std::uint64_t nodes = 0;
+  std::size_t k = std::max<std::size_t>(limits.window, 2);
+  for (std::vector<TaskIndex>& sends : by_port) {
+    if (sends.size() < 2) continue;
+    std::sort(sends.begin(), sends.end(), [&](TaskIndex a, TaskIndex b) {
+      const TimePs ha = timing.earliest_start[a.value()], hb = timing.earliest_start[b.value()];
+      if (ha != hb) return ha < hb;
+      const TimePs qa = timing.to_end[a.value()] - p[a.value()];
+      const TimePs qb = timing.to_end[b.value()] - p[b.value()];
+      return qa != qb ? qa > qb : a < b;
+    });
+    for (std::size_t first = 0;;) {
+      if (best >= target || nodes >= limits.total_nodes || out_of_time()) return best;
+      const std::size_t len = std::min(k, sends.size());
+      first = std::min(first, sends.size() - len);
+      const core::Workload r =
+          restrict_workload(w, p, timing, std::span(sends).subspan(first, len));
+      const std::vector<TimePs> rp = core::transmission_times(r, sys);
+      const core::IdealTiming rt = core::ideal_timing(r, rp);
+      const Placement start = list_schedule(r, sys, rp, rt);
+      ExactLimits el;
+      el.max_nodes = std::min(limits.window_nodes, limits.total_nodes - nodes);
+      el.time_s =
+          std::max(0.0, limits.time_s - std::chrono::duration<double>(Clock::now() - t0).count());
+      const ExactResult res = branch_and_bound(r, rp, tau, switches, rt, &start, el);
+      nodes += res.nodes;
+      best = std::max(best, res.complete ? res.makespan_ps : res.root_bound_ps);
+      // The next windows grow while the search finishes well within its
+      // budget and shrink when it does not finish.
+      if (res.complete && res.nodes * 4 <= el.max_nodes) {
+        k = std::min(k + k / 4 + 1, limits.max_window);
+      } else if (!res.complete) {
+        k = std::max<std::size_t>(k - k / 4, 4);
+      }
+      if (first + len >= sends.size()) break;
+      first += std::max<std::size_t>(len / 2, 1);
+    }
+  }
+  return best;
 }
 
 }  // namespace flux::sched

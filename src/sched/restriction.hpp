@@ -9,6 +9,7 @@
 // Every schedule of the full instance, restricted to S, is a schedule of the
 // restricted one with an iteration time no larger, so the restricted
 // optimum (or any lower bound of it) is a lower bound of the full optimum.
+#include <cstdint>
 #include <span>
 
 #include "flux/core/dag.hpp"
@@ -23,5 +24,31 @@ namespace flux::sched {
 core::Workload restrict_workload(const core::Workload& w, std::span<const core::TimePs> p,
                                  const core::IdealTiming& timing,
                                  std::span<const core::TaskIndex> subset);
+
+/// Limits of restriction_bound(). Node budgets make the bound deterministic;
+/// the wall-clock budget is a safety net.
+struct RestrictionLimits {
+  std::size_t window = 16;                 ///< sends in the first window
+  std::size_t max_window = 64;             ///< most sends in a window
+  std::uint64_t window_nodes = 100'000;    ///< branch-and-bound nodes per window
+  std::uint64_t total_nodes = 20'000'000;  ///< over all windows
+  double time_s = 10;                      ///< wall-clock seconds
+};
+
+/// The restriction bound on one-port windows: for every accelerator x, the
+/// sends touching x in order of head (ties: larger tail first), windows of
+/// k consecutive ones with a stride of half a window (the last window ends
+/// with the last send), each restricted (restrict_workload) and solved
+/// exactly by branch and bound from its list schedule; a window contributes
+/// its optimum when the search completes, else the search's root bound.
+/// k starts at `limits.window`, grows by a quarter after a search that
+/// completed within a quarter of its nodes (up to `max_window`) and shrinks
+/// by a quarter after one that did not complete. Stops once the bound
+/// reaches `target` (the makespan of a known schedule).
+/// Returns the largest value, at least 0 (no window).
+core::TimePs restriction_bound(const core::Workload& w, std::span<const core::TimePs> p,
+                               core::TimePs tau, std::uint32_t switches,
+                               const core::IdealTiming& timing, core::TimePs target,
+                               const RestrictionLimits& limits);
 
 }  // namespace flux::sched

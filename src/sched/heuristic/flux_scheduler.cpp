@@ -20,11 +20,17 @@
 //    the best schedule, within kExactMaxNodes nodes and the time left. When
 //    it completes its schedule is optimal and its makespan the bound (not
 //    on a folded workload, whose search covers symmetric schedules only).
-// 4. Bounds: the critical path and the per-port load with unavoidable
-//    reconfigurations (bounds.hpp), and on instances of at most kLpMaxSends
-//    sends the MILP's LP relaxation under the final makespan's horizon
-//    (milp_solver.hpp), in a reserved share of the budget; the schedule is
-//    optimal when it meets one.
+// 4. Large-neighbourhood search (lns.hpp) on instances of at most
+//    kLnsMaxSends sends: windows of the schedule (consecutive sends by
+//    start, or one port's) re-optimised exactly by the branch and bound,
+//    the rest fixed; strictly better schedules replace the current one.
+// 5. Bounds: the critical path and the per-port load with unavoidable
+//    reconfigurations (bounds.hpp); on instances of at most
+//    kRestrictionMaxSends sends the restriction bound on one-port windows
+//    (restriction.hpp); on instances of at most kLpMaxSends sends the
+//    MILP's LP relaxation under the final makespan's horizon
+//    (milp_solver.hpp); each in a reserved share of the budget; the
+//    schedule is optimal when it meets one.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -32,6 +38,7 @@
 
 #include "../exact/branch_and_bound.hpp"
 #include "../milp/solver.hpp"
+#include "../restriction.hpp"
 #include "../schedulers.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
@@ -39,6 +46,7 @@
 #include "flux/sched/placement.hpp"
 #include "flux_heuristic.hpp"
 #include "list_scheduler.hpp"
+#include "lns.hpp"
 
 namespace flux::sched {
 namespace {
@@ -64,6 +72,23 @@ constexpr double kLpMaxSeconds = 10;
 constexpr std::size_t kExactMaxSends = 64;
 constexpr std::uint64_t kExactMaxNodes = 4'000'000;
 constexpr double kExactShare = 0.5;
+
+// Large-neighbourhood search (lns.hpp): up to this many sends (a window's
+// node costs O(V + E)), in at most this share of what the heuristic leaves;
+// one window per kMovesPerWindow moves of --moves (200 windows by default),
+// each with kLnsWork / V nodes within [kLnsMinNodes, kLnsMaxNodes].
+constexpr std::size_t kLnsMaxSends = 20'000;
+constexpr double kLnsShare = 0.5;
+constexpr std::uint64_t kMovesPerWindow = 100;
+constexpr std::uint64_t kLnsWork = 2'000'000;
+constexpr std::uint64_t kLnsMinNodes = 500;
+constexpr std::uint64_t kLnsMaxNodes = 20'000;
+
+// The restriction bound on one-port windows (restriction.hpp): up to this
+// many sends, in at most this share of the time limit and this many seconds.
+constexpr std::size_t kRestrictionMaxSends = 5'000;
+constexpr double kRestrictionShare = 0.1;
+constexpr double kRestrictionMaxSeconds = 5;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -244,6 +269,8 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
 schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::System& system,
                                       const SchedulerOptions& options) const {
   const auto t0 = Clock::now();
+  const std::size_t n = w.num_tasks();
+  const TimePs tau = system.reconfig_delay_ps;
   const std::vector<TimePs> p = core::transmission_times(w, system);
   const core::IdealTiming timing = core::ideal_timing(w, p);
   const LowerBounds lb = lower_bounds(w, system, p, timing);
@@ -253,36 +280,69 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
               << ", port load " << core::format_duration(lb.port_load_ps) << " (accelerator "
               << lb.port.value() << "), " << seconds_since(t0) << " s\n";
   }
-  // Small instances keep a share of the budget for the LP relaxation.
-  // Not on a folded workload: the fold's MILP describes the symmetric
-  // schedules only, so its LP bound is not shown to hold for the job.
-  const bool lp = options.lp_bound && w.num_tasks() <= kLpMaxSends && !w.fold().folded();
-  const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * options.time_limit_s) : 0.0;
-  const bool exact = w.num_tasks() <= kExactMaxSends;
-  const double left = std::max(0.0, options.time_limit_s - lp_budget - seconds_since(t0));
-  const Placement best =
-      flux_heuristic(w, system, p, timing, bound,
-                     HeuristicOptions{exact ? (1 - kExactShare) * left : left, options.seed,
-                                      options.search_moves, options.verbose});
-  schedule::Schedule s = to_schedule(w, system, p, best);
-  TimePs b = std::min(bound, s.makespan_ps);
-  if (exact && b < s.makespan_ps) {
+  // Shares of the budget kept for what follows the heuristic. The LP and
+  // restriction bounds are not computed on a folded workload: the fold's
+  // instance describes the symmetric schedules only, so its bounds are not
+  // shown to hold for the job.
+  const double limit = options.time_limit_s;
+  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded();
+  const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * limit) : 0.0;
+  const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded();
+  const double restriction_budget =
+      restriction ? std::min(kRestrictionMaxSeconds, kRestrictionShare * limit) : 0.0;
+  const bool exact = n <= kExactMaxSends;
+  const bool lns = n <= kLnsMaxSends;
+  const double reserved = lp_budget + restriction_budget;
+  const double left = std::max(0.0, limit - reserved - seconds_since(t0));
+  const double share = exact ? kExactShare : lns ? kLnsShare : 0.0;
+  Placement best = flux_heuristic(
+      w, system, p, timing, bound,
+      HeuristicOptions{(1 - share) * left, options.seed, options.search_moves, options.verbose});
+  TimePs ms = makespan(w, p, best);
+  TimePs b = std::min(bound, ms);
+  if (exact && b < ms) {
     // On a folded workload the search's optimum is the best symmetric
     // schedule, not shown to be the job's: its schedule is kept, not its proof.
-    const double exact_left = std::max(0.0, options.time_limit_s - lp_budget - seconds_since(t0));
-    const ExactResult r = branch_and_bound(w, p, system.reconfig_delay_ps, system.switches, timing,
-                                           &best, ExactLimits{kExactMaxNodes, exact_left});
-    if (r.improved) s = to_schedule(w, system, p, r.best);
-    if (r.complete && !w.fold().folded()) b = s.makespan_ps;
+    const double exact_left = std::max(0.0, limit - reserved - seconds_since(t0));
+    ExactResult r = branch_and_bound(w, p, tau, system.switches, timing, &best,
+                                     ExactLimits{kExactMaxNodes, exact_left});
+    if (r.improved) {
+      best = std::move(r.best);
+      ms = r.makespan_ps;
+    }
+    if (r.complete && !w.fold().folded()) b = ms;
     if (options.verbose) {
       std::cerr << "flux: exact search: " << r.nodes << " nodes, "
-                << (r.complete ? "complete" : "stopped") << ", best "
-                << core::format_duration(s.makespan_ps) << ", " << seconds_since(t0) << " s\n";
+                << (r.complete ? "complete" : "stopped") << ", best " << core::format_duration(ms)
+                << ", " << seconds_since(t0) << " s\n";
     }
   }
+  if (lns && b < ms) {
+    LnsOptions lo;
+    lo.budget_s = std::max(0.0, limit - reserved - seconds_since(t0));
+    lo.seed = options.seed;
+    lo.max_windows = options.search_moves / kMovesPerWindow;
+    if (options.search_moves > 0 && lo.max_windows == 0) lo.max_windows = 1;
+    lo.window_nodes = std::clamp<std::uint64_t>(kLnsWork / n, kLnsMinNodes, kLnsMaxNodes);
+    lo.verbose = options.verbose;
+    LnsResult r =
+        large_neighbourhood_search(w, p, tau, system.switches, timing, std::move(best), b, lo);
+    best = std::move(r.best);
+    ms = r.makespan_ps;
+  }
+  if (restriction && b < ms) {
+    RestrictionLimits rl;
+    rl.time_s = std::min(restriction_budget, std::max(0.0, limit - lp_budget - seconds_since(t0)));
+    const TimePs rb = restriction_bound(w, p, tau, system.switches, timing, ms, rl);
+    if (options.verbose) {
+      std::cerr << "flux: restriction bound " << core::format_duration(rb) << ", "
+                << seconds_since(t0) << " s\n";
+    }
+    b = std::max(b, std::min(rb, ms));
+  }
+  schedule::Schedule s = to_schedule(w, system, p, best);
   if (lp && b < s.makespan_ps) {
-    const double lp_left =
-        std::min(lp_budget, std::max(0.0, options.time_limit_s - seconds_since(t0)));
+    const double lp_left = std::min(lp_budget, std::max(0.0, limit - seconds_since(t0)));
     const auto lp_ps = lp_relaxation_bound(w, system, p, timing, s.makespan_ps, lp_left);
     if (options.verbose) {
       std::cerr << "flux: LP relaxation "
