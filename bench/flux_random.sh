@@ -5,7 +5,9 @@
 # the best bound (the larger bound). Writes a CSV and prints a markdown table.
 # Instances: SIZES x TAUS x SWITCHES x SEEDS, ranks RANKS, the generator's
 # other knobs at their defaults (median transfer 10 us). JOBS instances run at
-# once (each solve is single-threaded).
+# once (each solve is single-threaded). With OTHER=path/to/flux the second
+# scheduler is that binary's `flux` (another build, e.g. before a change)
+# instead of flux-milp, with the first limit.
 # Usage: bench/flux_random.sh BUILD_DIR OUT.csv [FLUX_LIMIT] [MILP_LIMIT]
 #   e.g. SIZES="100 1000 5000" JOBS=2 bench/flux_random.sh build random.csv 60s 600s
 set -euo pipefail
@@ -29,10 +31,12 @@ one() {  # sends tau switches seed -> one CSV line
   mkdir -p "$d"
   "$flux" generate random --sends "$n" --ranks "$ranks" --seed "$seed" -o "$d/w.json" >/dev/null 2>&1
   local line="$n,$ranks,$seed,$tau,$s"
-  for sched in flux flux-milp; do
-    local limit=$flux_limit
-    [[ $sched == flux-milp ]] && limit=$milp_limit
-    if "$flux" schedule "$d/w.json" --scheduler "$sched" --tau "$tau" --switches "$s" \
+  for sched in flux second; do
+    local limit=$flux_limit bin=$flux name=$sched
+    if [[ $sched == second ]]; then
+      if [[ -n $other ]]; then bin=$other name=flux; else limit=$milp_limit name=flux-milp; fi
+    fi
+    if "$bin" schedule "$d/w.json" --scheduler "$name" --tau "$tau" --switches "$s" \
       --time-limit "$limit" -o "$d/$sched.json" >/dev/null 2>"$d/$sched.err"; then
       line+=",$(json makespan_s "$d/$sched.json"),$(json lower_bound_s "$d/$sched.json")"
       line+=",$(json status "$d/$sched.json"),$(json solve_time_s "$d/$sched.json")"
@@ -43,16 +47,21 @@ one() {  # sends tau switches seed -> one CSV line
   echo "$line" >"$d/row"
 }
 export -f one json
-export flux ranks flux_limit milp_limit work
+other=${OTHER:+$(realpath "$OTHER")}
+export flux other ranks flux_limit milp_limit work
 
 for n in $sizes; do for tau in $taus; do for s in $switches; do for seed in $seeds; do
   echo "$n $tau $s $seed"
 done; done; done; done | xargs -P "$jobs" -L 1 bash -c 'one "$@"' _
 
-echo "sends,ranks,seed,tau,switches,flux_makespan_s,flux_bound_s,flux_status,flux_time_s,milp_makespan_s,milp_bound_s,milp_status,milp_time_s" >"$csv"
+second=${OTHER:+other}
+second=${second:-milp}
+echo "sends,ranks,seed,tau,switches,flux_makespan_s,flux_bound_s,flux_status,flux_time_s,${second}_makespan_s,${second}_bound_s,${second}_status,${second}_time_s" >"$csv"
 cat "$work"/*/row | sort -t, -k1,1n -k4,4 -k5,5n -k3,3n >>"$csv"
 
-echo "| sends | tau | switches | seed | flux | flux gap (reported) | flux time | flux-milp | flux-milp status | flux-milp time | best bound | flux vs best known | best known vs best bound |"
+b=${OTHER:+other flux}
+b=${b:-flux-milp}
+echo "| sends | tau | switches | seed | flux | flux gap (reported) | flux time | $b | $b status | $b time | best bound | flux vs best known | best known vs best bound |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 tail -n +2 "$csv" | awk -F, '{
   best = $6; if ($10 != "" && $10 < best) best = $10
@@ -61,3 +70,19 @@ tail -n +2 "$csv" | awk -F, '{
     $1, $4, $5, $3, 1e3 * $6, 100 * ($6 - $7) / $7, $9, 1e3 * $10, $12, $13, 1e3 * bound,
     100 * ($6 - best) / best, 100 * (best - bound) / bound
 }'
+
+# Per size: how the first scheduler (flux of BUILD_DIR) compares with the second.
+echo
+echo "| sends | instances | flux better | equal | worse | flux better than second by: mean / max | proved optimal: flux / second | mean reported gap: flux / second | mean time: flux / second |"
+echo "|---|---|---|---|---|---|---|---|---|"
+tail -n +2 "$csv" | awk -F, '$10 != "" {
+  n = $1; k[n]++; a = $6; b = $10
+  if (a < b) better[n]++; else if (a == b) equal[n]++; else worse[n]++
+  d = 100 * (b - a) / b; sum[n] += d; if (!(n in mx) || d > mx[n]) mx[n] = d
+  oa[n] += ($8 == "optimal"); ob[n] += ($12 == "optimal")
+  ga[n] += 100 * (a - $7) / $7; gb[n] += 100 * (b - $11) / $11; ta[n] += $9; tb[n] += $13
+} END {
+  for (n in k) printf "%d | %d | %d | %d | %d | %.2f%% / %.2f%% | %d / %d | %.1f%% / %.1f%% | %.2f s / %.2f s |\n",
+    n, k[n], better[n], equal[n], worse[n], sum[n] / k[n], mx[n], oa[n], ob[n], ga[n] / k[n], gb[n] / k[n],
+    ta[n] / k[n], tb[n] / k[n]
+}' | sort -n | sed 's/^/| /'
