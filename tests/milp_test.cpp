@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "brute_force.hpp"
+#include "sched_test_util.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/sched/scheduler.hpp"
@@ -25,10 +26,7 @@ using testing::brute_force;
 using testing::random_instance;
 
 SchedulerOptions quiet() {
-  SchedulerOptions o;
-  o.time_limit_s = 60;
-  o.relative_gap = 0;
-  return o;
+  return testing::exact_options();
 }
 
 // The tiny instances the exact tests share: 12 random DAGs of 6 sends on 3

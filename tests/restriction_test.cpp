@@ -24,15 +24,8 @@ using core::TimePs;
 using testing::kOneUsBytes;
 using testing::system_with;
 
-SchedulerOptions exact() {
-  SchedulerOptions o;
-  o.time_limit_s = 60;
-  o.relative_gap = 0;
-  return o;
-}
-
 TimePs optimum(const core::Workload& w, const core::System& sys) {
-  const schedule::Schedule s = run_scheduler("flux-milp", w, sys, exact());
+  const schedule::Schedule s = run_scheduler("flux-milp", w, sys, testing::exact_options());
   EXPECT_EQ(s.status, schedule::SolveStatus::kOptimal) << w.name();
   return s.makespan_ps;
 }

@@ -7,11 +7,20 @@
 
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
+#include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
 
 namespace flux::sched::testing {
 
 inline constexpr std::uint64_t kOneUsBytes = 100'000;  // 1 us at 800 Gb/s
+
+/// Options for solving to proven optimality: gap 0, a generous limit.
+inline SchedulerOptions exact_options() {
+  SchedulerOptions o;
+  o.time_limit_s = 60;
+  o.relative_gap = 0;
+  return o;
+}
 
 inline core::System system_with(core::TimePs tau, std::uint32_t switches) {
   core::System s;
