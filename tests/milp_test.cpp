@@ -8,12 +8,12 @@
 #include <functional>
 
 #include "brute_force.hpp"
-#include "sched_test_util.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
 #include "sched/milp/solver.hpp"
+#include "sched_test_util.hpp"
 
 namespace flux::sched {
 namespace {
