@@ -51,12 +51,11 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
     TimePs best = std::numeric_limits<TimePs>::max();
     std::uint32_t best_s = 0;
     bool best_reuse = false;
-    bool best_reconfigures = false;  // a port of best_s must change its circuit
     TimePs reuse_best = std::numeric_limits<TimePs>::max();  // earliest start that reuses
     std::uint32_t reuse_s = kNone;
     for (std::uint32_t s = 0; s < s_count; ++s) {
       TimePs start = ready[v];
-      bool reuse = true, reconfigures = false;
+      bool reuse = true;
       for (core::Rank x : {t.src, t.dst}) {
         const PortState& ps = port(s, x);
         if (ps.last == kNone) {
@@ -65,14 +64,12 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
         }
         const TimePs r = reconfig_penalty(tasks[ps.last], t, tau);
         reuse = reuse && r == 0;
-        reconfigures = reconfigures || r != 0;
         start = std::max(start, ps.free + r);
       }
       if (start < best || (start == best && reuse && !best_reuse)) {
         best = start;
         best_s = s;
         best_reuse = reuse;
-        best_reconfigures = reconfigures;
       }
       if (reuse && (reuse_best > start)) {
         reuse_best = start;
@@ -80,16 +77,9 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
       }
     }
     if (!best_reuse && reuse_s != kNone && reuse_best - best <= options.reuse_slack_ps) {
-      return std::make_tuple(reuse_best, reuse_s, false);
+      return std::make_pair(reuse_best, reuse_s);
     }
-    return std::make_tuple(best, best_s, best_reconfigures);
-  };
-  // The heap key: the earliest start, plus the penalty for a new circuit.
-  auto key_of = [&](TimePs start, bool reconfigures) {
-    if (!reconfigures) return start;
-    return options.new_circuit_penalty_ps > std::numeric_limits<TimePs>::max() - start
-               ? std::numeric_limits<TimePs>::max()
-               : start + options.new_circuit_penalty_ps;
+    return std::make_pair(best, best_s);
   };
 
   // Min-heap on (earliest start, -remaining path, topological position).
@@ -104,18 +94,17 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
     return static_cast<std::uint32_t>(x ^ (x >> 31));
   };
   auto push = [&](std::uint32_t v) {
-    const auto [start, s, reconfigures] = best_switch(v);
-    heap.emplace(key_of(start, reconfigures), -timing.to_end[v], tie(v), v);
+    heap.emplace(best_switch(v).first, -timing.to_end[v], tie(v), v);
   };
   for (std::uint32_t v = 0; v < n; ++v) {
     if (missing[v] == 0) push(v);
   }
   while (!heap.empty()) {
-    const auto [key, neg_tail, pos, v] = heap.top();
+    const auto [est, neg_tail, pos, v] = heap.top();
     heap.pop();
-    const auto [start, s, reconfigures] = best_switch(v);
-    if (key_of(start, reconfigures) > key) {  // ports got busier since v was queued: re-queue
-      heap.emplace(key_of(start, reconfigures), neg_tail, pos, v);
+    const auto [start, s] = best_switch(v);
+    if (start > est) {  // ports got busier since v was queued: re-queue
+      heap.emplace(start, neg_tail, pos, v);
       continue;
     }
     pl.sw[v] = core::SwitchId(s);

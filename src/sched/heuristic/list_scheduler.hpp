@@ -27,12 +27,6 @@ struct ListOptions {
   /// Non-zero: ties in priority are broken by a hash of (seed, send) instead
   /// of the topological position (deterministic for a given seed).
   std::uint64_t seed = 0;
-  /// A send whose earliest start needs a new circuit (on its chosen switch)
-  /// is ranked as if it started this much later, so that sends reusing a
-  /// circuit go first while they are at most this much later: batches of
-  /// sends per circuit instead of a reconfiguration at every change of
-  /// pair, where port load rather than the DAG binds.
-  core::TimePs new_circuit_penalty_ps = 0;
 };
 
 Placement list_schedule(const core::Workload& w, const core::System& system,
