@@ -200,6 +200,50 @@ TEST(BranchAndBound, WindowOrderAgainstTheDagIsAnError) {
   EXPECT_EQ(r.makespan_ps, 3 * p[0] + 2 * 1'000);  // three sends, two reconfigurations
 }
 
+// The whole-instance search against figures recorded before the window
+// search was restricted to the window's sends (issue 15): the same nodes,
+// optimum, bound and schedule, complete or stopped by the node budget.
+TEST(BranchAndBound, WholeInstanceSearchUnchanged) {
+  struct Case {
+    std::uint64_t seed;
+    std::uint32_t n, ranks, switches;
+    TimePs tau;
+    std::uint64_t max_nodes;
+    // Recorded:
+    std::uint64_t nodes;
+    bool complete;
+    TimePs makespan_ps, root_bound_ps;
+    std::uint64_t schedule_hash;
+  };
+  const Case cases[] = {
+      {11, 10, 4, 1, 5'000, 200'000, 309, true, 319'000, 260'000, 15415151724947510763ull},
+      {12, 12, 5, 2, 40'000, 200'000, 11'392, true, 250'000, 205'000, 1775172234430952227ull},
+      {13, 14, 6, 2, 5'000, 200'000, 27'454, true, 215'000, 196'000, 1211326332541362456ull},
+      {14, 12, 4, 3, 40'000, 200'000, 353, true, 236'000, 236'000, 17699430818845826707ull},
+      {15, 16, 5, 2, 5'000, 200'000, 2'376, true, 275'000, 274'000, 2227292299161898171ull},
+      {16, 14, 4, 2, 400'000, 200'000, 50'468, true, 1'340'000, 745'000, 13681815748520030448ull},
+      {17, 24, 6, 2, 5'000, 50'000, 50'000, false, 394'000, 342'000, 2412419042064823792ull},
+      {18, 40, 8, 3, 40'000, 20'000, 20'000, false, 920'000, 396'000, 10154861751070310601ull},
+  };
+  for (const Case& c : cases) {
+    const Tiny t{random_instance(c.seed, c.n, c.ranks), testing::system_with(c.tau, c.switches),
+                 "seed " + std::to_string(c.seed)};
+    const ExactResult r = solve(t, nullptr, ExactLimits{c.max_nodes, 1e9});
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over (start, switch)
+    for (std::size_t v = 0; v < r.best.start_ps.size(); ++v) {
+      for (std::uint64_t x : {static_cast<std::uint64_t>(r.best.start_ps[v]),
+                              static_cast<std::uint64_t>(r.best.sw[v].value())}) {
+        h = (h ^ x) * 1099511628211ull;
+      }
+    }
+    EXPECT_EQ(r.nodes, c.nodes) << t.name;
+    EXPECT_EQ(r.complete, c.complete) << t.name;
+    EXPECT_EQ(r.makespan_ps, c.makespan_ps) << t.name;
+    EXPECT_EQ(r.root_bound_ps, c.root_bound_ps) << t.name;
+    EXPECT_EQ(h, c.schedule_hash) << t.name;
+  }
+}
+
 TEST(FluxScheduler, FindsTheBruteForceOptimumAndProvesIt) {
   for_each_tiny(60, [](const Tiny& t) {
     const TimePs optimum = brute_force(t.w, t.sys);
