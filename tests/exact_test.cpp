@@ -172,6 +172,47 @@ TEST(BranchAndBound, WindowsOfASequence) {
   EXPECT_GT(improved, 0);
 }
 
+// Windows of 6 sends in larger instances, around a schedule of a short
+// whole-instance search: a completed window search's optimum against the
+// one recorded before windows were searched over their own sends only and
+// leaves stopped their replay early (issue 15); the schedule returned is
+// real (valid, left shifted, its makespan the one reported).
+TEST(BranchAndBound, WindowOptimaUnchanged) {
+  struct Case {
+    std::uint64_t seed;
+    std::size_t lo;     // the window: sends lo .. lo + 5 of the sequence
+    TimePs optimum_ps;  // recorded at 078cf4b (every search completed)
+  };
+  const Case cases[] = {
+      {21, 4, 782'000},  {21, 12, 720'000}, {21, 20, 720'000}, {22, 4, 770'000},  {22, 12, 790'000},
+      {22, 20, 706'000}, {23, 4, 768'000},  {23, 12, 862'000}, {23, 20, 862'000}, {24, 4, 770'000},
+      {24, 12, 860'000}, {24, 20, 838'000}, {25, 4, 770'000},  {25, 12, 698'000}, {25, 20, 740'000},
+      {26, 4, 686'000},  {26, 12, 636'000}, {26, 20, 661'000},
+  };
+  int improved = 0;
+  for (const Case& c : cases) {
+    const Tiny t{random_instance(c.seed, 30, 5), testing::system_with(40'000, 2),
+                 "seed " + std::to_string(c.seed) + " window at " + std::to_string(c.lo)};
+    const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
+    const core::IdealTiming timing = core::ideal_timing(t.w, p);
+    const Placement fixed = solve(t, nullptr, ExactLimits{200, 1e9}).best;
+    const std::vector<std::uint32_t> order = by_start(fixed);
+    const std::span<const std::uint32_t> all(order);
+    const ExactResult r = branch_and_bound(
+        t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing, &fixed, ExactLimits{200'000, 1e9},
+        ExactWindow{all.first(c.lo), all.subspan(c.lo + 6), fixed.sw});
+    EXPECT_TRUE(r.complete) << t.name;
+    EXPECT_EQ(r.makespan_ps, c.optimum_ps) << t.name;
+    EXPECT_EQ(r.makespan_ps, makespan(t.w, p, r.best)) << t.name;
+    EXPECT_TRUE(schedule::validate(t.w, to_schedule(t.w, t.sys, p, r.best)).ok()) << t.name;
+    const std::vector<double> keys(r.best.start_ps.begin(), r.best.start_ps.end());
+    EXPECT_EQ(left_shift(t.w, p, t.sys.reconfig_delay_ps, r.best.sw, keys), r.best.start_ps)
+        << t.name;
+    improved += r.improved;
+  }
+  EXPECT_EQ(improved, 15);  // windows that improve the short search's schedule
+}
+
 TEST(BranchAndBound, WindowOrderAgainstTheDagIsAnError) {
   // 0 -> 1 -> 2: 2 in the prefix before its parents, or 1 in the window
   // after its parent 0 in the suffix.
