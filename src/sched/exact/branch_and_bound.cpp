@@ -95,7 +95,6 @@ class Search {
     }
     port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
     load_.resize(ranks_);
-    port_diff_.assign(port_.size(), 0);
     in_window_.assign(n_, 1);
     set_window_lists();
   }
@@ -348,101 +347,32 @@ class Search {
 
   // A leaf: the window is placed; replays the suffix and keeps the schedule
   // if it is better. The replay stops once a replayed send's t + to_end (a
-  // lower bound of the leaf's makespan) reaches the incumbent, or once it
-  // has converged to the reference replay (the first leaf replayed in full):
-  // every (switch, port) state equal to the reference's at the same point
-  // and no replayed send still to be read by a child starting elsewhere than
-  // in the reference. The rest of the replay is then the reference's.
+  // lower bound of the leaf's makespan) reaches the incumbent.
   void leaf(TimePs fixed) {
     std::vector<Undo>& undo = leaf_undo_;
     undo.clear();
-    const auto tasks = w_.tasks();
-    const bool have_ref = !ref_start_.empty();
-    std::int64_t diff_ports = 0, pending = 0;  // see above
-    boundary_.clear();
-    for (std::uint32_t x : window_ports_) {
-      for (std::uint32_t s = 0; s < s_; ++s) {
-        const std::size_t i = static_cast<std::size_t>(s) * ranks_ + x;
-        boundary_.push_back(port_[i]);
-        if (!have_ref) continue;
-        const PortState& r = ref_port_[boundary_.size() - 1];
-        port_diff_[i] = port_[i].free != r.free || port_[i].last != r.last;
-        diff_ports += port_diff_[i];
-      }
-    }
-    if (have_ref) {
-      for (std::uint32_t u : window_) {
-        if (start_[u] == ref_start_[u]) continue;
-        for (const core::Dep& e : w_.out_edges(core::TaskIndex(u)))
-          pending += !in_window_[e.to.value()];
-      }
-    }
     TimePs ms = fixed;
     bool cut = false;
-    std::size_t done = suffix_.size();  // sends replayed; the rest as the reference
-    for (std::size_t k = 0; k < suffix_.size(); ++k) {
-      const std::uint32_t v = suffix_[k];
-      const std::uint32_t s = fixed_sw_[v].value();
-      const Undo u{port(s, tasks[v].src), port(s, tasks[v].dst), used_};
-      if (have_ref) {
-        for (std::uint32_t id : w_.in_edge_ids(core::TaskIndex(v))) {
-          const std::uint32_t pu = w_.deps()[id].from.value();
-          pending -= start_[pu] != ref_start_[pu];
-        }
-      }
+    for (std::uint32_t v : suffix_) {
+      const Undo u{port(fixed_sw_[v].value(), w_.tasks()[v].src),
+                   port(fixed_sw_[v].value(), w_.tasks()[v].dst), used_};
       const TimePs t = place_fixed(v);
       undo.push_back(u);
-      ms = std::max(ms, t + p_[v] + tasks[v].tail_ps);
-      if (have_ref) {
-        const bool d = t != ref_start_[v];
-        for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
-          std::uint8_t& f = port_diff_[static_cast<std::size_t>(s) * ranks_ + x.value()];
-          diff_ports += static_cast<int>(d) - f;
-          f = d;
-        }
-        if (d) pending += static_cast<std::int64_t>(w_.out_edges(core::TaskIndex(v)).size());
-        if (diff_ports == 0 && pending == 0) {
-          done = k + 1;
-          ms = std::max(ms, ref_tail_max_[done]);
-          break;
-        }
-        if (std::max(ms, t + to_end_[v]) >= best_ms_) {
-          cut = true;
-          break;
-        }
+      ms = std::max(ms, t + p_[v] + w_.tasks()[v].tail_ps);
+      if (std::max(ms, t + to_end_[v]) >= best_ms_) {
+        cut = true;
+        break;
       }
     }
-    if (!have_ref && !cut) record_reference();
     if (!cut && ms < best_ms_) {
       best_ms_ = ms;
       improved_ = true;
       for (std::uint32_t v = 0; v < n_; ++v) {
-        const bool replayed = placed_[v] != 0;  // else a suffix send as in the reference
-        best_.sw[v] = replayed ? core::SwitchId(sw_[v]) : fixed_sw_[v];
-        best_.start_ps[v] = replayed ? start_[v] : ref_start_[v];
+        best_.sw[v] = core::SwitchId(sw_[v]);
+        best_.start_ps[v] = start_[v];
       }
     }
-    for (std::size_t i = 0; i < boundary_.size(); ++i) {
-      port_diff_[static_cast<std::size_t>(i % s_) * ranks_ + window_ports_[i / s_]] = 0;
-    }
-    for (std::size_t k = undo.size(); k-- > 0;) {
-      const std::uint32_t v = suffix_[k];
-      for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
-        port_diff_[static_cast<std::size_t>(sw_[v]) * ranks_ + x.value()] = 0;
-      }
-      unplace(v, undo[k]);
-    }
-  }
-
-  // The leaf just replayed in full becomes the reference of the next ones.
-  void record_reference() {
-    ref_start_ = start_;
-    ref_port_ = boundary_;
-    ref_tail_max_.assign(suffix_.size() + 1, 0);
-    for (std::size_t k = suffix_.size(); k-- > 0;) {
-      const std::uint32_t v = suffix_[k];
-      ref_tail_max_[k] = std::max(ref_tail_max_[k + 1], start_[v] + p_[v] + w_.tasks()[v].tail_ps);
-    }
+    for (std::size_t k = undo.size(); k-- > 0;) unplace(suffix_[k], undo[k]);
   }
 
   // `last`: the previous placement's send (kNone at the root); `path_bound`:
@@ -502,11 +432,7 @@ class Search {
   std::vector<std::uint32_t> sw_, missing_;
   std::vector<std::uint8_t> placed_, in_window_;
   std::vector<std::uint32_t> window_, window_topo_, window_ports_;
-  // Scratch of leaf() and its reference replay (empty until recorded).
-  std::vector<Undo> leaf_undo_;
-  std::vector<PortState> boundary_, ref_port_;
-  std::vector<std::uint8_t> port_diff_;
-  std::vector<TimePs> ref_start_, ref_tail_max_;
+  std::vector<Undo> leaf_undo_;  // scratch of leaf()
   std::span<const std::uint32_t> suffix_;
   std::span<const core::SwitchId> fixed_sw_;
   std::vector<PortState> port_;
