@@ -172,6 +172,47 @@ TEST(BranchAndBound, WindowsOfASequence) {
   EXPECT_GT(improved, 0);
 }
 
+// Windows of 6 sends in larger instances, around a schedule of a short
+// whole-instance search: a completed window search's optimum against the
+// one recorded before windows were searched over their own sends only and
+// leaves stopped their replay early (issue 15); the schedule returned is
+// real (valid, left shifted, its makespan the one reported).
+TEST(BranchAndBound, WindowOptimaUnchanged) {
+  struct Case {
+    std::uint64_t seed;
+    std::size_t lo;     // the window: sends lo .. lo + 5 of the sequence
+    TimePs optimum_ps;  // recorded at 078cf4b (every search completed)
+  };
+  const Case cases[] = {
+      {21, 4, 782'000},  {21, 12, 720'000}, {21, 20, 720'000}, {22, 4, 770'000},  {22, 12, 790'000},
+      {22, 20, 706'000}, {23, 4, 768'000},  {23, 12, 862'000}, {23, 20, 862'000}, {24, 4, 770'000},
+      {24, 12, 860'000}, {24, 20, 838'000}, {25, 4, 770'000},  {25, 12, 698'000}, {25, 20, 740'000},
+      {26, 4, 686'000},  {26, 12, 636'000}, {26, 20, 661'000},
+  };
+  int improved = 0;
+  for (const Case& c : cases) {
+    const Tiny t{random_instance(c.seed, 30, 5), testing::system_with(40'000, 2),
+                 "seed " + std::to_string(c.seed) + " window at " + std::to_string(c.lo)};
+    const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
+    const core::IdealTiming timing = core::ideal_timing(t.w, p);
+    const Placement fixed = solve(t, nullptr, ExactLimits{200, 1e9}).best;
+    const std::vector<std::uint32_t> order = by_start(fixed);
+    const std::span<const std::uint32_t> all(order);
+    const ExactResult r = branch_and_bound(
+        t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing, &fixed, ExactLimits{200'000, 1e9},
+        ExactWindow{all.first(c.lo), all.subspan(c.lo + 6), fixed.sw});
+    EXPECT_TRUE(r.complete) << t.name;
+    EXPECT_EQ(r.makespan_ps, c.optimum_ps) << t.name;
+    EXPECT_EQ(r.makespan_ps, makespan(t.w, p, r.best)) << t.name;
+    EXPECT_TRUE(schedule::validate(t.w, to_schedule(t.w, t.sys, p, r.best)).ok()) << t.name;
+    const std::vector<double> keys(r.best.start_ps.begin(), r.best.start_ps.end());
+    EXPECT_EQ(left_shift(t.w, p, t.sys.reconfig_delay_ps, r.best.sw, keys), r.best.start_ps)
+        << t.name;
+    improved += r.improved;
+  }
+  EXPECT_EQ(improved, 15);  // windows that improve the short search's schedule
+}
+
 TEST(BranchAndBound, WindowOrderAgainstTheDagIsAnError) {
   // 0 -> 1 -> 2: 2 in the prefix before its parents, or 1 in the window
   // after its parent 0 in the suffix.
@@ -198,6 +239,50 @@ TEST(BranchAndBound, WindowOrderAgainstTheDagIsAnError) {
   const ExactResult r = branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {zero, last, sw});
   EXPECT_TRUE(r.complete);
   EXPECT_EQ(r.makespan_ps, 3 * p[0] + 2 * 1'000);  // three sends, two reconfigurations
+}
+
+// The whole-instance search against figures recorded before the window
+// search was restricted to the window's sends (issue 15): the same nodes,
+// optimum, bound and schedule, complete or stopped by the node budget.
+TEST(BranchAndBound, WholeInstanceSearchUnchanged) {
+  struct Case {
+    std::uint64_t seed;
+    std::uint32_t n, ranks, switches;
+    TimePs tau;
+    std::uint64_t max_nodes;
+    // Recorded:
+    std::uint64_t nodes;
+    bool complete;
+    TimePs makespan_ps, root_bound_ps;
+    std::uint64_t schedule_hash;
+  };
+  const Case cases[] = {
+      {11, 10, 4, 1, 5'000, 200'000, 309, true, 319'000, 260'000, 15415151724947510763ull},
+      {12, 12, 5, 2, 40'000, 200'000, 11'392, true, 250'000, 205'000, 1775172234430952227ull},
+      {13, 14, 6, 2, 5'000, 200'000, 27'454, true, 215'000, 196'000, 1211326332541362456ull},
+      {14, 12, 4, 3, 40'000, 200'000, 353, true, 236'000, 236'000, 17699430818845826707ull},
+      {15, 16, 5, 2, 5'000, 200'000, 2'376, true, 275'000, 274'000, 2227292299161898171ull},
+      {16, 14, 4, 2, 400'000, 200'000, 50'468, true, 1'340'000, 745'000, 13681815748520030448ull},
+      {17, 24, 6, 2, 5'000, 50'000, 50'000, false, 394'000, 342'000, 2412419042064823792ull},
+      {18, 40, 8, 3, 40'000, 20'000, 20'000, false, 920'000, 396'000, 10154861751070310601ull},
+  };
+  for (const Case& c : cases) {
+    const Tiny t{random_instance(c.seed, c.n, c.ranks), testing::system_with(c.tau, c.switches),
+                 "seed " + std::to_string(c.seed)};
+    const ExactResult r = solve(t, nullptr, ExactLimits{c.max_nodes, 1e9});
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over (start, switch)
+    for (std::size_t v = 0; v < r.best.start_ps.size(); ++v) {
+      for (std::uint64_t x : {static_cast<std::uint64_t>(r.best.start_ps[v]),
+                              static_cast<std::uint64_t>(r.best.sw[v].value())}) {
+        h = (h ^ x) * 1099511628211ull;
+      }
+    }
+    EXPECT_EQ(r.nodes, c.nodes) << t.name;
+    EXPECT_EQ(r.complete, c.complete) << t.name;
+    EXPECT_EQ(r.makespan_ps, c.makespan_ps) << t.name;
+    EXPECT_EQ(r.root_bound_ps, c.root_bound_ps) << t.name;
+    EXPECT_EQ(h, c.schedule_hash) << t.name;
+  }
 }
 
 TEST(FluxScheduler, FindsTheBruteForceOptimumAndProvesIt) {

@@ -28,6 +28,12 @@
 // whose send index rises is kept (the lexicographically least sequence of
 // each class survives). Children are tried by earliest start, then the
 // longest remaining critical path, so good schedules come first.
+// Windows (ExactWindow): children come from the window's sends only, and
+// (b) and (c) range over its unplaced sends and the ports they touch only,
+// so a node costs O(window) (a max over fewer valid terms: still a bound,
+// perhaps weaker); the whole instance is the window of every send, node for
+// node the search without windows. A leaf replays the suffix and stops once
+// a replayed send's t + to_end (a lower bound) reaches the incumbent.
 #include "branch_and_bound.hpp"
 
 #include <algorithm>
@@ -89,6 +95,8 @@ class Search {
     }
     port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
     load_.resize(ranks_);
+    in_window_.assign(n_, 1);
+    set_window_lists();
   }
 
   ExactResult run(const Placement* incumbent, const ExactLimits& limits,
@@ -108,8 +116,8 @@ class Search {
       path_bound = std::max(path_bound, t + to_end_[v]);
       fixed = std::max(fixed, t + p_[v] + w_.tasks()[v].tail_ps);
     }
-    for (std::uint32_t v = 0; v < n_; ++v) {
-      if (!in_window_[v]) continue;
+    set_window_lists();
+    for (std::uint32_t v : window_) {
       for (std::uint32_t id : w_.in_edge_ids(core::TaskIndex(v))) {
         const std::uint32_t u = w_.deps()[id].from.value();
         if (!placed_[u] && !in_window_[u]) {
@@ -142,6 +150,26 @@ class Search {
   TimePs root_bound() { return node_bound(); }
 
  private:
+  // The window's sends (by index and in topological order) and the ports
+  // they touch, from in_window_: every send for the whole instance.
+  void set_window_lists() {
+    window_.clear();
+    window_topo_.clear();
+    window_ports_.clear();
+    std::vector<std::uint8_t> touched(ranks_, 0);
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      if (!in_window_[v]) continue;
+      window_.push_back(v);
+      for (core::Rank x : {w_.tasks()[v].src, w_.tasks()[v].dst}) touched[x.value()] = 1;
+    }
+    for (core::TaskIndex v : w_.topo_order()) {
+      if (in_window_[v.value()]) window_topo_.push_back(v.value());
+    }
+    for (std::uint32_t x = 0; x < ranks_; ++x) {
+      if (touched[x]) window_ports_.push_back(x);
+    }
+  }
+
   PortState& port(std::uint32_t s, core::Rank x) {
     return port_[static_cast<std::size_t>(s) * ranks_ + x.value()];
   }
@@ -236,8 +264,8 @@ class Search {
   TimePs node_bound() {
     const auto tasks = w_.tasks();
     TimePs bound = 0;
-    for (core::TaskIndex vi : w_.topo_order()) {
-      const std::uint32_t v = vi.value();
+    for (std::uint32_t v : window_topo_) {
+      const core::TaskIndex vi(v);
       if (placed_[v]) continue;
       lb_[v] = std::max(head_[v], ready_from_parents(v));
       for (std::uint32_t id : w_.in_edge_ids(vi)) {
@@ -259,8 +287,8 @@ class Search {
     }
     // (c): per port, the unplaced load water-filled over the switches.
     ++stamp_;
-    for (auto& l : load_) l = PortLoad{};
-    for (std::uint32_t v = 0; v < n_; ++v) {
+    for (std::uint32_t x : window_ports_) load_[x] = PortLoad{};
+    for (std::uint32_t v : window_) {
       if (placed_[v]) continue;
       const bool new_pair = pair_stamp_[pair_[v]] != stamp_;
       pair_stamp_[pair_[v]] = stamp_;
@@ -272,7 +300,7 @@ class Search {
         l.pairs += new_pair ? 1 : 0;
       }
     }
-    for (std::uint32_t x = 0; x < ranks_; ++x) {
+    for (std::uint32_t x : window_ports_) {
       const PortLoad& l = load_[x];
       if (l.sum_p == 0) continue;
       levels_.clear();
@@ -318,19 +346,25 @@ class Search {
   }
 
   // A leaf: the window is placed; replays the suffix and keeps the schedule
-  // if it is better.
+  // if it is better. The replay stops once a replayed send's t + to_end (a
+  // lower bound of the leaf's makespan) reaches the incumbent.
   void leaf(TimePs fixed) {
-    std::vector<Undo> undo;
-    undo.reserve(suffix_.size());
+    std::vector<Undo>& undo = leaf_undo_;
+    undo.clear();
     TimePs ms = fixed;
+    bool cut = false;
     for (std::uint32_t v : suffix_) {
       const Undo u{port(fixed_sw_[v].value(), w_.tasks()[v].src),
                    port(fixed_sw_[v].value(), w_.tasks()[v].dst), used_};
       const TimePs t = place_fixed(v);
       undo.push_back(u);
       ms = std::max(ms, t + p_[v] + w_.tasks()[v].tail_ps);
+      if (std::max(ms, t + to_end_[v]) >= best_ms_) {
+        cut = true;
+        break;
+      }
     }
-    if (ms < best_ms_) {
+    if (!cut && ms < best_ms_) {
       best_ms_ = ms;
       improved_ = true;
       for (std::uint32_t v = 0; v < n_; ++v) {
@@ -338,7 +372,7 @@ class Search {
         best_.start_ps[v] = start_[v];
       }
     }
-    for (std::size_t k = suffix_.size(); k-- > 0;) unplace(suffix_[k], undo[k]);
+    for (std::size_t k = undo.size(); k-- > 0;) unplace(suffix_[k], undo[k]);
   }
 
   // `last`: the previous placement's send (kNone at the root); `path_bound`:
@@ -358,8 +392,8 @@ class Search {
     // Children: (start, -to_end, send, switch), best first.
     std::vector<std::tuple<TimePs, TimePs, std::uint32_t, std::uint32_t>> children;
     const std::uint32_t switches = std::min(s_, used_ + 1);
-    for (std::uint32_t v = 0; v < n_; ++v) {
-      if (placed_[v] || missing_[v] != 0 || !in_window_[v]) continue;
+    for (std::uint32_t v : window_) {
+      if (placed_[v] || missing_[v] != 0) continue;
       ready_[v] = ready_from_parents(v);
       for (std::uint32_t s = 0; s < switches; ++s) {
         if (last != kNone && v < last && independent(last, sw_[last], v, s)) continue;
@@ -397,6 +431,8 @@ class Search {
   std::vector<TimePs> start_, ready_, lb_;
   std::vector<std::uint32_t> sw_, missing_;
   std::vector<std::uint8_t> placed_, in_window_;
+  std::vector<std::uint32_t> window_, window_topo_, window_ports_;
+  std::vector<Undo> leaf_undo_;  // scratch of leaf()
   std::span<const std::uint32_t> suffix_;
   std::span<const core::SwitchId> fixed_sw_;
   std::vector<PortState> port_;

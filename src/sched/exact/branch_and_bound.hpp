@@ -46,7 +46,10 @@ struct ExactWindow {
 /// `incumbent` when given (only strictly better schedules replace it).
 /// `timing` is core::ideal_timing(w, p). Every schedule returned is left
 /// shifted (each send starts as early as its switch and port orders allow).
-/// Each search node costs O(V + E + accelerators * switches).
+/// Each search node costs O(V + E + accelerators * switches) for the whole
+/// instance; in a window, the same over the window's sends, their edges and
+/// ports only (bounds over the window's sends: valid, perhaps weaker), plus
+/// O(suffix) per leaf for the replay.
 ExactResult branch_and_bound(const core::Workload& w, std::span<const core::TimePs> p,
                              core::TimePs tau, std::uint32_t switches,
                              const core::IdealTiming& timing, const Placement* incumbent,

@@ -80,16 +80,19 @@ constexpr std::size_t kExactMaxSends = 64;
 constexpr std::uint64_t kExactMaxNodes = 4'000'000;
 constexpr double kExactShare = 0.5;
 
-// Large-neighbourhood search (lns.hpp): up to this many sends (a window's
-// node costs O(V + E)), in at most this share of what the heuristic leaves;
-// one window per kMovesPerWindow moves of --moves (200 windows by default),
-// each with kLnsWork / V nodes within [kLnsMinNodes, kLnsMaxNodes].
+// Large-neighbourhood search (lns.hpp): up to this many sends, in at most
+// this share of what the heuristic leaves; one window per kMovesPerWindow
+// moves of --moves (200 windows by default), each with kLnsWork / V nodes
+// within [kLnsMinNodes, kLnsMaxNodes]. A window's node costs O(window), its
+// leaf O(suffix) (the replay, most of the time), hence nodes ~ 1 / V; twice
+// the nodes of before issue 15's faster windows, in about the same time
+// (docs/benchmarks.md, "Large-neighbourhood search and restriction bounds").
 constexpr std::size_t kLnsMaxSends = 20'000;
 constexpr double kLnsShare = 0.5;
 constexpr std::uint64_t kMovesPerWindow = 100;
-constexpr std::uint64_t kLnsWork = 2'000'000;
+constexpr std::uint64_t kLnsWork = 4'000'000;
 constexpr std::uint64_t kLnsMinNodes = 500;
-constexpr std::uint64_t kLnsMaxNodes = 20'000;
+constexpr std::uint64_t kLnsMaxNodes = 40'000;
 
 // The restriction bound on one-port windows (restriction.hpp): up to this
 // many sends, in at most this share of the time limit and this many seconds.
