@@ -54,10 +54,15 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
   std::mt19937_64 rng(options.seed);
   std::vector<std::uint32_t> seq(n), place(n), prefix, suffix;  // place[v]: v's index in seq
   std::vector<double> keys(n);
-  ScheduleTiming st;
+  std::vector<std::uint32_t> critical;  // sends with start + tail == makespan
+  // The sequence, places and critical sends of the current schedule.
   auto refresh = [&] {
     for (std::uint32_t v = 0; v < n; ++v) keys[v] = static_cast<double>(r.best.start_ps[v]);
-    st = schedule_timing(w, p, tau, r.best.sw, keys);
+    const ScheduleTiming st = schedule_timing(w, p, tau, r.best.sw, keys);
+    critical.clear();
+    for (std::uint32_t v = 0; v < n; ++v) {
+      if (st.start_ps[v] + st.tail_ps[v] == st.makespan_ps) critical.push_back(v);
+    }
     std::iota(seq.begin(), seq.end(), 0u);
     std::sort(seq.begin(), seq.end(), [&](std::uint32_t a, std::uint32_t b) {
       if (r.best.start_ps[a] != r.best.start_ps[b]) return r.best.start_ps[a] < r.best.start_ps[b];
@@ -113,21 +118,12 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
     }
     suffix.insert(suffix.end(), seq.begin() + hi + 1, seq.end());
   };
-  std::vector<std::uint32_t> critical;
   while (r.makespan_ps > bound && elapsed() < options.budget_s &&
          (options.max_windows == 0 || r.windows < options.max_windows)) {
     ++r.windows;
     // The centre: a critical send, or any send one time in four.
-    std::uint32_t centre = 0;
-    if (rng() % 4 == 0) {
-      centre = static_cast<std::uint32_t>(rng() % n);
-    } else {
-      critical.clear();
-      for (std::uint32_t v = 0; v < n; ++v) {
-        if (st.start_ps[v] + st.tail_ps[v] == st.makespan_ps) critical.push_back(v);
-      }
-      centre = place[critical[rng() % critical.size()]];
-    }
+    const std::uint32_t centre = rng() % 4 == 0 ? static_cast<std::uint32_t>(rng() % n)
+                                                : place[critical[rng() % critical.size()]];
     if (r.windows % 2 == 0) {
       port_window(seq[centre]);
     } else {
@@ -140,7 +136,7 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
     limits.time_s = std::max(0.0, options.budget_s - elapsed());
     ExactResult res = branch_and_bound(w, p, tau, switches, timing, &r.best, limits,
                                        ExactWindow{prefix, suffix, r.best.sw});
-    if (res.improved && res.makespan_ps < r.makespan_ps) {
+    if (res.improved) {  // strictly better than r.best
       r.best = std::move(res.best);
       r.makespan_ps = res.makespan_ps;
       ++r.improved;
