@@ -136,13 +136,27 @@ TEST(Restriction, BoundOfOnePortWindowsNeverAboveTheOptimum) {
       const TimePs optimum = testing::brute_force(w, sys);
       RestrictionLimits limits;
       limits.window = 2 + seed % 4;  // small windows, so that several are tried
-      const TimePs b = restriction_bound(w, p, tau, sys.switches, timing, optimum + 1, limits);
+      const TimePs b = restriction_bound(w, sys, p, timing, optimum + 1, limits);
       EXPECT_LE(b, optimum) << "seed " << seed << " tau " << tau;
       above_port_load += b > lower_bounds(w, sys, p, timing).best();
-      EXPECT_LE(restriction_bound(w, p, tau, sys.switches, timing, 0, limits), 0);
+      EXPECT_LE(restriction_bound(w, sys, p, timing, 0, limits), 0);
     }
   }
   EXPECT_GT(above_port_load, 0);
+}
+
+// The windows are timed on the system's own links: at 3,200 Gb/s a send of
+// 100 kB takes 250 ns, not the 1 us of 800 Gb/s.
+TEST(Restriction, BoundUsesTheSystemsLinkRate) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const core::Workload w = testing::random_dag(seed, 6, 3);
+    core::System sys = system_with(2'000'000, 1);
+    sys.link_gbps = 3200;
+    const std::vector<TimePs> p = core::transmission_times(w, sys);
+    const core::IdealTiming timing = core::ideal_timing(w, p);
+    const TimePs optimum = testing::brute_force(w, sys);
+    EXPECT_LE(restriction_bound(w, sys, p, timing, optimum + 1, {}), optimum) << "seed " << seed;
+  }
 }
 
 }  // namespace

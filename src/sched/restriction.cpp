@@ -58,17 +58,14 @@ core::Workload restrict_workload(const core::Workload& w, std::span<const TimePs
   return core::Workload(std::move(data));
 }
 
-TimePs restriction_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                         std::uint32_t switches, const core::IdealTiming& timing, TimePs target,
+TimePs restriction_bound(const core::Workload& w, const core::System& system,
+                         std::span<const TimePs> p, const core::IdealTiming& timing, TimePs target,
                          const RestrictionLimits& limits) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto out_of_time = [&] {
     return std::chrono::duration<double>(Clock::now() - t0).count() > limits.time_s;
   };
-  core::System sys;
-  sys.switches = switches;
-  sys.reconfig_delay_ps = tau;
   // Sends per port, by head (ties: the larger tail first, then index).
   std::vector<std::vector<TaskIndex>> by_port(w.accelerators());
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
@@ -94,14 +91,15 @@ TimePs restriction_bound(const core::Workload& w, std::span<const TimePs> p, Tim
       first = std::min(first, sends.size() - len);
       const core::Workload r =
           restrict_workload(w, p, timing, std::span(sends).subspan(first, len));
-      const std::vector<TimePs> rp = core::transmission_times(r, sys);
+      const std::vector<TimePs> rp = core::transmission_times(r, system);
       const core::IdealTiming rt = core::ideal_timing(r, rp);
-      const Placement start = list_schedule(r, sys, rp, rt);
+      const Placement start = list_schedule(r, system, rp, rt);
       ExactLimits el;
       el.max_nodes = std::min(limits.window_nodes, limits.total_nodes - nodes);
       el.time_s =
           std::max(0.0, limits.time_s - std::chrono::duration<double>(Clock::now() - t0).count());
-      const ExactResult res = branch_and_bound(r, rp, tau, switches, rt, &start, el);
+      const ExactResult res =
+          branch_and_bound(r, rp, system.reconfig_delay_ps, system.switches, rt, &start, el);
       nodes += res.nodes;
       best = std::max(best, res.complete ? res.makespan_ps : res.root_bound_ps);
       // The next windows grow while the search finishes well within its

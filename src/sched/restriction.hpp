@@ -13,6 +13,7 @@
 #include <span>
 
 #include "flux/core/dag.hpp"
+#include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
 
 namespace flux::sched {
@@ -46,9 +47,8 @@ struct RestrictionLimits {
 /// by a quarter after one that did not complete. Stops once the bound
 /// reaches `target` (the makespan of a known schedule).
 /// Returns the largest value, at least 0 (no window).
-core::TimePs restriction_bound(const core::Workload& w, std::span<const core::TimePs> p,
-                               core::TimePs tau, std::uint32_t switches,
-                               const core::IdealTiming& timing, core::TimePs target,
-                               const RestrictionLimits& limits);
+core::TimePs restriction_bound(const core::Workload& w, const core::System& system,
+                               std::span<const core::TimePs> p, const core::IdealTiming& timing,
+                               core::TimePs target, const RestrictionLimits& limits);
 
 }  // namespace flux::sched
