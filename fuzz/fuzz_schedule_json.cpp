@@ -5,15 +5,13 @@
 // fixed workload (four sends on three accelerators) with a verdict, never a
 // crash: accepted, or schedule::ScheduleError.
 #include <cstdint>
-#include <cstdlib>
-#include <optional>
-#include <sstream>
 #include <string_view>
 
 #include "flux/core/error.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/workload/builder.hpp"
+#include "round_trip.hpp"
 
 namespace {
 
@@ -35,17 +33,15 @@ const flux::core::Workload& workload() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::optional<flux::schedule::Schedule> s;
-  try {
-    s.emplace(flux::formats::parse_schedule(text, "fuzz.json"));
-  } catch (const flux::core::InputError&) {
-    return 0;
-  }
-  std::ostringstream first, second;
-  flux::formats::write_schedule(first, *s);
-  flux::formats::write_schedule(second, flux::formats::parse_schedule(first.str(), "again.json"));
-  if (first.str() != second.str()) std::abort();
+  const auto s = flux::fuzz::read_and_round_trip(
+      std::string_view(reinterpret_cast<const char*>(data), size),
+      [](std::string_view text, std::string_view source) {
+        return flux::formats::parse_schedule(text, source);
+      },
+      [](std::ostream& out, const flux::schedule::Schedule& sched) {
+        flux::formats::write_schedule(out, sched);
+      });
+  if (!s) return 0;
   try {
     flux::schedule::check_schedule(workload(), *s);
   } catch (const flux::schedule::ScheduleError&) {

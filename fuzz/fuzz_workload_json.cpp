@@ -2,25 +2,19 @@
 // must either be read or be rejected with core::InputError; a workload that
 // was read must be written, and read back to the same file.
 #include <cstdint>
-#include <cstdlib>
-#include <optional>
-#include <sstream>
 #include <string_view>
 
-#include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "round_trip.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::optional<flux::core::Workload> w;
-  try {
-    w.emplace(flux::formats::parse_workload(text, "fuzz.json"));
-  } catch (const flux::core::InputError&) {
-    return 0;
-  }
-  std::ostringstream first, second;
-  flux::formats::write_workload(first, *w);
-  flux::formats::write_workload(second, flux::formats::parse_workload(first.str(), "again.json"));
-  if (first.str() != second.str()) std::abort();
+  flux::fuzz::read_and_round_trip(
+      std::string_view(reinterpret_cast<const char*>(data), size),
+      [](std::string_view text, std::string_view source) {
+        return flux::formats::parse_workload(text, source);
+      },
+      [](std::ostream& out, const flux::core::Workload& w) {
+        flux::formats::write_workload(out, w);
+      });
   return 0;
 }
