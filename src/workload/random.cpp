@@ -11,10 +11,11 @@
 // Log-uniform values: median * F[i], i = below(x, K + 1), K = 2^16, with
 // F[i] = spread^(2i / K - 1) tabulated as F[0] = 1 / spread and
 // F[i] = F[i-1] * r, r = spread^(1/2^15) from 15 square roots: only
-// correctly rounded IEEE operations (division, multiplication, square root),
-// no libm, so the table is the same on every platform. The value is clamped
-// to [median / spread, median * spread] and rounded to the nearest
-// picosecond; bytes are the transfer time / 10 ps, rounded, at least 1.
+// correctly rounded or exact operations (division, multiplication, square
+// root, ldexp, llround), so the table is the same on every platform. The
+// value x is clamped to [median / spread, median * spread]; times are x
+// rounded to the nearest picosecond, bytes round(x / 10 ps) of the
+// unrounded x (the transfer time at 800 Gb/s), at least 1.
 #include "flux/workload/random.hpp"
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/core/hash.hpp"
 #include "flux/workload/builder.hpp"
 
 namespace flux::workload {
@@ -33,13 +35,8 @@ using core::Rank;
 using core::TaskIndex;
 using core::TimePs;
 
-constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15;
-
-constexpr std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
-  return z ^ (z >> 31);
-}
+constexpr std::uint64_t kGamma = core::kSplitMixGamma;
+constexpr auto mix = core::splitmix64_mix;
 
 // The purposes of a send's draws; parent j (in draw order) uses three slots
 // from kParent + 3j. fan_in <= 64 keeps every slot below 256.

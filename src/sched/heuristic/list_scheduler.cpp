@@ -6,6 +6,8 @@
 #include <tuple>
 #include <vector>
 
+#include "flux/core/hash.hpp"
+
 namespace flux::sched {
 namespace {
 
@@ -87,11 +89,7 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
   std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
   auto tie = [&](std::uint32_t v) -> std::uint32_t {
     if (options.seed == 0) return w.topo_position(core::TaskIndex(v));
-    std::uint64_t x = (options.seed << 32) ^ v;  // splitmix64
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<std::uint32_t>(x ^ (x >> 31));
+    return static_cast<std::uint32_t>(core::splitmix64((options.seed << 32) ^ v));
   };
   auto push = [&](std::uint32_t v) {
     heap.emplace(best_switch(v).first, -timing.to_end[v], tie(v), v);
