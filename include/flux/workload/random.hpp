@@ -21,7 +21,8 @@
 // parents get a release, sends without children a tail, both
 // `release|tail * compute_spread^(2u-1)`. Every draw is a splitmix64 output
 // addressed by (send, purpose), so the result depends on the seed alone (no
-// std::*_distribution, no libm): bit for bit the same on every platform.
+// std::*_distribution; only exact or correctly rounded arithmetic: sqrt,
+// ldexp, llround): bit for bit the same on every platform.
 #include <cstdint>
 #include <string>
 #include <tuple>
