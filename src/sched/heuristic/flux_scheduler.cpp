@@ -72,10 +72,11 @@ constexpr double kLpRowsPerSecond = 250'000;
 // The exact search (exact/branch_and_bound.hpp): up to this many sends,
 // within this many nodes (the deterministic limit) and the time the
 // heuristic leaves (at least this share of what remains for both). It runs
-// 1-4 million nodes per second at 6-32 sends. From the heuristic's schedule
-// it proves most random instances of up to 32 sends and still improves a
-// quarter of those of 48-64 sends, by up to 7%; at 96-128 sends it gains
-// little for 5-8 s (docs/benchmarks.md, "Exact search").
+// 0.6-3.7 million nodes per second at 6-32 sends. From the heuristic's
+// schedule it proves 11 of 12 random instances of 16 sends, 5 of 12 at 32,
+// and still improves half of those of 48 sends (by up to 6.6%) and a
+// quarter at 64; at 96-128 sends it gains little for 5-8 s
+// (docs/benchmarks.md, "Exact search on small instances").
 constexpr std::size_t kExactMaxSends = 64;
 constexpr std::uint64_t kExactMaxNodes = 4'000'000;
 constexpr double kExactShare = 0.5;
