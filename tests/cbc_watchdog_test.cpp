@@ -1,6 +1,7 @@
 // flux-milp's watchdog keeps CBC's incumbent: the frames on the pipe, a
 // child killed past its limit or dying after an incumbent (test hooks make
-// both happen at a chosen point; nothing here depends on timing).
+// both happen at a chosen point; no test asserts on a duration, though the
+// kill path runs under a 1 s limit).
 #include <gtest/gtest.h>
 
 #include <cmath>
