@@ -172,7 +172,6 @@ core::Workload generate_random(const RandomOptions& o) {
   b.reserve(o.sends, o.max_deps());
   std::vector<bool> has_child(o.sends, false);
   std::vector<std::uint32_t> parents;  // of one send, distinct, in draw order
-  std::vector<std::uint32_t> parent_slot;
   for (std::uint32_t k = 0; k < o.levels(); ++k) {
     const std::uint32_t begin = level_begin(k, o), end = level_begin(k + 1, o);
     const std::uint32_t prev = k == 0 ? 0 : level_begin(k - 1, o);
@@ -198,7 +197,6 @@ core::Workload generate_random(const RandomOptions& o) {
       }
       const auto count = static_cast<std::uint32_t>(1 + draw.below(v, kCount, o.fan_in));
       parents.clear();
-      parent_slot.clear();
       for (std::uint32_t j = 0; j < count; ++j) {
         const std::uint32_t slot = kParent + 3 * j;
         const bool from_older = k >= 2 && older(draw(v, slot));
@@ -207,12 +205,8 @@ core::Workload generate_random(const RandomOptions& o) {
         const auto p = static_cast<std::uint32_t>(lo + draw.below(v, slot + 1, hi - lo));
         if (std::find(parents.begin(), parents.end(), p) != parents.end()) continue;
         parents.push_back(p);
-        parent_slot.push_back(slot + 2);
-      }
-      for (std::size_t j = 0; j < parents.size(); ++j) {
-        b.add_dep(TaskIndex(parents[j]), TaskIndex(v),
-                  computes.time(o.compute_ps, draw, v, parent_slot[j]));
-        has_child[parents[j]] = true;
+        b.add_dep(TaskIndex(p), TaskIndex(v), computes.time(o.compute_ps, draw, v, slot + 2));
+        has_child[p] = true;
       }
     }
   }
