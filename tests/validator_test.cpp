@@ -32,7 +32,8 @@ TimePs makespan_of(const core::Workload& w, const core::System& sys,
   TimePs end = 0;
   for (const TaskAssignment& a : tasks) {
     const core::Task& t = w.task(*w.find(a.task_id));
-    end = std::max(end, a.start_ps + sys.transmission_ps(t.bytes) + t.tail_ps);
+    end = std::max(end,
+                   a.start_ps + sys.transmission_ps(t.bytes, sys.fabric(t.src, t.dst)) + t.tail_ps);
   }
   return end;
 }
@@ -735,6 +736,81 @@ TEST(ValidatorProperty, GreedySchedulesPassAndTightStartsCannotMoveEarlier) {
   }
   EXPECT_GT(tight_count, 500u);
   EXPECT_GT(slack_count, 100u);
+}
+
+// Scale-up domains {0, 1} and {2, 3} at 1600 Gb/s (5 ps per byte), OCS links
+// at 800 Gb/s (10 ps per byte), tau = 1000 ps:
+//   0: 0->1 100 B  scale-up, p 500
+//   1: 0->2 10 B   OCS, p 100
+//   2: 0->1 100 B  scale-up, shares 0's egress and ingress
+//   3: 1->0 100 B  scale-up, the reverse of 0: other egress, other ingress
+core::Workload scaleup_workload() {
+  workload::WorkloadBuilder b("scaleup", 4);
+  b.add_send(Rank(0), Rank(1), 100);
+  b.add_send(Rank(0), Rank(2), 10);
+  b.add_send(Rank(0), Rank(1), 100);
+  b.add_send(Rank(1), Rank(0), 100);
+  return std::move(b).build();
+}
+
+core::System scaleup_system() {
+  core::System s = test_system(1);
+  s.scaleup_size = 2;
+  s.scaleup_gbps = 1600;
+  return s;
+}
+
+std::vector<TaskAssignment> scaleup_tasks(TimePs second_start) {
+  const SwitchId su = core::kScaleUpSwitch;
+  return {{0, su, 0}, {1, SwitchId(0), 0}, {2, su, second_start}, {3, su, 0}};
+}
+
+TEST(Validator, ScaleUpSendsUseFullDuplexPortsWithoutTau) {
+  const core::Workload w = scaleup_workload();
+  const core::System sys = scaleup_system();
+  // 0 and 3 run at once (egress 0 + ingress 1, egress 1 + ingress 0), 2
+  // right after 0 with no tau, 1 on the OCS meanwhile from the same GPU.
+  const Schedule s = make_schedule(w, sys, scaleup_tasks(500));
+  EXPECT_EQ(s.makespan_ps, 1000);
+  ASSERT_EQ(s.timelines.size(), 1u);
+  ASSERT_EQ(s.timelines[0].circuits.size(), 1u);  // only 0->2 needs a circuit
+  EXPECT_EQ(s.timelines[0].circuits[0].b, Rank(2));
+  const ValidationReport r = validate(w, s);
+  EXPECT_TRUE(r.ok()) << r.to_string();
+}
+
+TEST(Validator, ScaleUpSendsSharingAPortMustNotOverlap) {
+  const core::Workload w = scaleup_workload();
+  const ValidationReport r = validate(w, make_schedule(w, scaleup_system(), scaleup_tasks(499)));
+  EXPECT_EQ(r.violation_count, 2u) << r.to_string();  // its egress and its ingress
+  EXPECT_VIOLATION(r, "scale-up egress of accelerator 0", "task 0 (0->1)", "task 2 (0->1)");
+  EXPECT_VIOLATION(r, "scale-up ingress of accelerator 1");
+}
+
+TEST(Validator, EachSendOnTheFabricItsDomainsDictate) {
+  const core::Workload w = scaleup_workload();
+  std::vector<TaskAssignment> tasks = scaleup_tasks(500);
+  tasks[0].sw = SwitchId(0);           // inside a domain, on an OCS
+  tasks[1].sw = core::kScaleUpSwitch;  // across domains, on the scale-up fabric
+  const ValidationReport r = validate(w, make_schedule(w, scaleup_system(), tasks));
+  EXPECT_VIOLATION(r, "task 0 (0->1) is on switch 0", "in one scale-up domain (size 2)",
+                   "must use the scale-up fabric");
+  EXPECT_VIOLATION(r, "task 1 (0->2) is on the scale-up fabric", "in different scale-up domains",
+                   "must use an optical switch");
+  // The OCS circuit {0, 1} that task 0's timeline now holds joins one domain.
+  EXPECT_VIOLATION(r, "switch 0", "joins two accelerators of one scale-up domain");
+}
+
+TEST(Validator, ScaleUpDomainsMustTileTheAccelerators) {
+  const core::Workload w = scaleup_workload();
+  core::System sys = scaleup_system();
+  Schedule s = make_schedule(w, sys, scaleup_tasks(500));
+  s.system.scaleup_size = 3;
+  const ValidationReport r = validate(w, s);
+  EXPECT_VIOLATION(r, "system:", "scaleup_size", "must divide the 4 accelerators");
+  // The paper's model (no domains): every send is on an OCS.
+  s.system.scaleup_size = 1;
+  EXPECT_VIOLATION(validate(w, s), "task 0 (0->1) is on the scale-up fabric");
 }
 
 }  // namespace

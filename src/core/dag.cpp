@@ -10,6 +10,9 @@
 namespace flux::core {
 
 std::vector<TimePs> transmission_times(const Workload& w, const System& system) {
+  // Domains must tile the ranks; of a folded workload, its own ranks: the
+  // lift adds whole workloads of ranks, so it keeps every send's fabric.
+  system.validate_for(w.accelerators());
   std::vector<TimePs> p;
   p.reserve(w.num_tasks());
   // The serial horizon: every send and a reconfiguration after another, all
@@ -24,7 +27,7 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system) 
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
     try {
-      p.push_back(system.transmission_ps(t.bytes));
+      p.push_back(system.transmission_ps(t.bytes, system.fabric(t.src, t.dst)));
     } catch (const InputError& e) {
       throw InputError(e.source(), "tasks[" + std::to_string(i) + "].bytes", e.value(),
                        e.problem());

@@ -8,6 +8,12 @@
 //   R_{u,v} = 0 if (src_u, dst_u) == (src_v, dst_v), else tau
 //   makespan = max_v (t_v + p_v + tail_v)
 //
+// With scale-up domains (core/system.hpp): a send inside a domain is on the
+// scale-up fabric, every other send on a switch; two scale-up sends with the
+// same src, or the same dst, do not overlap (R = 0: egress and ingress are
+// separate ports, always connected), and the argument below holds for each
+// egress and each ingress list as for a switch's port list.
+//
 // plus the consistency of the circuit timelines and of the circuit model,
 // routing and period (validator.hpp).
 //
@@ -135,7 +141,7 @@ class Checker {
       add(m);
     }
     try {
-      s_.system.validate();
+      s_.system.validate_for(w_.accelerators());
     } catch (const core::InputError& e) {
       add(std::string("system: ").append(e.what()));
       return false;
@@ -217,6 +223,10 @@ class Checker {
     if (c.b.value() >= w_.accelerators() || c.a.value() >= w_.accelerators()) {
       std::ostringstream m = bad("accelerator out of range (the workload has ");
       m << w_.accelerators() << " accelerators)";
+      add(m);
+    } else if (c.a != c.b && s_.system.fabric(c.a, c.b) == core::Fabric::kScaleUp) {
+      std::ostringstream m = bad("joins two accelerators of one scale-up domain (size ");
+      m << s_.system.scaleup_size << "), which talk over the electrical fabric";
       add(m);
     }
     if (s_.period_ps && *s_.period_ps > 0 && (c.setup_ps < 0 || c.down_ps > *s_.period_ps)) {
@@ -313,14 +323,27 @@ class Checker {
       }
       pl.present = true;
       pl.sw = a.sw.value();
-      pl.sw_ok = a.sw.valid() && a.sw.value() < s_.system.switches;
+      const bool scaleup = a.sw == core::kScaleUpSwitch;
+      pl.sw_ok = scaleup || (a.sw.valid() && a.sw.value() < s_.system.switches);
       pl.start = a.start_ps;
       first_entry[v->value()] = i;
+      const core::Task& t = w_.task(*v);
+      const core::Fabric fabric = s_.system.fabric(t.src, t.dst);
       if (!pl.sw_ok) {
         std::ostringstream m;
         m << task_str(w_, *v) << " is on switch " << a.sw.value() << ", but the system has "
           << s_.system.switches << " switches";
         add(m);
+      } else if (scaleup != (fabric == core::Fabric::kScaleUp)) {
+        std::ostringstream m;
+        m << task_str(w_, *v) << " is on "
+          << (scaleup ? "the scale-up fabric" : "switch " + std::to_string(pl.sw))
+          << ", but its ranks are "
+          << (scaleup ? "in different scale-up domains (size " : "in one scale-up domain (size ")
+          << s_.system.scaleup_size << "): it must use "
+          << (scaleup ? "an optical switch" : "the scale-up fabric");
+        add(m);
+        pl.sw_ok = false;
       }
     }
     bool complete = true;
@@ -364,7 +387,11 @@ class Checker {
     }
   }
 
-  // Conflicting pairs (4, 5): consecutive tasks on each (switch, port).
+  // Conflicting pairs (4, 5): consecutive tasks on each (switch, port). The
+  // scale-up fabric's egress and ingress ports are two more "switches" past
+  // every real one, with R = 0.
+  static constexpr std::uint32_t kEgress = core::kMaxSwitches;
+  static constexpr std::uint32_t kIngress = core::kMaxSwitches + 1;
   void check_ports() {
     struct Use {
       std::uint32_t sw;
@@ -379,6 +406,11 @@ class Checker {
       if (!pl.present || !pl.sw_ok) continue;
       const core::Task& t = w_.task(TaskIndex(i));
       const TimePs end = sat_add(pl.start, p_[i]);
+      if (pl.sw == core::kScaleUpSwitch.value()) {
+        uses.push_back({kEgress, t.src.value(), pl.start, end, i});
+        uses.push_back({kIngress, t.dst.value(), pl.start, end, i});
+        continue;
+      }
       uses.push_back({pl.sw, t.src.value(), pl.start, end, i});
       uses.push_back({pl.sw, t.dst.value(), pl.start, end, i});
     }
@@ -396,8 +428,18 @@ class Checker {
       const core::Task& tv = w_.task(TaskIndex(y.task));
       const bool same_direction = tu.src == tv.src && tu.dst == tv.dst;
       const bool reversed = tu.src == tv.dst && tu.dst == tv.src;
-      const TimePs r = same_direction ? 0 : tau_;
+      const bool electrical = x.sw >= kEgress;
+      const TimePs r = same_direction || electrical ? 0 : tau_;
       if (y.start >= sat_add(x.end, r)) continue;
+      if (electrical) {
+        std::ostringstream m;
+        m << "scale-up " << (x.sw == kEgress ? "egress" : "ingress") << " of accelerator " << x.port
+          << ": " << task_str(w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", "
+          << ps(x.end) << ") and " << task_str(w_, TaskIndex(y.task)) << " starts at "
+          << ps(y.start) << ": electrical transfers sharing a port overlap";
+        add(m);
+        continue;
+      }
       if ((same_direction || reversed) &&
           !reported_same_circuit.insert({std::min(x.task, y.task), std::max(x.task, y.task)})
                .second) {

@@ -13,8 +13,10 @@
 
 namespace flux::core {
 
-/// Transmission time p_v of every task on `system`'s links, in ps. This is
-/// where a workload meets a system: throws InputError naming
+/// Transmission time p_v of every task on `system`'s links, in ps: on the
+/// fabric system.fabric(src, dst) gives it. This is where a workload meets a
+/// system: throws InputError naming scaleup_size when the domains do not
+/// tile the workload's accelerators,
 /// tasks[i].bytes when one p_v, or "tasks" when the serial horizon (the
 /// latest release, then every send and a tau one after another, all the
 /// compute and tails), is beyond kMaxTimePs. Every time computed from the

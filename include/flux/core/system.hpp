@@ -2,9 +2,21 @@
 // The system of the paper's section 3: n accelerators, each with one link to
 // each of s identical optical circuit switches. A switch holds circuits that
 // share no endpoint; changing a circuit costs the reconfiguration delay tau.
+//
+// Scale-up domains (docs/model.md, "Scale-up domains"): consecutive
+// accelerators in groups of k (rank r is in domain r / k) also share a
+// non-blocking electrical fabric (NVLink) of B_e per accelerator and
+// direction. A send inside a domain uses that fabric and no circuit: it takes
+// bytes / B_e, no tau, and an accelerator sends at most one electrical
+// transfer at a time and receives at most one at a time (its egress and its
+// ingress are two independent ports, always connected). A send between
+// domains needs a circuit on an OCS, as in the paper. k = 1 is the paper's
+// model: every send crosses the optical fabric.
 #include <cstdint>
+#include <string_view>
 #include <tuple>
 
+#include "flux/core/ids.hpp"
 #include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
 
@@ -15,6 +27,23 @@ namespace flux::core {
 /// sane; schedule files are held to the same limit.
 inline constexpr std::uint32_t kMaxSwitches = 1u << 20;
 
+/// The fabric a send travels on.
+enum class Fabric : std::uint8_t {
+  kOcs,      ///< a circuit on one of the s optical switches
+  kScaleUp,  ///< the electrical fabric of its scale-up domain (no circuit, no tau)
+};
+std::string_view to_string(Fabric f);
+
+/// In a send's switch field (schedule::TaskAssignment::sw): the send uses
+/// the scale-up fabric, not an OCS. Above every valid switch number.
+inline constexpr SwitchId kScaleUpSwitch{kMaxSwitches};
+
+/// Per-direction NVLink bandwidth of one GPU, in Gb/s (docs/model.md,
+/// "Scale-up domains", gives the datasheets): NVLink 3 (A100 SXM4) 300 GB/s,
+/// NVLink 4 (H100 SXM5) 450 GB/s per direction.
+inline constexpr double kNvlink3Gbps = 2400.0;
+inline constexpr double kNvlink4Gbps = 3600.0;
+
 struct System {
   /// Number of identical OCS (s); every accelerator has one link to each.
   std::uint32_t switches = 2;
@@ -22,10 +51,28 @@ struct System {
   double link_gbps = 800.0;
   /// Reconfiguration delay tau, in picoseconds.
   TimePs reconfig_delay_ps = 10 * kPsPerUs;
+  /// Accelerators per scale-up domain (k): ranks r and q share one iff
+  /// r / k == q / k. 1: no scale-up fabric (the paper's model).
+  std::uint32_t scaleup_size = 1;
+  /// Electrical bandwidth of one accelerator per direction, in Gb/s
+  /// (unused when scaleup_size is 1).
+  double scaleup_gbps = kNvlink3Gbps;
 
   /// Throws InputError naming the field when a value is outside its bounds
   /// in kSystemOptions.
   void validate() const;
+  /// validate(), and that the domains tile `accelerators` ranks: throws
+  /// InputError (field scaleup_size) unless scaleup_size divides it.
+  void validate_for(std::uint64_t accelerators) const;
+
+  /// The fabric a send from `src` to `dst` uses: kScaleUp iff both are in
+  /// one domain (and scaleup_size > 1).
+  [[nodiscard]] Fabric fabric(Rank src, Rank dst) const {
+    return scaleup_size > 1 && src.value() / scaleup_size == dst.value() / scaleup_size
+               ? Fabric::kScaleUp
+               : Fabric::kOcs;
+  }
+  [[nodiscard]] bool has_scaleup() const { return scaleup_size > 1; }
 
   /// Link rate in bit/s, rounded to an integer.
   [[nodiscard]] std::uint64_t link_bps() const;
@@ -34,6 +81,10 @@ struct System {
   /// (exact for 800 Gb/s: 10 ps per byte). Throws InputError naming "bytes"
   /// when p is beyond kMaxTimePs.
   [[nodiscard]] TimePs transmission_ps(std::uint64_t bytes) const;
+  /// Transmission time on `fabric`: bytes / link rate on an OCS, bytes /
+  /// scale-up rate on the electrical fabric, in ps, rounded up. Throws as
+  /// above.
+  [[nodiscard]] TimePs transmission_ps(std::uint64_t bytes, Fabric fabric) const;
 };
 
 /// The options of a System: names, flags, help and bounds (core/option.hpp).
@@ -46,6 +97,15 @@ inline constexpr auto kSystemOptions = std::tuple{
     NumberOption<System, TimePs>{
         "reconfig_delay", "--tau", "reconfiguration delay tau, with a unit (10us, 1ms)",
         &System::reconfig_delay_ps, 0, kMaxTimePs, false, false, OptionUnit::kPicoseconds},
+    NumberOption<System, std::uint32_t>{
+        "scaleup_size", "--scaleup-size",
+        "accelerators per scale-up (NVLink) domain, consecutive ranks; sends inside a domain use "
+        "the electrical fabric (1: none, the paper's model)",
+        &System::scaleup_size, 1, 1u << 20},
+    NumberOption<System, double>{"scaleup_gbps", "--scaleup-gbps",
+                                 "scale-up bandwidth per accelerator and direction in Gb/s "
+                                 "(NVLink 3 / A100: 2400, NVLink 4 / H100: 3600)",
+                                 &System::scaleup_gbps, 0.0, 1e9, true},
 };
 
 }  // namespace flux::core

@@ -40,7 +40,8 @@
 namespace flux::schedule {
 
 /// Per-switch circuit timelines (one per switch of `system`), each sorted by
-/// (up_ps, a, b). Throws core::InputError on an assignment naming a task id
+/// (up_ps, a, b). Sends on the scale-up fabric (core::kScaleUpSwitch) need no
+/// circuit and are skipped. Throws core::InputError on an assignment naming a task id
 /// the workload lacks or a switch >= system.switches. Does not check the
 /// schedule otherwise (the validator does): an invalid schedule yields
 /// overlapping intervals, never undefined behaviour.

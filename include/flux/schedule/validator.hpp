@@ -5,7 +5,8 @@
 //
 // Schedule level (always):
 //   - schedule.workload == the workload's name;
-//   - schedule.system validates; timelines.size() == system.switches;
+//   - schedule.system validates, its scale-up domains tile the workload's
+//     accelerators; timelines.size() == system.switches;
 //   - lower_bound_ps, if present, in [0, makespan_ps].
 // Circuit model, routing and period (always):
 //   - all_connected (the `ideal` reference, every pair always connected):
@@ -16,15 +17,20 @@
 // Task level (direct aperiodic timelines only, when the schedule has task
 // assignments or the workload has no tasks), with p_v from schedule.system
 // and tau its reconfiguration delay:
-//   - every workload task assigned exactly once, no unknown id, switch < s;
+//   - every workload task assigned exactly once, no unknown id, switch < s
+//     or the scale-up fabric (core::kScaleUpSwitch), the latter exactly for
+//     the sends inside one scale-up domain;
 //   - t_v >= 0 and t_v >= release_v;
 //   - (u, v, c_uv) in E:  t_v >= t_u + p_u + c_uv;                        (3)
 //   - u != v on the same switch sharing an endpoint (the paper's set K),
 //     u the earlier:       t_v >= t_u + p_u + R_{u,v},                   (4, 5)
 //     R_{u,v} = 0 if (src_u, dst_u) == (src_v, dst_v), else tau;
+//   - scale-up sends: two with the same src, or with the same dst, do not
+//     overlap (no tau);
 //   - makespan_ps == max_v (t_v + p_v + tail_v)  (if check_makespan).
 // Timelines (circuit model timeline; see timeline.hpp for the format):
-//   - every interval: a < b < n, setup <= up <= down, up - setup == tau;
+//   - every interval: a < b < n, a and b in different scale-up domains,
+//     setup <= up <= down, up - setup == tau;
 //     intervals sorted by (up, a, b);
 //   - on one switch, intervals sharing a port do not overlap over
 //     [setup, down) (with a period: within the cycle, which with the bounds
