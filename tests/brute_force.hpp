@@ -30,6 +30,9 @@ struct Lcg {
 /// assignment, every orientation of every incomparable conflicting pair on a
 /// common switch; start times are then the longest path through the DAG
 /// edges (p_u + c_uv) and the pair edges (p_u + R_uv, earlier to later).
+/// With scale-up domains (docs/model.md), a send inside a domain has no
+/// switch to choose: it conflicts with the scale-up sends of the same source
+/// or the same destination, with R = 0.
 inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
   const auto p = core::transmission_times(w, sys);
@@ -46,21 +49,34 @@ inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
     };
     dfs(u);
   }
+  constexpr std::uint32_t kElectrical = std::numeric_limits<std::uint32_t>::max();
+  std::vector<bool> electrical(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    electrical[i] = sys.fabric(tasks[i].src, tasks[i].dst) == core::Fabric::kScaleUp;
+  }
   auto shares = [&](std::uint32_t a, std::uint32_t b) {
     const auto& x = tasks[a];
     const auto& y = tasks[b];
+    if (electrical[a]) return x.src == y.src || x.dst == y.dst;  // egress, ingress
     return x.src == y.src || x.src == y.dst || x.dst == y.src || x.dst == y.dst;
   };
   auto R = [&](std::uint32_t a, std::uint32_t b) {
+    if (electrical[a]) return TimePs{0};
     return tasks[a].src == tasks[b].src && tasks[a].dst == tasks[b].dst ? 0 : sys.reconfig_delay_ps;
   };
   TimePs best = std::numeric_limits<TimePs>::max();
   std::uint64_t assignments = 1;
-  for (std::uint32_t i = 0; i < n; ++i) assignments *= sys.switches;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!electrical[i]) assignments *= sys.switches;
+  }
   for (std::uint64_t a = 0; a < assignments; ++a) {
     std::vector<std::uint32_t> sw(n);
     std::uint64_t code = a;
     for (std::uint32_t i = 0; i < n; ++i) {
+      if (electrical[i]) {
+        sw[i] = kElectrical;
+        continue;
+      }
       sw[i] = static_cast<std::uint32_t>(code % sys.switches);
       code /= sys.switches;
     }
