@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/core/fold.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/io/json_writer.hpp"
 #include "flux/workload/builder.hpp"
@@ -211,6 +212,22 @@ TEST(WorkloadJson, RoundTripSparseIds) {
   expect_same(w, parse_workload(text, "mem"));
 }
 
+TEST(WorkloadJson, ScaleupSizeHintRoundTripsAndIsChecked) {
+  core::WorkloadData d = sample().data();
+  d.scaleup_size = 2;
+  const core::Workload w(std::move(d));
+  const std::string text = to_text(w);
+  EXPECT_NE(text.find("\"scaleup_size\": 2,"), std::string::npos) << text;
+  EXPECT_EQ(parse_workload(text, "mem").scaleup_size(), 2u);
+  EXPECT_EQ(to_text(sample()).find("scaleup_size"), std::string::npos);  // not said: not written
+  EXPECT_EQ(core::unfold(w).scaleup_size(), 2u);
+  const std::string head = R"({"format": "flux.workload/v1", "name": "t", "accelerators": 4, )";
+  expect_error(head + R"("scaleup_size": 0, "tasks": [], "deps": []})", "scaleup_size", "0",
+               "at least 1");
+  expect_error(head + R"("scaleup_size": 3, "tasks": [], "deps": []})", "scaleup_size", "3",
+               "must divide the 4 accelerators");
+}
+
 TEST(WorkloadJson, RoundTripThroughFile) {
   TempDir dir;
   const fs::path file = dir.path() / "w.json";
@@ -363,7 +380,7 @@ TEST(WorkloadJsonError, UnknownKey) {
   expect_error(doc(R"([{"id": 1, "src": 0, "dst": 1, "bytes": 4, "colour": "red"}])"),
                "tasks[0].colour", "", "unknown key");
   expect_error(R"({"format": "flux.workload/v1", "version": 2})", "version", "",
-               "allows here: format, name, accelerators, fold, tasks, deps");
+               "allows here: format, name, accelerators, fold, scaleup_size, tasks, deps");
 }
 
 TEST(WorkloadJsonError, DuplicateKey) {

@@ -16,15 +16,20 @@ namespace flux::cli {
 
 void SystemOptions::add_to(CLI::App& app, std::initializer_list<std::string_view> skip) {
   add_options(app, core::kSystemOptions, system, skip);
+  scaleup_size_ = app.get_option_no_throw("--scaleup-size");
 }
 
-core::System SystemOptions::to_system() const {
+core::System SystemOptions::to_system(std::uint32_t workload_scaleup_size) const {
+  core::System s = system;
+  if (workload_scaleup_size != 0 && (scaleup_size_ == nullptr || scaleup_size_->count() == 0)) {
+    s.scaleup_size = workload_scaleup_size;
+  }
   try {
-    system.validate();
+    s.validate();
   } catch (const core::InputError& e) {
     throw option_error(e, core::kSystemOptions);
   }
-  return system;
+  return s;
 }
 
 void SchedulerCliOptions::add_to(CLI::App& app, bool with_scheduler, bool with_milp_files) {

@@ -15,15 +15,20 @@
 
 namespace flux::cli {
 
-/// The system's options (--switches, --link-gbps, --tau), from
-/// core::kSystemOptions.
+/// The system's options (--switches, --link-gbps, --tau, --scaleup-size,
+/// ...), from core::kSystemOptions.
 struct SystemOptions {
   core::System system;
 
   /// Every option but those in `skip`.
   void add_to(CLI::App& app, std::initializer_list<std::string_view> skip = {});
-  /// Validates; throws core::InputError naming the option.
-  [[nodiscard]] core::System to_system() const;
+  /// Validates; throws core::InputError naming the option. Without
+  /// --scaleup-size on the command line, a workload's domain size hint
+  /// (core::Workload::scaleup_size, 0: none) is the system's.
+  [[nodiscard]] core::System to_system(std::uint32_t workload_scaleup_size = 0) const;
+
+ private:
+  const CLI::Option* scaleup_size_ = nullptr;
 };
 
 /// The options of a scheduler run (`flux schedule`, `flux simulate`,

@@ -49,7 +49,7 @@ void print_summary(FILE* out, const schedule::Schedule& s) {
 }
 
 void run_schedule(const ScheduleOptions& o) {
-  const core::System system = o.system.to_system();
+  (void)o.system.to_system();  // bad options before any file is touched
   const sched::SchedulerOptions options = o.run.resolve();
   std::vector<io::OutputSpec> outputs;
   if (o.output) outputs.push_back({*o.output, "the schedule output (-o)", "-o", true});
@@ -62,6 +62,7 @@ void run_schedule(const ScheduleOptions& o) {
   io::check_outputs(outputs, inputs);
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
+  const core::System system = o.system.to_system(w.scaleup_size());
   const schedule::Schedule s = blame_workload(
       o.input, [&] { return run_named_scheduler(o.run.scheduler, w, system, options); });
   if (o.output) formats::save_schedule(*o.output, s);

@@ -92,8 +92,8 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
   }
   if (!o.schedule_file.empty() && system_given) {
     throw core::InputError("", "--schedule", o.schedule_file,
-                           "the system comes from the schedule file: --switches, --tau and "
-                           "--link-gbps only apply with --scheduler");
+                           "the system comes from the schedule file: --switches, --tau, "
+                           "--link-gbps and --scaleup-* only apply with --scheduler");
   }
   std::vector<io::OutputSpec> outputs;
   if (o.output) outputs.push_back({*o.output, "the metrics output (-o)", "-o", true});
@@ -112,7 +112,8 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
     s = formats::read_schedule(o.schedule_file);
   } else {
     s = blame_workload(o.input, [&] {
-      return run_named_scheduler(o.run.scheduler, w, o.system.to_system(), o.run.resolve());
+      return run_named_scheduler(o.run.scheduler, w, o.system.to_system(w.scaleup_size()),
+                                 o.run.resolve());
     });
     if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
   }
@@ -152,8 +153,10 @@ void register_simulate(CLI::App& app) {
   o->system.add_to(*cmd);
   o->run.add_to(*cmd, true, false);
   cmd->callback([o, cmd] {
-    const bool system_given =
-        cmd->count("--switches") + cmd->count("--tau") + cmd->count("--link-gbps") > 0;
+    const bool system_given = cmd->count("--switches") + cmd->count("--tau") +
+                                  cmd->count("--link-gbps") + cmd->count("--scaleup-size") +
+                                  cmd->count("--scaleup-gbps") >
+                              0;
     run_simulate(*o, system_given);
   });
 }

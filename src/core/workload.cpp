@@ -90,8 +90,14 @@ Workload::Workload(WorkloadData data)
       tasks_(std::move(data.tasks)),
       deps_(std::move(data.deps)),
       labels_(std::move(data.labels)),
-      fold_(data.fold) {
+      fold_(data.fold),
+      scaleup_size_(data.scaleup_size) {
   validate_plain(accelerators_, tasks_, deps_, labels_.size());
+  if (scaleup_size_ != 0 && (accelerators_ == 0 || accelerators_ % scaleup_size_ != 0)) {
+    throw InputError("", "scaleup_size", std::to_string(scaleup_size_),
+                     "must divide the " + std::to_string(accelerators_) +
+                         " accelerators into whole scale-up domains");
+  }
   check_fold(*this);  // fold.hpp; on the deps in the caller's order
   const std::size_t n = tasks_.size();
 
@@ -215,7 +221,7 @@ std::uint64_t Workload::total_bytes() const {
 }
 
 WorkloadData Workload::data() const {
-  return WorkloadData{name_, accelerators_, tasks_, deps_, labels_, fold_};
+  return WorkloadData{name_, accelerators_, tasks_, deps_, labels_, fold_, scaleup_size_};
 }
 
 }  // namespace flux::core

@@ -49,13 +49,15 @@ enum NodeId : int {
   kFold,
   kFoldCopies,
   kFoldBlockRanks,
+  kScaleupSize,
   kNumNodes
 };
 
-constexpr std::array<Field, 6> kRootFields = {{{"format", kFormat, true},
+constexpr std::array<Field, 7> kRootFields = {{{"format", kFormat, true},
                                                {"name", kName, true},
                                                {"accelerators", kAccelerators, true},
                                                {"fold", kFold, false},
+                                               {"scaleup_size", kScaleupSize, false},
                                                {"tasks", kTasks, true},
                                                {"deps", kDeps, true}}};
 constexpr std::array<Field, 2> kFoldFields = {
@@ -92,6 +94,7 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kObject, kFoldFields},  // kFold
     {Kind::kUint},                 // kFoldCopies
     {Kind::kUint},                 // kFoldBlockRanks
+    {Kind::kUint},                 // kScaleupSize
 }};
 
 constexpr io::Schema kSchema{kNodes, kWorkloadFormat};
@@ -154,6 +157,12 @@ class WorkloadHandler final : public io::Handler {
         break;
       case kFoldBlockRanks:
         data_.fold.block_ranks = fold_value(v, at);
+        break;
+      case kScaleupSize:
+        data_.scaleup_size = fold_value(v, at);
+        if (data_.scaleup_size == 0) {
+          throw core::InputError("", at.path(), "0", "must be at least 1 (omit it when unknown)");
+        }
         break;
       case kTaskId:
         task_.id = v.u;
@@ -306,6 +315,7 @@ void write_workload(std::ostream& out, const core::Workload& w) {
     j.member("copies", w.fold().copies).member("block_ranks", w.fold().block_ranks);
     j.end_object();
   }
+  if (w.scaleup_size() != 0) j.member("scaleup_size", w.scaleup_size());
   j.key("tasks").begin_array();
   for (const core::Task& t : tasks) {
     j.begin_object();

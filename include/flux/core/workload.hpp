@@ -65,6 +65,10 @@ struct WorkloadData {
   std::vector<Dep> deps;
   std::vector<std::string> labels;  ///< interned label strings
   Fold fold;
+  /// The scale-up domain size the job was laid out for (a generator's or a
+  /// trace importer's hint; core::System::scaleup_size is what a schedule
+  /// uses, and the CLI takes this as its default). 0: not said.
+  std::uint32_t scaleup_size = 0;
 };
 
 /// Memory a Workload of `tasks` sends and `deps` dependencies takes while it
@@ -80,7 +84,8 @@ class Workload {
   /// Validates `data` and builds the adjacency. Throws InputError naming the
   /// field and value: duplicate ids, endpoints out of range, src == dst,
   /// bytes == 0, negative or absurd times, deps naming missing tasks, a cycle
-  /// (one cycle is reported by task ids).
+  /// (one cycle is reported by task ids), a scaleup_size not dividing the
+  /// accelerators.
   explicit Workload(WorkloadData data);
 
   [[nodiscard]] const std::string& name() const { return name_; }
@@ -93,6 +98,9 @@ class Workload {
   [[nodiscard]] std::span<const std::string> labels() const { return labels_; }
   /// How this workload stands for a larger job (Fold); copies == 1 if not.
   [[nodiscard]] const Fold& fold() const { return fold_; }
+  /// The scale-up domain size the job was laid out for; 0: not said
+  /// (WorkloadData::scaleup_size).
+  [[nodiscard]] std::uint32_t scaleup_size() const { return scaleup_size_; }
   /// Accelerators of the job the workload stands for (accelerators() * copies).
   [[nodiscard]] std::uint64_t job_accelerators() const {
     return static_cast<std::uint64_t>(accelerators_) * fold_.copies;
@@ -123,6 +131,7 @@ class Workload {
   std::vector<Dep> deps_;
   std::vector<std::string> labels_;
   Fold fold_;
+  std::uint32_t scaleup_size_ = 0;
   std::vector<std::uint32_t> out_offsets_;  // deps_[out_offsets_[u] .. out_offsets_[u+1])
   std::vector<std::uint32_t> in_offsets_;
   std::vector<std::uint32_t> in_edges_;

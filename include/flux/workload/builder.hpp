@@ -30,6 +30,8 @@ class WorkloadBuilder {
   void reserve(std::size_t tasks, std::size_t deps);
   /// Marks the workload as folded (core::Fold); validated by build().
   void set_fold(core::Fold fold) { data_.fold = fold; }
+  /// The scale-up domain size the job is laid out for (core::WorkloadData).
+  void set_scaleup_size(std::uint32_t k) { data_.scaleup_size = k; }
   [[nodiscard]] std::size_t num_tasks() const { return data_.tasks.size(); }
   [[nodiscard]] std::size_t num_deps() const { return data_.deps.size(); }
   [[nodiscard]] const core::Task& task(core::TaskIndex v) const { return data_.tasks[v.value()]; }
