@@ -153,7 +153,7 @@ TEST(Eval, ReducedSweepInvariants) {
   EXPECT_NE(table.find("opt"), std::string::npos) << table;
   EXPECT_NE(table.find("peak NIC memory"), std::string::npos) << table;
   const std::string gp = gnuplot_script(c, rows, "a.png", "a.svg");
-  EXPECT_NE(gp.find("$L1_rotornet_vlb << EOD"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("$J0_rotornet_vlb << EOD"), std::string::npos) << gp;
   EXPECT_NE(gp.find("set output 'a.svg'"), std::string::npos) << gp;
   std::filesystem::remove(file);
 }
@@ -168,6 +168,7 @@ TEST(Eval, CsvErrors) {
   EXPECT_THROW(read_csv(file), core::InputError);
 
   EvalRow r;
+  r.job = "L1";
   r.layers = 1;
   r.scheduler = "bvn";
   r.status = "feasible";
@@ -197,6 +198,26 @@ TEST(Eval, CsvErrors) {
   write_text(file, text.substr(0, text.rfind(',')) + "\n");
   EXPECT_THROW(read_csv(file), core::InputError);
   EXPECT_THROW(read_csv(temp_file("missing.csv")), core::InputError);
+  std::filesystem::remove(file);
+}
+
+// A CSV written before sweeps had jobs (no job, scaleup_size, cluster_ranks
+// columns) still reads: its rows are layer-sweep points on the paper's model.
+TEST(Eval, CsvWithoutJobColumnsReads) {
+  const auto file = temp_file("old.csv");
+  write_text(file,
+             "layers,tau_s,scheduler,iteration_time_s,schedule_makespan_s,peak_nic_bytes,"
+             "reconfigurations,circuits_set_up,status,gap,lower_bound_s,solve_time_s,"
+             "circuit_utilization,wait_mean_s,bytes_relayed,sends,sim_events,model,gpu,tp,dp,"
+             "switches,link_gbps,time_limit_s\n"
+             "8,1e-06,bvn,0.5,,4096,12,12,feasible,,,0.01,0.5,0.001,0,100,400,8b,a100,4,2,2,800,"
+             "60\n");
+  const std::vector<EvalRow> rows = read_csv(file);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].job, "L8");
+  EXPECT_EQ(rows[0].scaleup_size, 1u);
+  EXPECT_EQ(rows[0].cluster_ranks, 8u);
+  EXPECT_EQ(rows[0].iteration_time_s, 0.5);
   std::filesystem::remove(file);
 }
 

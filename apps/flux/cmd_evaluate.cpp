@@ -46,6 +46,14 @@ struct EvaluateOptions {
 
 constexpr double kFullLimitS = 600;
 
+// "8 layers" for a layer sweep's point, else the job's name.
+std::string job_label(const eval::EvalRow& r) {
+  if (r.job != eval::layer_job_name(r.layers)) return r.job;
+  std::string s = std::to_string(r.layers);
+  s += " layers";
+  return s;
+}
+
 eval::EvalConfig make_config(const EvaluateOptions& o, bool time_limit_given) {
   eval::EvalConfig c;
   try {
@@ -131,11 +139,12 @@ void check_plot(const io::OutputFile& plot, const std::filesystem::path& file,
   }
 }
 
-// fig2.png and fig2.svg through gnuplot, each checked complete before it is
-// renamed into place; false when gnuplot is not installed.
+// <stem>.png and <stem>.svg through gnuplot, each checked complete before it
+// is renamed into place; false when gnuplot is not installed.
 bool plot(const eval::EvalConfig& c, const std::vector<eval::EvalRow>& rows,
           const std::filesystem::path& dir) {
-  const std::filesystem::path png_file = dir / "fig2.png", svg_file = dir / "fig2.svg";
+  const std::filesystem::path png_file = dir / (c.file_stem + ".png");
+  const std::filesystem::path svg_file = dir / (c.file_stem + ".svg");
   io::OutputFile png(io::resolve_output(png_file, false));
   io::OutputFile svg(io::resolve_output(svg_file, false));
   // gnuplot opens its outputs by name: the descriptors we pass it (3, 4).
@@ -156,17 +165,19 @@ void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
   // Before any point is solved: the directory, and no other run writing it.
   io::prepare_output_directory(dir, "-o");
   const io::DirectoryLock lock(dir, ".flux-evaluate.lock", "flux evaluate");
-  const std::filesystem::path csv = dir / "fig2.csv";
+  const std::filesystem::path csv = dir / (c.file_stem + ".csv");
+  const std::filesystem::path gp = dir / (c.file_stem + ".gp");
   std::vector<eval::EvalRow> rows;
   if (!o.fresh && std::filesystem::exists(csv)) rows = eval::read_csv(csv);
 
-  const std::size_t total = c.layers.size() * c.taus_ps.size() * c.schedulers.size();
+  const std::size_t jobs = c.jobs().size();
+  const std::size_t total = jobs * c.taus_ps.size() * c.schedulers.size();
   std::fprintf(stderr,
-               "flux evaluate: preset %s, %zu points (%zu layer counts x %zu delays x %zu "
+               "flux evaluate: preset %s, %zu points (%zu %s x %zu delays x %zu "
                "schedulers), results in %s/\n"
                "flux evaluate: scheduler time limit %.0f s per instance%s\n",
-               c.preset.c_str(), total, c.layers.size(), c.taus_ps.size(), c.schedulers.size(),
-               dir.string().c_str(), c.sched.time_limit_s,
+               c.preset.c_str(), total, jobs, c.named_jobs.empty() ? "layer counts" : "jobs",
+               c.taus_ps.size(), c.schedulers.size(), dir.string().c_str(), c.sched.time_limit_s,
                o.full ? " (--full)" : " (--full: 600 s)");
   if (!rows.empty()) {
     std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
@@ -178,10 +189,11 @@ void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
         eval::write_csv(csv, rows);
         std::fprintf(
             stderr,
-            "[%3zu/%zu] %2u layers, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f "
+            "[%3zu/%zu] %s, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f "
             "s)\n",
-            done, n, r.layers, core::format_duration(r.tau_ps).c_str(), r.scheduler.c_str(),
-            r.iteration_time_s * 1e3, human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
+            done, n, job_label(r).c_str(), core::format_duration(r.tau_ps).c_str(),
+            r.scheduler.c_str(), r.iteration_time_s * 1e3,
+            human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
             static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(), r.solve_time_s);
       });
   eval::write_csv(csv, rows);
@@ -189,20 +201,21 @@ void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
   io::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
   std::printf("%s", summary.c_str());
 
-  // The script as a user reruns it in the directory: gnuplot fig2.gp.
-  const std::string script = eval::gnuplot_script(c, rows, "fig2.png", "fig2.svg");
-  io::save_file(dir / "fig2.gp", [&](std::ostream& out) { out << script; });
+  // The script as a user reruns it in the directory: gnuplot <stem>.gp.
+  const std::string script =
+      eval::gnuplot_script(c, rows, c.file_stem + ".png", c.file_stem + ".svg");
+  io::save_file(gp, [&](std::ostream& out) { out << script; });
   std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
-              (dir / "fig2.gp").string().c_str());
+              gp.string().c_str());
   if (o.no_plot) return;
   if (!plot(c, rows, dir)) {
     std::printf(
         "gnuplot is not installed: no plots (apt-get install gnuplot-nox, then gnuplot %s)\n",
-        (dir / "fig2.gp").string().c_str());
+        gp.string().c_str());
     return;
   }
-  std::printf("plotted %s and %s\n", (dir / "fig2.png").string().c_str(),
-              (dir / "fig2.svg").string().c_str());
+  std::printf("plotted %s and %s\n", (dir / (c.file_stem + ".png")).string().c_str(),
+              (dir / (c.file_stem + ".svg")).string().c_str());
 }
 
 }  // namespace

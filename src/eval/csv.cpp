@@ -1,4 +1,4 @@
-// The evaluation's CSV (results/fig2.csv): one header line, one row per
+// The evaluation's CSV (results/fig2.csv, results/jobs.csv): one header line, one row per
 // point, comma-separated, no quoting (every field is a number or a name
 // without commas), empty fields for values a scheduler does not have.
 // Numbers are written in the shortest form that reads back exactly.
@@ -38,8 +38,13 @@ constexpr std::string_view kColumns[] = {"layers",
                                          "dp",
                                          "switches",
                                          "link_gbps",
-                                         "time_limit_s"};
+                                         "time_limit_s",
+                                         "job",
+                                         "scaleup_size",
+                                         "cluster_ranks"};
 constexpr std::size_t kNumColumns = std::size(kColumns);
+// Files written before the sweep had jobs end at time_limit_s.
+constexpr std::size_t kOldColumns = kNumColumns - 3;
 
 std::string num(double v) {
   char buf[32];
@@ -112,11 +117,11 @@ std::vector<std::string> split(const std::string& line) {
   return out;
 }
 
-std::string header() {
+std::string header(std::size_t columns = kNumColumns) {
   std::string h;
-  for (std::string_view c : kColumns) {
+  for (std::size_t i = 0; i < columns; ++i) {
     if (!h.empty()) h += ',';
-    h += c;
+    h += kColumns[i];
   }
   return h;
 }
@@ -127,7 +132,11 @@ std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) throw core::InputError(file.string(), "", "", "cannot open the file");
   std::string line;
-  if (!std::getline(in, line) || line != header()) {
+  const bool read = static_cast<bool>(std::getline(in, line));
+  const std::size_t columns = line == header()              ? kNumColumns
+                              : line == header(kOldColumns) ? kOldColumns
+                                                            : 0;
+  if (!read || columns == 0) {
     throw core::InputError(
         file.string(), "line 1", line.substr(0, 60),
         "not a flux evaluation CSV (expected the header " + header().substr(0, 40) + "...)");
@@ -136,9 +145,9 @@ std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     if (line.empty()) continue;
     std::vector<std::string> f = split(line);
-    if (f.size() != kNumColumns) {
+    if (f.size() != columns) {
       throw core::InputError(file.string(), "line " + std::to_string(n), std::to_string(f.size()),
-                             "expected " + std::to_string(kNumColumns) + " columns");
+                             "expected " + std::to_string(columns) + " columns");
     }
     const RowReader r(file, n, std::move(f));
     EvalRow row;
@@ -168,6 +177,16 @@ std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
     row.switches = r.integer<std::uint32_t>(21);
     row.link_gbps = r.real(22);
     row.time_limit_s = r.real(23);
+    if (columns == kNumColumns) {
+      row.job = r.text(24);
+      row.scaleup_size = r.integer<std::uint32_t>(25);
+      row.cluster_ranks = r.integer<std::uint64_t>(26);
+      if (row.job.empty()) r.fail(24, "empty");
+      if (row.scaleup_size == 0) r.fail(25, "must be at least 1");
+    } else {
+      row.job = layer_job_name(row.layers);
+      row.cluster_ranks = static_cast<std::uint64_t>(row.tp) * row.dp;
+    }
     if (row.scheduler.empty()) r.fail(2, "empty");
     rows.push_back(std::move(row));
   }
@@ -186,7 +205,8 @@ void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& ro
         << num(r.solve_time_s) << ',' << opt(r.circuit_utilization) << ',' << num(r.wait_mean_s)
         << ',' << num(r.bytes_relayed) << ',' << num(r.sends) << ',' << num(r.sim_events) << ','
         << name(r.model, "model") << ',' << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ','
-        << r.switches << ',' << num(r.link_gbps) << ',' << num(r.time_limit_s) << '\n';
+        << r.switches << ',' << num(r.link_gbps) << ',' << num(r.time_limit_s) << ','
+        << name(r.job, "job") << ',' << r.scaleup_size << ',' << r.cluster_ranks << '\n';
   }
   const std::string text = out.str();
   io::save_file(file, [&](std::ostream& o) { o << text; });

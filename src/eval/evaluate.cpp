@@ -1,7 +1,12 @@
 // The sweep behind `flux evaluate`: presets, validation and the run loop
 // (include/flux/eval/evaluate.hpp). Each point: generate the workload (once
-// per layer count), run the scheduler through the registry (which validates
-// its schedule), replay it in the simulator, keep the metrics.
+// per job), run the scheduler through the registry (which validates its
+// schedule), replay it in the simulator, keep the metrics.
+//
+// A scheduler that cannot schedule a folded workload (rotornet, bvn: their
+// circuits depend on the number of accelerators) runs on the folded workload
+// taken as a cluster of its own (its fold dropped): the same per-rank
+// program on fewer accelerators. The row says so (cluster_ranks).
 #include "flux/eval/evaluate.hpp"
 
 #include <algorithm>
@@ -20,20 +25,31 @@ namespace {
 using core::kPsPerMs;
 using core::kPsPerUs;
 
-std::size_t scheduler_rank(const EvalConfig& c, const std::string& name) {
-  auto it = std::find(c.schedulers.begin(), c.schedulers.end(), name);
-  return static_cast<std::size_t>(it - c.schedulers.begin());
+std::size_t rank_of(const std::vector<std::string>& names, const std::string& name) {
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+std::vector<std::string> job_names(const EvalConfig& c) {
+  std::vector<std::string> names;
+  for (const EvalJob& j : c.jobs()) names.push_back(j.name);
+  return names;
 }
 
 void sort_rows(const EvalConfig& c, std::vector<EvalRow>& rows) {
+  const std::vector<std::string> jobs = job_names(c);
   std::stable_sort(rows.begin(), rows.end(), [&](const EvalRow& a, const EvalRow& b) {
-    return std::tuple(a.layers, a.tau_ps, scheduler_rank(c, a.scheduler)) <
-           std::tuple(b.layers, b.tau_ps, scheduler_rank(c, b.scheduler));
+    return std::tuple(rank_of(jobs, a.job), a.tau_ps, rank_of(c.schedulers, a.scheduler)) <
+           std::tuple(rank_of(jobs, b.job), b.tau_ps, rank_of(c.schedulers, b.scheduler));
   });
 }
 
-// The configuration columns of a row must be the sweep's.
-void check_same_config(const EvalConfig& c, const EvalRow& r, std::size_t index) {
+// The configuration columns of a row must be the sweep's. Rows of jobs the
+// sweep does not run are kept as they are.
+void check_same_config(const EvalConfig& c, const std::vector<EvalJob>& jobs, const EvalRow& r,
+                       std::size_t index) {
+  const auto job =
+      std::find_if(jobs.begin(), jobs.end(), [&](const EvalJob& j) { return j.name == r.job; });
+  if (job == jobs.end()) return;
   auto mismatch = [&](const std::string& field, const std::string& have, const std::string& want) {
     std::ostringstream m;
     m << "row " << index + 1 << " was measured with " << field << " = " << have
@@ -41,10 +57,17 @@ void check_same_config(const EvalConfig& c, const EvalRow& r, std::size_t index)
       << ": write to another directory (-o) or start over (--fresh)";
     throw core::InputError("", field, have, m.str());
   };
-  if (r.model != c.training.model.name) mismatch("model", r.model, c.training.model.name);
-  if (r.gpu != c.training.gpu.name) mismatch("gpu", r.gpu, c.training.gpu.name);
-  if (r.tp != c.training.tp) mismatch("tp", std::to_string(r.tp), std::to_string(c.training.tp));
-  if (r.dp != c.training.dp) mismatch("dp", std::to_string(r.dp), std::to_string(c.training.dp));
+  const workload::TrainingConfig& t = job->training;
+  if (r.model != t.model.name) mismatch("model", r.model, t.model.name);
+  if (r.gpu != t.gpu.name) mismatch("gpu", r.gpu, t.gpu.name);
+  if (r.tp != t.tp) mismatch("tp", std::to_string(r.tp), std::to_string(t.tp));
+  if (r.dp != t.dp) mismatch("dp", std::to_string(r.dp), std::to_string(t.dp));
+  if (r.layers != t.model.layers) {
+    mismatch("layers", std::to_string(r.layers), std::to_string(t.model.layers));
+  }
+  if (r.scaleup_size != job->scaleup_size) {
+    mismatch("scaleup_size", std::to_string(r.scaleup_size), std::to_string(job->scaleup_size));
+  }
   if (r.switches != c.system.switches) {
     mismatch("switches", std::to_string(r.switches), std::to_string(c.system.switches));
   }
@@ -56,7 +79,70 @@ void check_same_config(const EvalConfig& c, const EvalRow& r, std::size_t index)
   }
 }
 
+// The folded workload as a cluster of its own (see the top of the file).
+core::Workload as_own_cluster(const core::Workload& w) {
+  core::WorkloadData d = w.data();
+  d.fold = core::Fold{};
+  return core::Workload(std::move(d));
+}
+
+EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Workload& job_workload,
+                core::TimePs tau, const std::string& name) {
+  core::System sys = config.system;
+  sys.reconfig_delay_ps = tau;
+  sys.scaleup_size = job.scaleup_size;
+  sys.scaleup_gbps = job.scaleup_gbps;
+  std::optional<core::Workload> own;
+  if (job_workload.fold().folded() && !sched::make_scheduler(name)->schedules_folded()) {
+    own.emplace(as_own_cluster(job_workload));
+  }
+  const core::Workload& w = own ? *own : job_workload;
+  const auto t0 = std::chrono::steady_clock::now();
+  const schedule::Schedule s = sched::run_scheduler(name, w, sys, config.sched);
+  const double solve_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const sim::SimResult r = sim::simulate(w, s, config.sim);
+
+  EvalRow row;
+  row.job = job.name;
+  row.layers = job.training.model.layers;
+  row.tau_ps = tau;
+  row.scheduler = name;
+  row.iteration_time_s = core::ps_to_seconds(r.metrics.iteration_time_ps);
+  if (!s.tasks.empty()) row.schedule_makespan_s = core::ps_to_seconds(s.makespan_ps);
+  row.peak_nic_bytes = r.metrics.peak_nic_bytes;
+  row.reconfigurations = r.metrics.reconfigurations;
+  row.circuits_set_up = r.metrics.circuits_set_up;
+  row.status = std::string(schedule::to_string(s.status));
+  row.gap = s.gap;
+  if (s.lower_bound_ps) row.lower_bound_s = core::ps_to_seconds(*s.lower_bound_ps);
+  row.solve_time_s = solve_s;
+  row.circuit_utilization = r.metrics.circuit_utilization;
+  row.wait_mean_s = w.num_tasks() == 0 ? 0.0
+                                       : core::ps_to_seconds(r.metrics.wait_total_ps) /
+                                             static_cast<double>(w.num_tasks());
+  row.bytes_relayed = r.metrics.bytes_relayed;
+  row.sends = w.num_tasks();
+  row.sim_events = r.metrics.events;
+  row.model = job.training.model.name;
+  row.gpu = job.training.gpu.name;
+  row.tp = job.training.tp;
+  row.dp = job.training.dp;
+  row.switches = config.system.switches;
+  row.link_gbps = config.system.link_gbps;
+  row.time_limit_s = config.sched.time_limit_s;
+  row.scaleup_size = job.scaleup_size;
+  row.cluster_ranks = w.job_accelerators();
+  return row;
+}
+
 }  // namespace
+
+std::string layer_job_name(std::uint32_t layers) {
+  std::string name = "L";  // appended: GCC 12 reports a false -Wrestrict on "L" + string
+  name += std::to_string(layers);
+  return name;
+}
 
 EvalConfig EvalConfig::preset_named(const std::string& name) {
   if (name != "paper-fig2") {
@@ -75,8 +161,27 @@ EvalConfig EvalConfig::preset_named(const std::string& name) {
   return c;
 }
 
+std::vector<EvalJob> EvalConfig::jobs() const {
+  if (!named_jobs.empty()) return named_jobs;
+  std::vector<EvalJob> out;
+  for (std::uint32_t l : layers) {
+    EvalJob j;
+    j.name = layer_job_name(l);
+    j.training = training;
+    j.training.model.layers = l;
+    j.scaleup_size = system.scaleup_size;
+    j.scaleup_gbps = system.scaleup_gbps;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 void EvalConfig::validate() const {
-  if (layers.empty()) throw core::InputError("", "layers", "", "at least one layer count");
+  if (layers.empty() == named_jobs.empty()) {
+    throw core::InputError("", "layers", "",
+                           named_jobs.empty() ? "at least one layer count"
+                                              : "a sweep has layer counts or jobs, not both");
+  }
   for (std::uint32_t l : layers) {
     if (l == 0) throw core::InputError("", "layers", "0", "must be positive");
   }
@@ -96,74 +201,46 @@ void EvalConfig::validate() const {
   }
   sim.validate();
   sched.validate();
-  workload::TrainingConfig t = training;
-  t.model.layers = layers.front();
-  t.validate();
+  const std::vector<EvalJob> all = jobs();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k) {
+      if (all[k].name == all[i].name)
+        throw core::InputError("", "jobs", all[i].name, "listed twice");
+    }
+    all[i].training.validate();
+    sys.scaleup_size = all[i].scaleup_size;
+    sys.scaleup_gbps = all[i].scaleup_gbps;
+    sys.validate_for(all[i].training.generated_ranks());
+  }
 }
 
 void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row) {
   config.validate();
-  std::map<std::tuple<std::uint32_t, core::TimePs, std::string>, bool> have;
+  const std::vector<EvalJob> jobs = config.jobs();
+  std::map<std::tuple<std::string, core::TimePs, std::string>, std::size_t> have;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    check_same_config(config, rows[i], i);
-    have[{rows[i].layers, rows[i].tau_ps, rows[i].scheduler}] = true;
+    check_same_config(config, jobs, rows[i], i);
+    have[{rows[i].job, rows[i].tau_ps, rows[i].scheduler}] = i;
   }
-  const std::size_t total = config.layers.size() * config.taus_ps.size() * config.schedulers.size();
+  const std::size_t total = jobs.size() * config.taus_ps.size() * config.schedulers.size();
   std::size_t done = 0;
-  for (std::uint32_t layers : config.layers) {
+  for (const EvalJob& job : jobs) {
     std::optional<core::Workload> w;  // generated when first needed
     for (core::TimePs tau : config.taus_ps) {
       for (const std::string& name : config.schedulers) {
-        if (have.count({layers, tau, name})) {
+        if (auto it = have.find({job.name, tau, name}); it != have.end()) {
           ++done;
-          auto it = std::find_if(rows.begin(), rows.end(), [&](const EvalRow& r) {
-            return r.layers == layers && r.tau_ps == tau && r.scheduler == name;
-          });
-          if (on_row) on_row(done, total, *it, true);
+          if (on_row) on_row(done, total, rows[it->second], true);
           continue;
         }
-        if (!w) {
-          workload::TrainingConfig t = config.training;
-          t.model.layers = layers;
-          w.emplace(workload::generate_llama(t));
-        }
-        core::System sys = config.system;
-        sys.reconfig_delay_ps = tau;
-        const auto t0 = std::chrono::steady_clock::now();
-        const schedule::Schedule s = sched::run_scheduler(name, *w, sys, config.sched);
-        const double solve_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const sim::SimResult r = sim::simulate(*w, s, config.sim);
-
-        EvalRow row;
-        row.layers = layers;
-        row.tau_ps = tau;
-        row.scheduler = name;
-        row.iteration_time_s = core::ps_to_seconds(r.metrics.iteration_time_ps);
-        if (!s.tasks.empty()) row.schedule_makespan_s = core::ps_to_seconds(s.makespan_ps);
-        row.peak_nic_bytes = r.metrics.peak_nic_bytes;
-        row.reconfigurations = r.metrics.reconfigurations;
-        row.circuits_set_up = r.metrics.circuits_set_up;
-        row.status = std::string(schedule::to_string(s.status));
-        row.gap = s.gap;
-        if (s.lower_bound_ps) row.lower_bound_s = core::ps_to_seconds(*s.lower_bound_ps);
-        row.solve_time_s = solve_s;
-        row.circuit_utilization = r.metrics.circuit_utilization;
-        row.wait_mean_s = w->num_tasks() == 0 ? 0.0
-                                              : core::ps_to_seconds(r.metrics.wait_total_ps) /
-                                                    static_cast<double>(w->num_tasks());
-        row.bytes_relayed = r.metrics.bytes_relayed;
-        row.sends = w->num_tasks();
-        row.sim_events = r.metrics.events;
-        row.model = config.training.model.name;
-        row.gpu = config.training.gpu.name;
-        row.tp = config.training.tp;
-        row.dp = config.training.dp;
-        row.switches = config.system.switches;
-        row.link_gbps = config.system.link_gbps;
-        row.time_limit_s = config.sched.time_limit_s;
+        if (!w) w.emplace(workload::generate_llama(job.training));
+        EvalRow row = measure(config, job, *w, tau, name);
         rows.push_back(row);
         sort_rows(config, rows);
+        have.clear();
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          have[{rows[i].job, rows[i].tau_ps, rows[i].scheduler}] = i;
+        }
         ++done;
         if (on_row) on_row(done, total, row, false);
       }

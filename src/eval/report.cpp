@@ -12,10 +12,10 @@
 namespace flux::eval {
 namespace {
 
-const EvalRow* find(const std::vector<EvalRow>& rows, std::uint32_t layers, core::TimePs tau,
+const EvalRow* find(const std::vector<EvalRow>& rows, const std::string& job, core::TimePs tau,
                     const std::string& s) {
   for (const EvalRow& r : rows) {
-    if (r.layers == layers && r.tau_ps == tau && r.scheduler == s) return &r;
+    if (r.job == job && r.tau_ps == tau && r.scheduler == s) return &r;
   }
   return nullptr;
 }
@@ -42,10 +42,31 @@ std::string upper(std::string s) {
   return s;
 }
 
-std::string block_name(std::uint32_t layers, const std::string& scheduler) {
-  std::string n = "$L" + std::to_string(layers) + "_";
-  for (char c : scheduler) n += (c == '-') ? '_' : c;
+// A gnuplot data block name: letters, digits and underscores.
+std::string block_name(std::size_t job, const std::string& scheduler) {
+  std::string n = "$J" + std::to_string(job) + "_";
+  for (char c : scheduler) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return n;
+}
+
+// "Llama 3 8B, 8 layers, TP4 x DP2 on 8 A100 GPUs": what one job runs.
+std::string describe(const EvalJob& j) {
+  const workload::TrainingConfig& t = j.training;
+  std::ostringstream out;
+  out << "Llama 3 " << upper(t.model.name) << ", " << t.model.layers << " layers, TP" << t.tp
+      << " x DP" << t.dp << " on " << t.ranks() << " " << upper(t.gpu.name) << " GPUs";
+  if (j.scaleup_size > 1) out << " in scale-up domains of " << j.scaleup_size;
+  return out.str();
+}
+
+// The panel's title: the layer count of a layer sweep, else the job.
+std::string title(const EvalJob& j) {
+  if (j.name == layer_job_name(j.training.model.layers)) {
+    std::string t = std::to_string(j.training.model.layers);
+    t += " layers";
+    return t;
+  }
+  return j.name;
 }
 
 std::string style(const std::string& s) {
@@ -62,11 +83,12 @@ std::string style(const std::string& s) {
 std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows) {
   std::ostringstream out;
   const std::size_t w0 = 12, w = 15;
-  for (std::uint32_t layers : c.layers) {
-    out << "\nLlama 3 " << upper(c.training.model.name) << ", " << layers << " layers, TP"
-        << c.training.tp << " x DP" << c.training.dp << " on " << c.training.tp * c.training.dp
-        << " " << upper(c.training.gpu.name) << " GPUs, " << c.system.switches << " switches, "
-        << c.system.link_gbps << " Gb/s\n";
+  for (const EvalJob& job : c.jobs()) {
+    const std::string& name = job.name;
+    out << "\n";
+    if (!c.named_jobs.empty()) out << name << ": ";
+    out << describe(job) << ", " << c.system.switches << " switches, " << c.system.link_gbps
+        << " Gb/s\n";
     struct Panel {
       const char* title;
       std::string (*cell)(const EvalRow&);
@@ -87,7 +109,7 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
       for (core::TimePs tau : c.taus_ps) {
         out << pad(core::format_duration(tau), w0);
         for (const std::string& s : c.schedulers) {
-          const EvalRow* r = find(rows, layers, tau, s);
+          const EvalRow* r = find(rows, name, tau, s);
           out << pad(r ? p.cell(*r) : "-", w);
         }
         out << "\n";
@@ -97,10 +119,10 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
     const std::string& flux = c.schedulers.front();
     out << "\n" << flux << " against the best other scheduler (ideal excluded):\n";
     for (core::TimePs tau : c.taus_ps) {
-      const EvalRow* f = find(rows, layers, tau, flux);
+      const EvalRow* f = find(rows, name, tau, flux);
       const EvalRow* best = nullptr;
       for (const std::string& s : c.schedulers) {
-        const EvalRow* r = find(rows, layers, tau, s);
+        const EvalRow* r = find(rows, name, tau, s);
         if (s == flux || s == "ideal" || !r) continue;
         if (!best || r->iteration_time_s < best->iteration_time_s) best = r;
       }
@@ -118,13 +140,14 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
 std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows,
                            const std::string& png, const std::string& svg) {
   std::ostringstream g;
+  const std::vector<EvalJob> jobs = c.jobs();
   g << "# Figure 2 of the paper as measured by `flux evaluate --preset " << c.preset
-    << "`; data inline.\n# Render: gnuplot fig2.gp\n";
-  for (std::uint32_t layers : c.layers) {
+    << "`; data inline.\n# Render: gnuplot " << c.file_stem << ".gp\n";
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
     for (const std::string& s : c.schedulers) {
-      g << block_name(layers, s) << " << EOD\n";
+      g << block_name(j, s) << " << EOD\n";
       for (core::TimePs tau : c.taus_ps) {
-        if (const EvalRow* r = find(rows, layers, tau, s)) {
+        if (const EvalRow* r = find(rows, jobs[j].name, tau, s)) {
           g << static_cast<double>(tau) / 1e6 << ' ' << r->iteration_time_s * 1e3 << ' '
             << r->peak_nic_bytes << ' ' << r->reconfigurations << '\n';
         }
@@ -132,7 +155,7 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
       g << "EOD\n";
     }
   }
-  const std::size_t n = c.layers.size();
+  const std::size_t n = jobs.size();
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 0) {
       g << "set terminal pngcairo size 1500," << 430 * n + 60 << " font ',10'\n";
@@ -141,9 +164,14 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
       g << "set terminal svg size 1500," << 430 * n + 60 << " dynamic font 'sans,10'\n";
       g << "set output '" << svg << "'\n";
     }
-    g << "set multiplot layout " << n << ",3 title 'Llama 3 " << upper(c.training.model.name)
-      << ", TP" << c.training.tp << " x DP" << c.training.dp << ", " << c.system.switches
-      << " OCS, " << c.system.link_gbps << " Gb/s, " << upper(c.training.gpu.name) << " compute'\n";
+    g << "set multiplot layout " << n << ",3 title '";
+    if (c.named_jobs.empty()) {
+      g << "Llama 3 " << upper(c.training.model.name) << ", TP" << c.training.tp << " x DP"
+        << c.training.dp << ", " << c.system.switches << " OCS, " << c.system.link_gbps << " Gb/s, "
+        << upper(c.training.gpu.name) << " compute'\n";
+    } else {
+      g << "training jobs, " << c.system.switches << " OCS, " << c.system.link_gbps << " Gb/s'\n";
+    }
     g << "set logscale x\nset xlabel 'reconfiguration delay {/Symbol t} (us)'\n"
       << "set grid\nset format x '%g'\n";
     // All three on log axes: iteration times span 0.2 to 14 s, memory 4 KiB
@@ -158,16 +186,16 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
                             {3, "peak NIC memory (bytes)", "10^{%L}", false},
                             {4, "reconfigurations", "10^{%L}", false}};
     g << "set logscale y\n";
-    for (std::uint32_t layers : c.layers) {
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
       for (const Panel& p : panels) {
         g << "set format y '" << p.yformat << "'\n";
         g << (p.column == 2 ? "set key top left font ',9'\n" : "unset key\n");
-        g << "set ylabel '" << p.ylabel << "'\nset title '" << layers << " layers'\n";
+        g << "set ylabel '" << p.ylabel << "'\nset title '" << title(jobs[j]) << "'\n";
         g << "plot ";
         bool first = true;
         for (const std::string& s : c.schedulers) {
           if (s == "ideal" && !p.with_ideal) continue;
-          g << (first ? "" : ", \\\n     ") << block_name(layers, s) << " using 1:" << p.column
+          g << (first ? "" : ", \\\n     ") << block_name(j, s) << " using 1:" << p.column
             << " with " << (s == "ideal" ? "lines" : "linespoints") << ' ' << style(s) << " title '"
             << s << "'";
           first = false;

@@ -20,10 +20,30 @@
 
 namespace flux::eval {
 
+/// One workload of a sweep: a training iteration and the scale-up fabric of
+/// the system it runs on.
+struct EvalJob {
+  /// The rows' `job`: "L<layers>" for a layer count of a layer sweep, else
+  /// the name of a training job (workload/jobs.hpp).
+  std::string name;
+  workload::TrainingConfig training;
+  std::uint32_t scaleup_size = 1;  ///< the system's scale-up domain size for this job
+  double scaleup_gbps = core::kNvlink3Gbps;
+};
+
+/// The job name of a layer sweep's point: "L8".
+std::string layer_job_name(std::uint32_t layers);
+
 struct EvalConfig {
   std::string preset = "paper-fig2";
-  workload::TrainingConfig training;    ///< model, tp, dp, gpu, ...; layers from `layers`
-  std::vector<std::uint32_t> layers;    ///< one workload per entry
+  workload::TrainingConfig training;  ///< model, tp, dp, gpu, ...; layers from `layers`
+  /// A layer sweep: one workload per entry, `training` with that many layers
+  /// on the sweep's system. Empty when `named_jobs` is used.
+  std::vector<std::uint32_t> layers;
+  /// Or a sweep over training jobs, each with its own scale-up fabric.
+  std::vector<EvalJob> named_jobs;
+  /// Output files are <stem>.csv, <stem>.gp, <stem>.png, <stem>.svg.
+  std::string file_stem = "fig2";
   std::vector<core::TimePs> taus_ps;    ///< reconfiguration delays
   std::vector<std::string> schedulers;  ///< registry names
   /// Switches and link rate; its reconfiguration delay is replaced by each
@@ -36,10 +56,13 @@ struct EvalConfig {
   static EvalConfig preset_named(const std::string& name);
   /// Throws core::InputError naming the field.
   void validate() const;
+  /// The sweep's workloads: named_jobs, or one job per layer count.
+  [[nodiscard]] std::vector<EvalJob> jobs() const;
 };
 
 /// One point of the sweep. Times in seconds as in every Flux file.
 struct EvalRow {
+  std::string job;  ///< EvalJob::name
   std::uint32_t layers = 0;
   core::TimePs tau_ps = 0;
   std::string scheduler;
@@ -65,10 +88,17 @@ struct EvalRow {
   std::uint32_t switches = 0;
   double link_gbps = 0;
   double time_limit_s = 0;
+  std::uint32_t scaleup_size = 1;
+  /// Accelerators of the cluster the schedule ran on: the job's, or for a
+  /// scheduler that cannot run a folded workload (rotornet, bvn) those of the
+  /// folded workload taken as a cluster of its own.
+  std::uint64_t cluster_ranks = 0;
 };
 
-/// Reads a CSV written by write_csv(); throws core::InputError naming the
-/// file, the line and the column on anything else.
+/// Reads a CSV written by write_csv() (or by a version before jobs: rows get
+/// job "L<layers>", scale-up size 1 and a cluster of tp * dp accelerators);
+/// throws core::InputError naming the file, the line and the
+/// column on anything else.
 std::vector<EvalRow> read_csv(const std::filesystem::path& file);
 /// Writes the rows (header first) through a temporary file and a rename.
 void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows);
@@ -81,7 +111,8 @@ using Progress =
 /// core::InputError otherwise) are kept and not recomputed; each new row is
 /// appended to `rows` and `on_row` is called after it, so the caller can save
 /// the CSV after every point and an interrupted sweep resumes where it
-/// stopped. Rows end sorted by (layers, tau, scheduler's order in config).
+/// stopped. Rows end sorted by (the job's place in config.jobs(), tau,
+/// scheduler's order in config).
 void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row);
 
 /// A terminal summary: per layer count, tau x scheduler tables of iteration
