@@ -242,6 +242,36 @@ TEST(SimulatorScaleUp, IdealReplayIsTheCriticalPathWithDomains) {
   EXPECT_EQ(rf.metrics.scaleup_sends, 0u);
 }
 
+// flux.metrics/v2 carries the system's domains and both fabrics' sends,
+// bytes and waits; the trace puts scale-up transfers on their domain.
+TEST(SimulatorScaleUp, MetricsAndTraceShowBothFabrics) {
+  const core::Workload w = six_ranks();
+  const schedule::Schedule s = one_circuit(w);
+  const sim::SimResult r = sim::simulate(w, s);
+  std::ostringstream m;
+  formats::write_metrics(m, w, s, {}, r.metrics);
+  const std::string text = m.str();
+  for (const char* part :
+       {R"("format": "flux.metrics/v2")", R"("scaleup_size": 3, "scaleup_gbps": 1600})",
+        R"("ocs_sends": 1,)", R"("ocs_bytes": 10,)", R"("scaleup_sends": 5,)",
+        R"("scaleup_bytes": 550,)", R"("scaleup_wait_total_s": 1.85e-09,)",
+        R"("scaleup_wait_max_s": 9.5e-10,)"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+  std::ostringstream t;
+  formats::write_chrome_trace(t, w, s, r);
+  const std::string trace = t.str();
+  // Processes: GPUs 0-5, OCS 0 (pid 6), scale-up domains 0 and 1 (7, 8).
+  for (const char* part : {R"("pid": 7, "tid": 0, "args": {"name": "scale-up domain 0"})",
+                           R"("pid": 8, "tid": 0, "args": {"name": "scale-up domain 1"})",
+                           R"("pid": 7, "tid": 2, "args": {"name": "GPU 2 egress"})",
+                           R"("cat": "scaleup", "ph": "X", "pid": 7, "tid": 0, "ts": 0.0015)"}) {
+    EXPECT_NE(trace.find(part), std::string::npos) << part << "\n" << trace;
+  }
+  // Only E (0 -> 3) is a send of GPU 0's process.
+  EXPECT_EQ(trace.find(R"("cat": "send", "ph": "X", "pid": 0, "tid": 1)"), std::string::npos);
+}
+
 TEST(SimulatorScaleUp, Deterministic) {
   const core::Workload w = six_ranks();
   const auto a = sim::simulate(w, one_circuit(w));
