@@ -19,8 +19,12 @@ void SystemOptions::add_to(CLI::App& app, std::initializer_list<std::string_view
 }
 
 core::System SystemOptions::to_system() const {
+  return to_system(system.scaleup_size);  // validate(): one domain always tiles
+}
+
+core::System SystemOptions::to_system(std::uint64_t accelerators) const {
   try {
-    system.validate();
+    system.validate_for(accelerators);
   } catch (const core::InputError& e) {
     throw option_error(e, core::kSystemOptions);
   }

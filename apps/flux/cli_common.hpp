@@ -24,6 +24,9 @@ struct SystemOptions {
   void add_to(CLI::App& app, std::initializer_list<std::string_view> skip = {});
   /// Validates; throws core::InputError naming the option.
   [[nodiscard]] core::System to_system() const;
+  /// to_system(), and that the scale-up domains tile the workload's
+  /// `accelerators` (core::System::validate_for); errors name the option.
+  [[nodiscard]] core::System to_system(std::uint64_t accelerators) const;
 };
 
 /// The options of a scheduler run (`flux schedule`, `flux simulate`,

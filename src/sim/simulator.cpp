@@ -70,8 +70,12 @@ void SimOptions::validate() const {
 SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
                    const SimOptions& options) {
   options.validate();
-  s.system.validate_for(w.accelerators());
-  if (options.validate_schedule) schedule::check_schedule(w, s);
+  s.system.validate();
+  if (options.validate_schedule) {
+    schedule::check_schedule(w, s);  // also: the domains tile the accelerators
+  } else {
+    s.system.validate_for(w.accelerators());
+  }
   const auto t0 = std::chrono::steady_clock::now();
   detail::Engine engine(w, s, options);
   const auto t1 = std::chrono::steady_clock::now();
