@@ -247,11 +247,34 @@ TEST(ScheduleJsonV2, ScaleUpRoundTripIsExact) {
   EXPECT_EQ(to_text(back), text);
 }
 
-// Without domains the writer writes v1, the text it wrote before v2 existed.
+// The documented v2 example reads, is the writer's layout, and has its
+// scale-up sends on the fabric.
+TEST(ScheduleJsonV2, DocumentedExampleParses) {
+  const auto examples = doc_examples("flux.schedule/v2");
+  ASSERT_EQ(examples.size(), 1u);
+  const Schedule s = parse_schedule(examples[0], "docs/formats.md");
+  EXPECT_EQ(s.system.scaleup_size, 2u);
+  EXPECT_EQ(s.system.scaleup_gbps, 1600);
+  ASSERT_EQ(s.tasks.size(), 4u);
+  EXPECT_EQ(s.tasks[0].sw, core::kScaleUpSwitch);
+  EXPECT_EQ(s.tasks[1].sw, SwitchId(0));
+  EXPECT_EQ(s.tasks[2].start_ps, 500);
+  EXPECT_EQ(to_text(s), examples[0]);
+}
+
+// Without domains the writer writes v1, the text it wrote before v2 existed;
+// a scale-up send without domains (the validator rejects it) still
+// round-trips, as v2.
 TEST(ScheduleJsonV2, NoDomainsWritesV1) {
   const std::string text = to_text(sample());
   EXPECT_NE(text.find(R"("format": "flux.schedule/v1")"), std::string::npos) << text;
   EXPECT_EQ(text.find("scaleup"), std::string::npos) << text;
+  Schedule odd = sample();
+  odd.tasks[0].sw = core::kScaleUpSwitch;
+  const std::string odd_text = to_text(odd);
+  EXPECT_NE(odd_text.find(R"("format": "flux.schedule/v2")"), std::string::npos) << odd_text;
+  EXPECT_NE(odd_text.find(R"("scaleup_size": 1, )"), std::string::npos) << odd_text;
+  expect_same(odd, parse_schedule(odd_text, "mem"));
 }
 
 // A v1 file (the layout of every schedule written before v2) reads as a

@@ -433,9 +433,13 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   }
   io::JsonWriter j(out, io::JsonWriter::Style::kPretty);
   j.begin_object();
-  // v1 while the system has no scale-up domain: those files stay as they
-  // were, byte for byte, and older readers still read them.
-  const bool v2 = s.system.has_scaleup();
+  // v1 while nothing needs v2: those files stay as they were, byte for
+  // byte, and older readers still read them. A scale-up send in a system
+  // without domains (invalid, but the validator's to say) needs v2 too.
+  const bool v2 = s.system.has_scaleup() || std::any_of(s.tasks.begin(), s.tasks.end(),
+                                                        [](const schedule::TaskAssignment& t) {
+                                                          return t.sw == core::kScaleUpSwitch;
+                                                        });
   j.member("format", v2 ? kScheduleFormat : kScheduleFormatV1);
   j.member("scheduler", s.scheduler);
   j.member("workload", s.workload);

@@ -51,8 +51,9 @@ schedule::Schedule read_schedule(const std::filesystem::path& file);
 /// Same, from text in memory; `source` names it in errors.
 schedule::Schedule parse_schedule(std::string_view text, std::string_view source);
 
-/// Writes `s` as flux.schedule/v2 if its system has scale-up domains, else
-/// as flux.schedule/v1 (the same text as before v2 existed): one "circuits"
+/// Writes `s` as flux.schedule/v2 if its system has scale-up domains (or a
+/// task is on the scale-up fabric), else as flux.schedule/v1 (the same text
+/// as before v2 existed): one "circuits"
 /// entry per switch 0..s-1
 /// (empty timelines included), one task and one interval per line; the
 /// optional fields only when set (circuit_model and routing only when not
