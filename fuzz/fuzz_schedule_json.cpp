@@ -1,4 +1,4 @@
-// libFuzzer target: the schedule JSON reader (flux.schedule/v1) and the
+// libFuzzer target: the schedule JSON reader (flux.schedule/v1, v2) and the
 // independent validator behind it. Every input must either be read or be
 // rejected with core::InputError; a schedule that was read must be written
 // and read back to the same file, and the validator must judge it against a

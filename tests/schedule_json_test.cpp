@@ -1,4 +1,4 @@
-// flux.schedule/v1 reader and writer, and the SolveStatus names.
+// flux.schedule/v1 and v2 reader and writer, and the SolveStatus names.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -219,6 +219,133 @@ TEST(ScheduleJson, RoundTripIsExact) {
   EXPECT_EQ(to_text(back), to_text(s));
 }
 
+// ------------------------------------------------------ v2: scale-up domains
+
+Schedule scaleup_sample() {
+  Schedule s = sample();
+  s.system.scaleup_size = 4;
+  s.system.scaleup_gbps = 3600;
+  s.tasks.push_back({9, core::kScaleUpSwitch, 42});
+  return s;
+}
+
+TEST(ScheduleJsonV2, ScaleUpRoundTripIsExact) {
+  const Schedule s = scaleup_sample();
+  const std::string text = to_text(s);
+  EXPECT_NE(text.find(R"("format": "flux.schedule/v2")"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("reconfig_delay_s": 1.0000001e-05, "scaleup_size": 4, )"
+                      R"("scaleup_gbps": 3600})"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"({"id": 9, "fabric": "scaleup", "start_s": 4.2e-11})"), std::string::npos)
+      << text;
+  const Schedule back = parse_schedule(text, "mem");
+  expect_same(s, back);
+  EXPECT_EQ(back.system.scaleup_size, 4u);
+  EXPECT_EQ(back.system.scaleup_gbps, 3600);
+  EXPECT_EQ(back.tasks.back().sw, core::kScaleUpSwitch);
+  EXPECT_EQ(to_text(back), text);
+}
+
+// The documented v2 example reads, is the writer's layout, and has its
+// scale-up sends on the fabric.
+TEST(ScheduleJsonV2, DocumentedExampleParses) {
+  const auto examples = doc_examples("flux.schedule/v2");
+  ASSERT_EQ(examples.size(), 1u);
+  const Schedule s = parse_schedule(examples[0], "docs/formats.md");
+  EXPECT_EQ(s.system.scaleup_size, 2u);
+  EXPECT_EQ(s.system.scaleup_gbps, 1600);
+  ASSERT_EQ(s.tasks.size(), 4u);
+  EXPECT_EQ(s.tasks[0].sw, core::kScaleUpSwitch);
+  EXPECT_EQ(s.tasks[1].sw, SwitchId(0));
+  EXPECT_EQ(s.tasks[2].start_ps, 500);
+  EXPECT_EQ(to_text(s), examples[0]);
+}
+
+// Without domains the writer writes v1, the text it wrote before v2 existed;
+// a scale-up send without domains (the validator rejects it) still
+// round-trips, as v2.
+TEST(ScheduleJsonV2, NoDomainsWritesV1) {
+  const std::string text = to_text(sample());
+  EXPECT_NE(text.find(R"("format": "flux.schedule/v1")"), std::string::npos) << text;
+  EXPECT_EQ(text.find("scaleup"), std::string::npos) << text;
+  Schedule odd = sample();
+  odd.tasks[0].sw = core::kScaleUpSwitch;
+  const std::string odd_text = to_text(odd);
+  EXPECT_NE(odd_text.find(R"("format": "flux.schedule/v2")"), std::string::npos) << odd_text;
+  EXPECT_NE(odd_text.find(R"("scaleup_size": 1, )"), std::string::npos) << odd_text;
+  expect_same(odd, parse_schedule(odd_text, "mem"));
+}
+
+// A v1 file (the layout of every schedule written before v2) reads as a
+// system without domains.
+TEST(ScheduleJsonV2, V1FileStillReads) {
+  const Schedule s =
+      parse_schedule(doc("[]", R"([{"id": 1, "switch": 1, "start_s": 2e-6}])",
+                         R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": 1e-5})"),
+                     "v1.json");
+  EXPECT_EQ(s.system.scaleup_size, 1u);
+  EXPECT_FALSE(s.system.has_scaleup());
+  ASSERT_EQ(s.tasks.size(), 1u);
+  EXPECT_EQ(s.tasks[0].sw, SwitchId(1));
+}
+
+// v2 keys are optional: scaleup_size 1 and scaleup_gbps 2400 when absent;
+// "fabric": "ocs" is a switch's send, like no fabric key; keys in any order.
+TEST(ScheduleJsonV2, DefaultsAndExplicitOcs) {
+  std::string text = doc("[]", R"([{"start_s": 0, "fabric": "ocs", "switch": 1, "id": 3}])");
+  text.replace(text.find("flux.schedule/v1"), 16, "flux.schedule/v2");
+  const Schedule s = parse_schedule(text, "mem");
+  EXPECT_EQ(s.system.scaleup_size, 1u);
+  EXPECT_EQ(s.system.scaleup_gbps, core::kNvlink3Gbps);
+  EXPECT_EQ(s.tasks[0].sw, SwitchId(1));
+}
+
+std::string v2_doc(const std::string& tasks,
+                   const std::string& system = R"({"switches": 2, "link_gbps": 800, )"
+                                               R"("reconfig_delay_s": 1e-5, "scaleup_size": 2})") {
+  std::string d = doc("[]", tasks, system);
+  d.replace(d.find("flux.schedule/v1"), 16, "flux.schedule/v2");
+  return d;
+}
+
+TEST(ScheduleJsonV2Error, BadFabric) {
+  expect_error(v2_doc(R"([{"id": 1, "fabric": "nvlink", "start_s": 0}])"), "tasks[0].fabric",
+               "\"nvlink\"", "unknown fabric (one of: ocs, scaleup)");
+  expect_error(v2_doc(R"([{"id": 1, "fabric": 1, "start_s": 0}])"), "tasks[0].fabric", "1",
+               "must be a string");
+  expect_error(v2_doc(R"([{"id": 1, "fabric": "scaleup", "switch": 0, "start_s": 0}])"),
+               "tasks[0].switch", "0", "on the scale-up fabric");
+  expect_error(v2_doc(R"([{"id": 1, "fabric": "ocs", "start_s": 0}])"), "tasks[0].switch", "",
+               "missing");
+  expect_error(v2_doc(R"([{"id": 1, "start_s": 0}])"), "tasks[0].switch", "", "missing");
+  // The scale-up fabric's number in memory is no switch a file may name.
+  expect_error(v2_doc(R"([{"id": 1, "switch": 1048576, "start_s": 0}])"), "tasks[0].switch",
+               "1048576", "at most 2^20 switches");
+}
+
+TEST(ScheduleJsonV2Error, BadScaleUpSystem) {
+  expect_error(v2_doc("[]", R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": 0, )"
+                            R"("scaleup_size": 0})"),
+               "system.scaleup_size", "0", "between 1 and");
+  expect_error(v2_doc("[]", R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": 0, )"
+                            R"("scaleup_gbps": -1})"),
+               "system.scaleup_gbps", "-1");
+}
+
+// v1 has no domains: its files may not use v2's keys, wherever "format" is.
+TEST(ScheduleJsonV2Error, V1FileWithV2Keys) {
+  expect_error(doc("[]", R"([{"id": 1, "fabric": "scaleup", "start_s": 0}])"), "tasks[0].fabric",
+               "", "unknown key (flux.schedule/v1 allows here: id, switch, start_s)");
+  expect_error(
+      doc("[]", "[]",
+          R"({"switches": 2, "link_gbps": 800, "reconfig_delay_s": 0, "scaleup_size": 2})"),
+      "system.scaleup_size", "", "flux.schedule/v1 allows here");
+  expect_error(R"({"tasks": [{"id": 1, "fabric": "scaleup", "start_s": 0}], "scheduler": 7, )"
+               R"("format": "flux.schedule/v1"})",
+               "tasks[0].fabric", "", "unknown key (flux.schedule/v1");
+}
+
 TEST(ScheduleJson, RoundTripThroughFile) {
   TempDir dir;
   const fs::path file = dir.path() / "s.json";
@@ -365,9 +492,10 @@ TEST(ScheduleJsonError, MalformedJson) {
 
 TEST(ScheduleJsonError, WrongFormat) {
   expect_error(R"({"format": "flux.workload/v1", "tasks": []})", "format", "\"flux.workload/v1\"",
-               "not a flux.schedule/v1 file");
-  expect_error(R"({"format": "flux.schedule/v2"})", "format", "\"flux.schedule/v2\"",
-               "unsupported version");
+               "not a flux.schedule/v2 file");
+  expect_error(R"({"format": "flux.schedule/v3"})", "format", "\"flux.schedule/v3\"",
+               "unsupported version: this reader knows \"flux.schedule/v1\", "
+               "\"flux.schedule/v2\"");
   expect_error(R"({"scheduler": "x"})", "format", "", "missing");
 }
 

@@ -19,13 +19,22 @@ void SystemOptions::add_to(CLI::App& app, std::initializer_list<std::string_view
   scaleup_size_ = app.get_option_no_throw("--scaleup-size");
 }
 
-core::System SystemOptions::to_system(std::uint32_t workload_scaleup_size) const {
+core::System SystemOptions::to_system() const {
+  try {
+    system.validate();
+  } catch (const core::InputError& e) {
+    throw option_error(e, core::kSystemOptions);
+  }
+  return system;
+}
+
+core::System SystemOptions::to_system(const core::Workload& w) const {
   core::System s = system;
-  if (workload_scaleup_size != 0 && (scaleup_size_ == nullptr || scaleup_size_->count() == 0)) {
-    s.scaleup_size = workload_scaleup_size;
+  if (w.scaleup_size() != 0 && (scaleup_size_ == nullptr || scaleup_size_->count() == 0)) {
+    s.scaleup_size = w.scaleup_size();
   }
   try {
-    s.validate();
+    s.validate_for(w.accelerators());
   } catch (const core::InputError& e) {
     throw option_error(e, core::kSystemOptions);
   }

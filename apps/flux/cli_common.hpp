@@ -10,6 +10,7 @@
 #include "flux/core/error.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
+#include "flux/core/workload.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/llama.hpp"
 
@@ -22,10 +23,13 @@ struct SystemOptions {
 
   /// Every option but those in `skip`.
   void add_to(CLI::App& app, std::initializer_list<std::string_view> skip = {});
-  /// Validates; throws core::InputError naming the option. Without
-  /// --scaleup-size on the command line, a workload's domain size hint
-  /// (core::Workload::scaleup_size, 0: none) is the system's.
-  [[nodiscard]] core::System to_system(std::uint32_t workload_scaleup_size = 0) const;
+  /// Validates; throws core::InputError naming the option.
+  [[nodiscard]] core::System to_system() const;
+  /// The system for workload `w`: without --scaleup-size on the command line,
+  /// the workload's domain size hint (core::Workload::scaleup_size) if it has
+  /// one; validated, and the scale-up domains must tile its accelerators
+  /// (core::System::validate_for). Errors name the option.
+  [[nodiscard]] core::System to_system(const core::Workload& w) const;
 
  private:
   const CLI::Option* scaleup_size_ = nullptr;

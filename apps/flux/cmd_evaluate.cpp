@@ -68,7 +68,7 @@ eval::EvalConfig make_config(const EvaluateOptions& o, bool time_limit_given) {
   }
   if (!o.schedulers.empty()) c.schedulers = o.schedulers;
   c.training = o.training.resolve(c.training);
-  c.system = o.system.to_system();
+  c.system = o.system.to_system();  // each job's domains checked by c.validate()
   c.sched = o.run.resolve();
   if (o.full && !time_limit_given) c.sched.time_limit_s = kFullLimitS;
   try {

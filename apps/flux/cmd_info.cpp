@@ -60,10 +60,32 @@ void print_matrix(const core::Workload& w, std::size_t top) {
   }
 }
 
+// With scale-up domains: the sends and bytes that stay inside them.
+void print_scaleup(const core::Workload& w, const core::System& system) {
+  if (!system.has_scaleup()) return;
+  std::uint64_t sends = 0, bytes = 0;
+  for (std::size_t v = 0; v < w.num_tasks(); ++v) {
+    const core::Task& t = w.task(core::TaskIndex(v));
+    if (system.fabric(t.src, t.dst) != core::Fabric::kScaleUp) continue;
+    ++sends;
+    bytes += t.bytes;
+  }
+  const double total = std::max<double>(1, static_cast<double>(w.total_bytes()));
+  std::printf(
+      "scale-up        %u domains of %u at %g Gb/s: %llu sends, %s (%.1f%% of the bytes) inside "
+      "them; %llu sends, %s across the OCS\n",
+      w.accelerators() / system.scaleup_size, system.scaleup_size, system.scaleup_gbps,
+      static_cast<unsigned long long>(sends), human_bytes(static_cast<double>(bytes)).c_str(),
+      100 * static_cast<double>(bytes) / total,
+      static_cast<unsigned long long>(w.num_tasks() - sends),
+      human_bytes(static_cast<double>(w.total_bytes() - bytes)).c_str());
+}
+
 void run_info(const InfoOptions& o) {
-  const core::System system = o.system.to_system();
+  (void)o.system.to_system();  // option errors before any file is read
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
+  const core::System system = o.system.to_system(w);
   const core::WorkloadSummary s =
       blame_workload(o.input, [&] { return core::summarize(w, system); });
   std::printf("workload        %s\n", w.name().c_str());
@@ -87,6 +109,7 @@ void run_info(const InfoOptions& o) {
               static_cast<unsigned long long>(s.pairs));
   std::printf("link            %g Gb/s: transmission %s in all\n", system.link_gbps,
               core::format_duration(s.transmission_sum_ps).c_str());
+  print_scaleup(w, system);
   std::printf("critical path   %s on an ideal network (every pair connected, no reconfiguration)\n",
               core::format_duration(s.critical_path_ps).c_str());
   const double share = s.critical_path_ps ? static_cast<double>(s.compute_on_path_ps) /

@@ -1,5 +1,6 @@
 // flux schedule w.json --scheduler NAME ...: runs a scheduler, checks its
-// schedule with the validator and writes it (flux.schedule/v1).
+// schedule with the validator and writes it (flux.schedule/v1, or v2 with
+// scale-up domains).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -49,7 +50,7 @@ void print_summary(FILE* out, const schedule::Schedule& s) {
 }
 
 void run_schedule(const ScheduleOptions& o) {
-  (void)o.system.to_system();  // bad options before any file is touched
+  (void)o.system.to_system();  // option errors before any file is read
   const sched::SchedulerOptions options = o.run.resolve();
   std::vector<io::OutputSpec> outputs;
   if (o.output) outputs.push_back({*o.output, "the schedule output (-o)", "-o", true});
@@ -62,7 +63,7 @@ void run_schedule(const ScheduleOptions& o) {
   io::check_outputs(outputs, inputs);
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
-  const core::System system = o.system.to_system(w.scaleup_size());
+  const core::System system = o.system.to_system(w);
   const schedule::Schedule s = blame_workload(
       o.input, [&] { return run_named_scheduler(o.run.scheduler, w, system, options); });
   if (o.output) formats::save_schedule(*o.output, s);
@@ -76,7 +77,8 @@ void register_schedule(CLI::App& app) {
   auto o = std::make_shared<ScheduleOptions>();
   auto* cmd = app.add_subcommand("schedule", "schedule a workload's sends on the switches");
   add_workload_argument(*cmd, o->input, o->chakra);
-  cmd->add_option("-o,--output", o->output, "schedule file to write (flux.schedule/v1)");
+  cmd->add_option("-o,--output", o->output,
+                  "schedule file to write (flux.schedule/v1; v2 with scale-up domains)");
   o->system.add_to(*cmd);
   o->run.add_to(*cmd, true, true);
   cmd->callback([o] { run_schedule(*o); });

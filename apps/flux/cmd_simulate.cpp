@@ -49,6 +49,12 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
   std::fprintf(out, "scheduler        %s (%u switches, tau %s, %g Gb/s)\n", s.scheduler.c_str(),
                s.system.switches, core::format_duration(s.system.reconfig_delay_ps).c_str(),
                s.system.link_gbps);
+  if (s.system.has_scaleup()) {
+    std::fprintf(out, "scale-up         domains of %u at %g Gb/s: %llu sends, %s inside them\n",
+                 s.system.scaleup_size, s.system.scaleup_gbps,
+                 static_cast<unsigned long long>(m.scaleup_sends),
+                 human_bytes(static_cast<double>(m.scaleup_bytes)).c_str());
+  }
   std::fprintf(out, "iteration time   %s\n", core::format_duration(m.iteration_time_ps).c_str());
   if (!s.tasks.empty()) {
     std::fprintf(out, "schedule says    %s (%s)\n", core::format_duration(s.makespan_ps).c_str(),
@@ -93,7 +99,8 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
   if (!o.schedule_file.empty() && system_given) {
     throw core::InputError("", "--schedule", o.schedule_file,
                            "the system comes from the schedule file: --switches, --tau, "
-                           "--link-gbps and --scaleup-* only apply with --scheduler");
+                           "--link-gbps, --scaleup-size and --scaleup-gbps only apply with "
+                           "--scheduler");
   }
   std::vector<io::OutputSpec> outputs;
   if (o.output) outputs.push_back({*o.output, "the metrics output (-o)", "-o", true});
@@ -112,8 +119,7 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
     s = formats::read_schedule(o.schedule_file);
   } else {
     s = blame_workload(o.input, [&] {
-      return run_named_scheduler(o.run.scheduler, w, o.system.to_system(w.scaleup_size()),
-                                 o.run.resolve());
+      return run_named_scheduler(o.run.scheduler, w, o.system.to_system(w), o.run.resolve());
     });
     if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
   }
@@ -144,8 +150,10 @@ void register_simulate(CLI::App& app) {
   o->run.scheduler.clear();
   auto* cmd = app.add_subcommand("simulate", "replay an iteration over a schedule's circuits");
   add_workload_argument(*cmd, o->input, o->chakra);
-  cmd->add_option("--schedule", o->schedule_file, "schedule file to replay (flux.schedule/v1)");
-  cmd->add_option("-o,--output", o->output, "metrics file to write (flux.metrics/v1)");
+  cmd->add_option("--schedule", o->schedule_file,
+                  "schedule file to replay (flux.schedule/v1 or v2)");
+  cmd->add_option("-o,--output", o->output,
+                  "metrics file to write (flux.metrics/v1; v2 with scale-up domains)");
   cmd->add_option("--trace", o->trace, "Chrome trace to write (open in Perfetto)");
   cmd->add_option("--save-schedule", o->save_schedule,
                   "with --scheduler: also write the schedule it made");

@@ -32,26 +32,14 @@ void name_meta(io::JsonWriter& j, const char* what, std::uint64_t pid, std::uint
   j.end_object();
 }
 
-}  // namespace
-
-void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
-                        const sim::SimResult& r) {
-  io::JsonWriter j(out);
-  j.begin_object();
-  j.member("displayTimeUnit", "ns");
-  j.key("traceEvents").begin_array();
-  const std::uint32_t n = w.accelerators();
-  for (std::uint32_t x = 0; x < n; ++x)
-    name_meta(j, "process_name", x, 0, "GPU " + std::to_string(x));
-  for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
-    name_meta(j, "process_name", n + sw, 0, "OCS " + std::to_string(sw));
-  }
-  // Sends: per accelerator, lanes so that slices on one thread never overlap.
-  std::vector<std::vector<std::uint32_t>> by_src(n);
-  for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
-    by_src[w.task(core::TaskIndex(v)).src.value()].push_back(v);
-  }
-  for (std::uint32_t x = 0; x < n; ++x) {
+// The sends of each source rank in `by_src` as slices from issue to finish,
+// in lanes so that slices on one thread never overlap; lane k of rank x is
+// thread tid(x, k) of process pid(x) (tid may write metadata events).
+template <class Pid, class Tid>
+void send_slices(io::JsonWriter& j, const core::Workload& w, const sim::SimResult& r,
+                 std::vector<std::vector<std::uint32_t>>& by_src, std::string_view cat, Pid pid,
+                 Tid tid) {
+  for (std::uint32_t x = 0; x < by_src.size(); ++x) {
     auto& vs = by_src[x];
     std::sort(vs.begin(), vs.end(), [&](std::uint32_t a, std::uint32_t b) {
       return std::pair{r.sends[a].issue_ps, a} < std::pair{r.sends[b].issue_ps, b};
@@ -67,15 +55,63 @@ void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedu
       const std::string_view label = w.label(core::TaskIndex(v));
       std::string name = label.empty() ? "send " + std::to_string(t.id) : std::string(label);
       name += " -> " + std::to_string(t.dst.value());
+      const std::uint64_t thread = tid(x, lane);  // may write a thread_name first
       j.begin_object();
-      j.member("name", name).member("cat", "send").member("ph", "X");
-      j.member("pid", x).member("tid", lane).member("ts", us(rec.issue_ps));
+      j.member("name", name).member("cat", cat).member("ph", "X");
+      j.member("pid", pid(x)).member("tid", thread).member("ts", us(rec.issue_ps));
       j.member("dur", us(rec.finish_ps - rec.issue_ps));
       j.key("args").begin_object();
       j.member("id", t.id).member("bytes", t.bytes).member("ready_us", us(rec.ready_ps));
       j.end_object();
       j.end_object();
     }
+  }
+}
+
+}  // namespace
+
+void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
+                        const sim::SimResult& r) {
+  io::JsonWriter j(out);
+  j.begin_object();
+  j.member("displayTimeUnit", "ns");
+  j.key("traceEvents").begin_array();
+  const std::uint32_t n = w.accelerators();
+  for (std::uint32_t x = 0; x < n; ++x)
+    name_meta(j, "process_name", x, 0, "GPU " + std::to_string(x));
+  for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
+    name_meta(j, "process_name", n + sw, 0, "OCS " + std::to_string(sw));
+  }
+  // Sends by source: OCS sends on their GPU, scale-up sends on their domain.
+  std::vector<std::vector<std::uint32_t>> by_src(n), scaleup_by_src(n);
+  for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
+    const core::Task& t = w.task(core::TaskIndex(v));
+    const bool scaleup = s.system.fabric(t.src, t.dst) == core::Fabric::kScaleUp;
+    (scaleup ? scaleup_by_src : by_src)[t.src.value()].push_back(v);
+  }
+  send_slices(
+      j, w, r, by_src, "send", [](std::uint32_t x) { return x; },
+      [](std::uint32_t, std::size_t lane) { return lane; });
+  if (s.system.has_scaleup()) {
+    // Process "scale-up domain d" after the switches; thread "GPU x egress"
+    // per source (one transfer at a time; only ideal needs more lanes).
+    const std::size_t first = n + s.timelines.size();
+    const std::uint32_t k = s.system.scaleup_size;
+    for (std::uint32_t d = 0; d < n / k; ++d) {
+      name_meta(j, "process_name", first + d, 0, "scale-up domain " + std::to_string(d));
+    }
+    std::vector<std::size_t> lanes(n, 0);
+    send_slices(
+        j, w, r, scaleup_by_src, "scaleup", [&](std::uint32_t x) { return first + x / k; },
+        [&](std::uint32_t x, std::size_t lane) {
+          if (lane >= lanes[x]) {
+            lanes[x] = lane + 1;
+            std::string name = "GPU " + std::to_string(x) + " egress";
+            if (lane > 0) name += " (lane " + std::to_string(lane) + ")";
+            name_meta(j, "thread_name", first + x / k, lane * n + x, name);
+          }
+          return lane * n + x;
+        });
   }
   // Circuits, unrolled up to the end of the iteration.
   const core::TimePs end = r.metrics.iteration_time_ps;

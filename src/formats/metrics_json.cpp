@@ -1,4 +1,5 @@
-// The metrics file, flux.metrics/v1 (include/flux/formats/metrics_json.hpp).
+// The metrics file, flux.metrics/v2 (v1 without scale-up domains;
+// include/flux/formats/metrics_json.hpp).
 #include "flux/formats/metrics_json.hpp"
 
 #include "flux/io/json_writer.hpp"
@@ -9,12 +10,18 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
                    const sim::SimOptions& options, const sim::Metrics& m) {
   io::JsonWriter j(out);
   j.begin_object();
-  j.member("format", kMetricsFormat);
+  // v1 without domains: those files stay as they were, byte for byte.
+  const bool v2 = s.system.has_scaleup();
+  j.member("format", v2 ? kMetricsFormat : kMetricsFormatV1);
   j.member("workload", w.name());
   j.member("scheduler", s.scheduler);
   j.key("system").begin_object();
   j.member("switches", s.system.switches).member("link_gbps", s.system.link_gbps);
   j.member("reconfig_delay_s", core::ps_to_seconds(s.system.reconfig_delay_ps));
+  if (v2) {
+    j.member("scaleup_size", s.system.scaleup_size);
+    j.member("scaleup_gbps", s.system.scaleup_gbps);
+  }
   j.end_object();
   j.member("mtu_bytes", options.mtu_bytes);
   j.member("sends", static_cast<std::uint64_t>(w.num_tasks()));
@@ -34,6 +41,14 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   j.member("wait_max_s", core::ps_to_seconds(m.wait_max_ps));
   j.member("bytes_sent", m.bytes_sent).member("bytes_delivered", m.bytes_delivered);
   j.member("bytes_relayed", m.bytes_relayed);
+  if (v2) {
+    // The two fabrics side by side (one copy's, like the totals above).
+    j.member("ocs_sends", static_cast<std::uint64_t>(w.num_tasks()) - m.scaleup_sends);
+    j.member("ocs_bytes", w.total_bytes() - m.scaleup_bytes);
+    j.member("scaleup_sends", m.scaleup_sends).member("scaleup_bytes", m.scaleup_bytes);
+    j.member("scaleup_wait_total_s", core::ps_to_seconds(m.scaleup_wait_total_ps));
+    j.member("scaleup_wait_max_s", core::ps_to_seconds(m.scaleup_wait_max_ps));
+  }
   j.member("events", m.events);
   j.key("nic_peak_bytes").begin_array();
   for (std::uint64_t b : m.nic_peak_bytes) j.value(b);

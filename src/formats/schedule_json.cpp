@@ -1,9 +1,11 @@
-// flux.schedule/v1: streaming reader (schema-driven SAX, no DOM) and writer.
+// flux.schedule/v2 (and v1): streaming reader (schema-driven SAX, no DOM) and
+// writer.
 #include "flux/formats/schedule_json.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -35,6 +37,8 @@ enum NodeId : int {
   kSwitches,
   kLinkGbps,
   kReconfig,
+  kScaleupSize,
+  kScaleupGbps,
   kMakespan,
   kStatus,
   kLowerBound,
@@ -47,6 +51,7 @@ enum NodeId : int {
   kTask,
   kTaskId,
   kTaskSwitch,
+  kTaskFabric,
   kStart,
   kCircuits,
   kCircuit,
@@ -75,11 +80,18 @@ constexpr std::array<Field, 14> kRootFields = {{{"format", kFormat, true},
                                                 {"period_s", kPeriod, false},
                                                 {"tasks", kTasks, true},
                                                 {"circuits", kCircuits, true}}};
-constexpr std::array<Field, 3> kSystemFields = {{{"switches", kSwitches, true},
+// Versions (io::Field::since): 0 = flux.schedule/v1, 1 = v2 (scale-up).
+constexpr std::uint8_t kV2 = 1;
+constexpr std::array<Field, 5> kSystemFields = {{{"switches", kSwitches, true},
                                                  {"link_gbps", kLinkGbps, true},
-                                                 {"reconfig_delay_s", kReconfig, true}}};
-constexpr std::array<Field, 3> kTaskFields = {
-    {{"id", kTaskId, true}, {"switch", kTaskSwitch, true}, {"start_s", kStart, true}}};
+                                                 {"reconfig_delay_s", kReconfig, true},
+                                                 {"scaleup_size", kScaleupSize, false, kV2},
+                                                 {"scaleup_gbps", kScaleupGbps, false, kV2}}};
+// "switch" is required unless "fabric" is "scaleup" (checked at the task's end).
+constexpr std::array<Field, 4> kTaskFields = {{{"id", kTaskId, true},
+                                               {"switch", kTaskSwitch, false},
+                                               {"fabric", kTaskFabric, false, kV2},
+                                               {"start_s", kStart, true}}};
 constexpr std::array<Field, 2> kCircuitFields = {
     {{"switch", kCircuitSwitch, true}, {"intervals", kIntervals, true}}};
 constexpr std::array<Field, 5> kIntervalFields = {{{"a", kA, true},
@@ -97,6 +109,8 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kUint},                     // kSwitches
     {Kind::kNumber},                   // kLinkGbps
     {Kind::kTime},                     // kReconfig
+    {Kind::kUint},                     // kScaleupSize
+    {Kind::kNumber},                   // kScaleupGbps
     {Kind::kTime},                     // kMakespan
     {Kind::kString},                   // kStatus
     {Kind::kTime},                     // kLowerBound
@@ -109,6 +123,7 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kObject, kTaskFields},      // kTask
     {Kind::kUint},                     // kTaskId
     {Kind::kUint},                     // kTaskSwitch
+    {Kind::kString},                   // kTaskFabric
     {Kind::kTime},                     // kStart
     {Kind::kArray, {}, kCircuit},      // kCircuits
     {Kind::kObject, kCircuitFields},   // kCircuit
@@ -122,7 +137,8 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kTime},                     // kDown
 }};
 
-constexpr io::Schema kSchema{kNodes, kScheduleFormat};
+constexpr std::array<std::string_view, 1> kOlderFormats = {kScheduleFormatV1};
+constexpr io::Schema kSchema{kNodes, kScheduleFormat, kOlderFormats};
 
 std::string seconds_text(core::TimePs ps) {
   char buf[32];
@@ -157,7 +173,11 @@ struct CircuitEntry {
 class ScheduleHandler final : public io::Handler {
  public:
   void begin(int node, const io::Cursor& /*at*/) override {
-    if (node == kTask) task_ = schedule::TaskAssignment{};
+    if (node == kTask) {
+      task_ = schedule::TaskAssignment{};
+      task_has_switch_ = false;
+      task_fabric_ = core::Fabric::kOcs;
+    }
     if (node == kCircuit) circuit_ = CircuitEntry{};
     if (node == kInterval) interval_ = CircuitInterval{};
   }
@@ -168,7 +188,7 @@ class ScheduleHandler final : public io::Handler {
         validate_system();
         break;
       case kTask:
-        s_.tasks.push_back(task_);
+        end_task(at.path());
         break;
       case kInterval:
         check_interval(at.path());
@@ -240,7 +260,26 @@ class ScheduleHandler final : public io::Handler {
         task_.task_id = v.u;
         break;
       case kTaskSwitch:
-        task_.sw = core::SwitchId(id32(v, at));
+        // Above every switch count (2^20): out of range whatever the
+        // system, and never mistaken for the scale-up fabric's number.
+        if (v.u >= core::kMaxSwitches) {
+          throw core::InputError("", at.path(), std::string(v.text),
+                                 "out of range: a system has at most 2^20 switches");
+        }
+        task_.sw = core::SwitchId(static_cast<std::uint32_t>(v.u));
+        task_has_switch_ = true;
+        break;
+      case kTaskFabric:
+        task_fabric_ = fabric_from_string(v, at);
+        break;
+      case kScaleupSize:
+        if (v.u > std::numeric_limits<std::uint32_t>::max()) {
+          throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^20");
+        }
+        s_.system.scaleup_size = static_cast<std::uint32_t>(v.u);
+        break;
+      case kScaleupGbps:
+        s_.system.scaleup_gbps = v.d;
         break;
       case kStart:
         task_.start_ps = v.ps;
@@ -275,7 +314,7 @@ class ScheduleHandler final : public io::Handler {
     const std::string range = "out of range: the system has " + std::to_string(n) +
                               " switches (0.." + std::to_string(n - 1) + ")";
     for (std::size_t i = 0; i < s_.tasks.size(); ++i) {
-      if (s_.tasks[i].sw.value() >= n) {
+      if (s_.tasks[i].sw != core::kScaleUpSwitch && s_.tasks[i].sw.value() >= n) {
         throw core::InputError("", "tasks[" + std::to_string(i) + "].switch",
                                std::to_string(s_.tasks[i].sw.value()), range);
       }
@@ -303,6 +342,30 @@ class ScheduleHandler final : public io::Handler {
     }
   }
 
+  static core::Fabric fabric_from_string(const io::Leaf& v, const io::Cursor& at) {
+    if (v.text == "ocs") return core::Fabric::kOcs;
+    if (v.text == "scaleup") return core::Fabric::kScaleUp;
+    throw core::InputError("", at.path(), io::quoted(v.text),
+                           "unknown fabric (one of: ocs, scaleup)");
+  }
+
+  // A send on an OCS names its switch; one on the scale-up fabric has none
+  // (core::kScaleUpSwitch in memory).
+  void end_task(const std::string& path) {
+    if (task_fabric_ == core::Fabric::kScaleUp) {
+      if (task_has_switch_) {
+        throw core::InputError("", path + ".switch", std::to_string(task_.sw.value()),
+                               "a send on the scale-up fabric (\"fabric\": \"scaleup\") has "
+                               "no switch");
+      }
+      task_.sw = core::kScaleUpSwitch;
+    } else if (!task_has_switch_) {
+      throw core::InputError("", path + ".switch", "",
+                             "missing (a required key unless \"fabric\" is \"scaleup\")");
+    }
+    s_.tasks.push_back(task_);
+  }
+
   void check_interval(const std::string& path) {
     const CircuitInterval& c = interval_;
     if (c.a == c.b) {
@@ -327,6 +390,8 @@ class ScheduleHandler final : public io::Handler {
 
   schedule::Schedule s_;
   schedule::TaskAssignment task_;
+  bool task_has_switch_ = false;
+  core::Fabric task_fabric_ = core::Fabric::kOcs;
   CircuitEntry circuit_;
   CircuitInterval interval_;
   std::vector<CircuitEntry> circuits_;
@@ -368,13 +433,24 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   }
   io::JsonWriter j(out, io::JsonWriter::Style::kPretty);
   j.begin_object();
-  j.member("format", kScheduleFormat);
+  // v1 while nothing needs v2: those files stay as they were, byte for
+  // byte, and older readers still read them. A scale-up send in a system
+  // without domains (invalid, but the validator's to say) needs v2 too.
+  const bool v2 = s.system.has_scaleup() || std::any_of(s.tasks.begin(), s.tasks.end(),
+                                                        [](const schedule::TaskAssignment& t) {
+                                                          return t.sw == core::kScaleUpSwitch;
+                                                        });
+  j.member("format", v2 ? kScheduleFormat : kScheduleFormatV1);
   j.member("scheduler", s.scheduler);
   j.member("workload", s.workload);
   j.key("system").begin_object();
   j.member("switches", s.system.switches);
   j.member("link_gbps", s.system.link_gbps);
   j.member("reconfig_delay_s", core::ps_to_seconds(s.system.reconfig_delay_ps));
+  if (v2) {
+    j.member("scaleup_size", s.system.scaleup_size);
+    j.member("scaleup_gbps", s.system.scaleup_gbps);
+  }
   j.end_object();
   j.member("makespan_s", core::ps_to_seconds(s.makespan_ps));
   j.member("status", schedule::to_string(s.status));
@@ -390,7 +466,11 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   for (const schedule::TaskAssignment& t : s.tasks) {
     j.begin_object();
     j.member("id", t.task_id);
-    j.member("switch", t.sw.value());
+    if (t.sw == core::kScaleUpSwitch) {
+      j.member("fabric", core::to_string(core::Fabric::kScaleUp));
+    } else {
+      j.member("switch", t.sw.value());
+    }
     j.member("start_s", core::ps_to_seconds(t.start_ps));
     j.end_object();
   }

@@ -1,5 +1,6 @@
 #include "flux/io/json_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <istream>
 #include <nlohmann/json.hpp>
@@ -179,15 +180,46 @@ class SaxReader final : public Cursor {
     if (s.token != Token::kString) {
       format_error(std::string(s.text), "must be the string \"" + want + "\"");
     }
-    if (s.text != schema_.format) {
+    const auto& older = schema_.older_formats;
+    version_ = older.size();
+    for (std::size_t i = 0; i < older.size(); ++i) {
+      if (s.text == older[i]) version_ = i;
+    }
+    if (version_ == older.size() && s.text != schema_.format) {
       const std::string_view family = schema_.format.substr(0, schema_.format.find('/') + 1);
       if (s.text.substr(0, family.size()) == family) {
-        format_error(quoted(s.text), "unsupported version: this reader knows \"" + want + "\"");
+        std::string known;
+        for (const std::string_view f : older) known.append("\"").append(f).append("\", ");
+        format_error(quoted(s.text),
+                     "unsupported version: this reader knows " + known + "\"" + want + "\"");
       }
       format_error(quoted(s.text), "not a " + want + " file: expected \"" + want + "\"");
     }
     format_ok_ = true;
+    version_known_ = true;
+    // Keys of a later version, seen before the format said which it is.
+    for (const auto& [where, node_id, since] : later_keys_) {
+      if (since > version_) throw unknown_key(where, node(node_id));
+    }
+    later_keys_.clear();
     if (pending_) throw *pending_;
+    handler_.version(version_);
+  }
+
+  // "unknown key" at `where` in an object of node `n`, listing the keys of
+  // the file's version (all of them while it is not known).
+  [[nodiscard]] core::InputError unknown_key(const std::string& where, const Node& n) const {
+    std::string known;
+    for (const Field& field : n.fields) {
+      if (version_known_ && field.since > version_) continue;
+      known += known.empty() ? "" : ", ";
+      known += field.name;
+    }
+    const std::string_view format = version_known_ && version_ < schema_.older_formats.size()
+                                        ? schema_.older_formats[version_]
+                                        : schema_.format;
+    return core::InputError("", where, "",
+                            "unknown key (" + std::string(format) + " allows here: " + known + ")");
   }
 
   bool scalar(const Scalar& s) {
@@ -283,18 +315,18 @@ class SaxReader final : public Cursor {
     for (std::size_t i = 0; i < n.fields.size(); ++i) {
       if (n.fields[i].name != k) continue;
       if ((f.seen >> i) & 1u) throw core::InputError("", join(path(), k), "", "duplicate key");
+      const std::uint8_t since = n.fields[i].since;
+      if (since > 0 && version_known_ && since > version_) throw unknown_key(join(path(), k), n);
+      if (since > 0 && !version_known_ &&
+          std::none_of(later_keys_.begin(), later_keys_.end(),
+                       [&](const LaterKey& l) { return l.since == since; })) {
+        later_keys_.push_back({join(path(), k), f.node, since});
+      }
       f.seen |= 1u << i;
       f.field = static_cast<int>(i);
       return;
     }
-    std::string known;
-    for (const Field& field : n.fields) {
-      known += known.empty() ? "" : ", ";
-      known += field.name;
-    }
-    throw core::InputError(
-        "", join(path(), k), "",
-        "unknown key (" + std::string(schema_.format) + " allows here: " + known + ")");
+    throw unknown_key(join(path(), k), n);
   }
 
   void schema_scalar(const Scalar& s) {
@@ -360,7 +392,15 @@ class SaxReader final : public Cursor {
   std::size_t depth_ = 0;   // open containers, followed even after an error
   bool at_format_ = false;  // the last key of the root object was "format"
   bool format_ok_ = false;
-  bool at_edge_ = false;  // in Handler::begin() or end(): path() is the container's
+  std::size_t version_ = 0;     // the file's format version, once version_known_
+  bool version_known_ = false;  // (format_ok_ also holds for a format-less schema)
+  struct LaterKey {
+    std::string where;
+    int node;
+    std::uint8_t since;
+  };
+  std::vector<LaterKey> later_keys_;  // before "format": the first key of each version > 0
+  bool at_edge_ = false;              // in Handler::begin() or end(): path() is the container's
   std::optional<core::InputError> pending_;
   std::string scratch_;
 };

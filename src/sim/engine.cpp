@@ -56,7 +56,15 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
     st.work = p[v];
     st.ready_at = t.release_ps;
     st.pending = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
-    st.flow = make_flow(t.src.value(), t.dst.value());
+    st.scaleup = s.system.fabric(t.src, t.dst) == core::Fabric::kScaleUp;
+    if (!st.scaleup) st.flow = make_flow(t.src.value(), t.dst.value());
+  }
+  if (s.system.has_scaleup()) {
+    scaleup_size_ = s.system.scaleup_size;
+    egress_busy_.assign(w.accelerators(), 0);
+    ingress_busy_.assign(w.accelerators(), 0);
+    scaleup_queue_.resize(w.accelerators() / scaleup_size_ + 1);
+    scaleup_dirty_mark_.assign(scaleup_queue_.size(), 0);
   }
   const std::size_t traffic_flows = flows_.size();
   std::vector<std::uint8_t> covered(traffic_flows, 0);
@@ -83,7 +91,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   }
   if (!all_connected_) {
     for (std::size_t v = 0; v < n; ++v) {
-      if (covered[sends_[v].flow]) continue;
+      if (sends_[v].scaleup || covered[sends_[v].flow]) continue;
       const core::Task& t = w.task(core::TaskIndex(v));
       std::ostringstream m;
       m << "schedule '" << s.scheduler << "' never connects accelerators " << t.src.value()
@@ -189,7 +197,11 @@ void Engine::run() {
     switch (e.kind()) {
       case EventKind::kSendWake:
         if (e.aux() != (sends_[id].version & Event::kAuxMask) || sends_[id].finish >= 0) continue;
-        on_send_wake(id, e.t);
+        if (sends_[id].scaleup) {
+          finish_scaleup(id, e.t);
+        } else {
+          on_send_wake(id, e.t);
+        }
         break;
       case EventKind::kFlowWake:
         if (e.aux() != (flows_[id].version & Event::kAuxMask)) continue;
@@ -213,18 +225,27 @@ void Engine::run() {
     }
     ++events_;
     reallocate_touched(e.t);
+    // The instant is over when the next event is later: scale-up queues
+    // start what their free ports allow (which may add events now).
+    if (!scaleup_dirty_.empty() && (queue_.empty() || queue_.top().t > e.t)) {
+      start_queued_scaleup(e.t);
+    }
   }
 }
 
 void Engine::on_ready(std::uint32_t v, TimePs t) {
   SendState& s = sends_[v];
   if (s.ready < 0) s.ready = t;
-  if (!task_level_) {
-    issue(v, t);
+  if (task_level_ && t < s.start) {  // the host holds the data until the scheduled start
+    push(s.start, EventKind::kReady, v);
     return;
   }
-  if (t < s.start) {  // the host holds the data until the scheduled start
-    push(s.start, EventKind::kReady, v);
+  if (s.scaleup) {
+    release_scaleup(v, t);
+    return;
+  }
+  if (!task_level_) {
+    issue(v, t);
     return;
   }
   // Issued now if its circuit is up on its switch, else when it comes up.
@@ -307,6 +328,67 @@ void Engine::finish(std::uint32_t v, TimePs t) {
     SendState& c = sends_[d.to.value()];
     c.ready_at = std::max(c.ready_at, core::add_time(t, d.compute_ps, kSimTime));
     if (--c.pending == 0) push(std::max(c.ready_at, t), EventKind::kReady, d.to.value());
+  }
+}
+
+void Engine::release_scaleup(std::uint32_t v, TimePs t) {
+  if (all_connected_) {  // ideal: no port contention
+    start_scaleup(v, t);
+    return;
+  }
+  const std::uint32_t d = w_.task(core::TaskIndex(v)).src.value() / scaleup_size_;
+  auto& q = scaleup_queue_[d];
+  const std::pair<TimePs, std::uint32_t> key{t, v};
+  q.insert(std::upper_bound(q.begin(), q.end(), key), key);
+  if (!scaleup_dirty_mark_[d]) {
+    scaleup_dirty_mark_[d] = 1;
+    scaleup_dirty_.push_back(d);
+  }
+}
+
+void Engine::start_scaleup(std::uint32_t v, TimePs t) {
+  SendState& s = sends_[v];
+  s.issue = t;
+  if (!all_connected_) {
+    const core::Task& task = w_.task(core::TaskIndex(v));
+    egress_busy_[task.src.value()] = 1;
+    ingress_busy_[task.dst.value()] = 1;
+  }
+  push(core::add_time(t, s.work, kSimTime), EventKind::kSendWake, v, s.version);
+}
+
+void Engine::start_queued_scaleup(TimePs t) {
+  std::sort(scaleup_dirty_.begin(), scaleup_dirty_.end());
+  for (const std::uint32_t d : scaleup_dirty_) {
+    scaleup_dirty_mark_[d] = 0;
+    auto& q = scaleup_queue_[d];
+    std::size_t keep = 0;
+    for (const auto& [released, v] : q) {
+      const core::Task& task = w_.task(core::TaskIndex(v));
+      if (egress_busy_[task.src.value()] || ingress_busy_[task.dst.value()]) {
+        q[keep++] = {released, v};
+      } else {
+        start_scaleup(v, t);
+      }
+    }
+    q.resize(keep);
+  }
+  scaleup_dirty_.clear();
+}
+
+void Engine::finish_scaleup(std::uint32_t v, TimePs t) {
+  SendState& s = sends_[v];
+  s.departed = s.work;
+  s.delivered = s.work;
+  finish(v, t);
+  if (all_connected_) return;
+  const core::Task& task = w_.task(core::TaskIndex(v));
+  egress_busy_[task.src.value()] = 0;
+  ingress_busy_[task.dst.value()] = 0;
+  const std::uint32_t d = task.src.value() / scaleup_size_;
+  if (!scaleup_queue_[d].empty() && !scaleup_dirty_mark_[d]) {
+    scaleup_dirty_mark_[d] = 1;
+    scaleup_dirty_.push_back(d);
   }
 }
 

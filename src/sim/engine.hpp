@@ -28,6 +28,17 @@
 // at link rate, where exactly one packet is in memory; an upper bound within
 // one packet otherwise). Draining a buffer that no longer fills only frees
 // memory, so it adds no packet term.
+//
+// Scale-up sends (both ends in one scale-up domain) never touch a flow, a
+// circuit or a NIC: each is one whole interval [issue, issue + p_e) on its
+// source's electrical egress and its destination's electrical ingress, with
+// p_e its transmission time at the scale-up rate (SendState::work is p_e in
+// ps, not link units). A send released by its host waits in its domain's
+// queue, ordered by (release time, task index); at the end of every instant
+// (once every event at that time is processed) each domain starts, in that
+// order, every queued send whose two ports are free. Released: when ready,
+// or for task-level schedules at max(ready, t_v). All-connected (ideal):
+// no port contention, a send starts when ready.
 #include <cstdint>
 #include <queue>
 #include <unordered_map>
@@ -62,6 +73,7 @@ struct SendState {
   Units packet = 0;            // packet term added to the source NIC
   std::uint32_t version = 0;   // of its wake event
   bool ingesting = false;
+  bool scaleup = false;               // on the electrical fabric (no flow: flow == kNone)
   std::vector<std::uint32_t> offers;  // VLB: live offers drawing on this send
 };
 
@@ -202,6 +214,12 @@ class Engine {
   void finish(std::uint32_t v, TimePs t);
   void schedule_send_wake(std::uint32_t v, TimePs t);
   void push_next_up(std::uint32_t sw);
+  // Scale-up sends (engine.hpp, top): release to the domain queue, start
+  // queued sends at the end of an instant, finish.
+  void release_scaleup(std::uint32_t v, TimePs t);
+  void start_scaleup(std::uint32_t v, TimePs t);
+  void start_queued_scaleup(TimePs t);
+  void finish_scaleup(std::uint32_t v, TimePs t);
   // calendar.cpp: per-flow circuit calendars (direct routing).
   void build_calendars();
   void ensure_calendar(std::uint32_t f, TimePs t);
@@ -247,6 +265,16 @@ class Engine {
   std::vector<Offer> offers_;
   std::vector<std::uint32_t> free_offers_;
   std::vector<Nic> nics_;
+
+  // Scale-up fabric: per rank, egress and ingress busy; per domain, the
+  // released sends not yet started, sorted by (release, index); the domains
+  // whose queue may start something at the end of the current instant.
+  std::uint32_t scaleup_size_ = 1;
+  std::vector<std::uint8_t> egress_busy_;
+  std::vector<std::uint8_t> ingress_busy_;
+  std::vector<std::vector<std::pair<TimePs, std::uint32_t>>> scaleup_queue_;
+  std::vector<std::uint32_t> scaleup_dirty_;
+  std::vector<std::uint8_t> scaleup_dirty_mark_;
 
   struct SwitchCursor {
     std::vector<std::uint32_t> order;                            // interval indices sorted by up

@@ -262,7 +262,11 @@ void Engine::make_offers(std::uint32_t f, Units slot_units, TimePs t) {
   for (std::uint32_t v : active) {
     SendState& s = sends_[v];
     const std::uint32_t c = flows_[s.flow].dst;
-    if (c == b || !flows_[s.flow].up.empty()) continue;
+    // A relay forwards over a circuit only: never to a peer of its domain.
+    if (c == b || !flows_[s.flow].up.empty() ||
+        s_.system.fabric(core::Rank(b), core::Rank(c)) == core::Fabric::kScaleUp) {
+      continue;
+    }
     advance_send(v, t);
     Units spare = ingested(s, t) - s.departed;
     for (std::uint32_t oi : s.offers) spare -= offers_[oi].remaining;

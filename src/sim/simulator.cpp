@@ -71,7 +71,11 @@ SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
                    const SimOptions& options) {
   options.validate();
   s.system.validate();
-  if (options.validate_schedule) schedule::check_schedule(w, s);
+  if (options.validate_schedule) {
+    schedule::check_schedule(w, s);  // also: the domains tile the accelerators
+  } else {
+    s.system.validate_for(w.accelerators());
+  }
   const auto t0 = std::chrono::steady_clock::now();
   detail::Engine engine(w, s, options);
   const auto t1 = std::chrono::steady_clock::now();
@@ -92,6 +96,12 @@ SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
     m.wait_max_ps = std::max(m.wait_max_ps, wait);
     if (st.departed == st.work) m.bytes_sent += t.bytes;
     if (st.delivered == st.work) m.bytes_delivered += t.bytes;
+    if (st.scaleup) {
+      ++m.scaleup_sends;
+      m.scaleup_bytes += t.bytes;
+      m.scaleup_wait_total_ps += wait;
+      m.scaleup_wait_max_ps = std::max(m.scaleup_wait_max_ps, wait);
+    }
   }
   for (const detail::Nic& n : engine.nics()) {
     m.nic_peak_bytes.push_back(units_to_bytes(n.peak, s.system));

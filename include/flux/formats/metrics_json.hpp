@@ -1,5 +1,7 @@
 #pragma once
-// The metrics file of a simulation, flux.metrics/v1 (docs/formats.md).
+// The metrics file of a simulation, flux.metrics/v2 (docs/formats.md): v1
+// plus the system's scale-up fields and the sends, bytes and waits on each
+// fabric; written as v1 (unchanged) when the system has no scale-up domain.
 #include <ostream>
 
 #include "flux/core/workload.hpp"
@@ -8,9 +10,11 @@
 
 namespace flux::formats {
 
-inline constexpr const char* kMetricsFormat = "flux.metrics/v1";
+inline constexpr const char* kMetricsFormat = "flux.metrics/v2";
+inline constexpr const char* kMetricsFormatV1 = "flux.metrics/v1";
 
-/// Writes the metrics of simulating `w` over `s` as flux.metrics/v1. Only
+/// Writes the metrics of simulating `w` over `s` as flux.metrics/v2, or v1
+/// when s.system has no scale-up domain. Only
 /// deterministic fields: the same inputs give the same file, byte for byte
 /// (wall times go to the terminal, not here).
 void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,

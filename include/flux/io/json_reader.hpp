@@ -35,6 +35,11 @@ struct Field {
   std::string_view name;
   int node = -1;  ///< index into Schema::nodes
   bool required = true;
+  /// The first format version that has this key: an index into
+  /// Schema::older_formats, or older_formats.size() for Schema::format. A
+  /// file of an earlier version that has it gets "unknown key". Keys added
+  /// in a version are optional.
+  std::uint8_t since = 0;
 };
 
 struct Node {
@@ -49,6 +54,10 @@ struct Schema {
   /// has no such key (ASTRA-sim's communicator groups), whose root is then
   /// any object or map.
   std::string_view format;
+  /// Earlier versions this reader still reads, oldest first: versions 0 ..
+  /// older_formats.size() - 1; `format` is the last version. Files of an
+  /// older version are read with the fields whose `since` is at most it.
+  std::span<const std::string_view> older_formats = {};
 };
 
 /// One converted leaf value.
@@ -78,6 +87,9 @@ class Handler {
   virtual void begin(int /*node*/, const Cursor& /*at*/) {}
   virtual void end(int /*node*/, const Cursor& /*at*/) {}
   virtual void leaf(int node, const Leaf& value, const Cursor& at) = 0;
+  /// The file's format version (an index as in Field::since), once its
+  /// "format" key is read and accepted (wherever it is in the document).
+  virtual void version(std::size_t /*index*/) {}
 };
 
 /// Streams `text` through `schema` into `handler`. Throws core::InputError

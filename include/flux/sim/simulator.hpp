@@ -14,7 +14,14 @@
 //     task-level schedules), at link rate per circuit, while it is up;
 //     bytes that cannot leave wait in NIC memory (unlimited);
 //   - VLB routing (rotornet-vlb) may relay bytes through one intermediate NIC
-//     (at most two hops), following RotorLB's per-slot priorities.
+//     (at most two hops, over circuits only), following RotorLB's per-slot
+//     priorities;
+//   - a send inside a scale-up domain takes no circuit and no NIC memory: it
+//     occupies its source's electrical egress and its destination's
+//     electrical ingress for p_e = bytes / scale-up rate, one transfer per
+//     port at a time, started at its scheduled start (task-level schedules)
+//     or when ready and its ports are free (circuit-only schedules; queued
+//     by release time, then task index; ideal: no port contention).
 // Time is integer picoseconds; data is tracked in link-picoseconds (the work
 // one link does in 1 ps: 0.1 byte at 800 Gb/s), so the arithmetic is exact
 // and the result is bit-for-bit deterministic.
@@ -92,6 +99,13 @@ struct Metrics {
   std::uint64_t bytes_delivered = 0;
   /// VLB: bytes that took an intermediate hop (first hop = second hop).
   std::uint64_t bytes_relayed = 0;
+  /// Sends inside a scale-up domain (on the electrical fabric), their bytes
+  /// and their waits, ps (included in the totals above); the other sends
+  /// crossed the OCS. All 0 without scale-up domains.
+  std::uint64_t scaleup_sends = 0;
+  std::uint64_t scaleup_bytes = 0;
+  core::TimePs scaleup_wait_total_ps = 0;
+  core::TimePs scaleup_wait_max_ps = 0;
   /// Events the simulator processed; wall time of the event loop alone and
   /// of the whole simulation (set-up and metrics included), seconds.
   std::uint64_t events = 0;
