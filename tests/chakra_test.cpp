@@ -609,7 +609,9 @@ TEST(ChakraConvention, ExportWritesEachRanksInputAndRoundTrips) {
       pc.spec.bytes = bytes;
       pc.tasks = workload::emit_collective(b, pc.spec);
       pc.num_tasks = static_cast<std::uint32_t>(b.num_tasks());
-      program.ops.push_back(workload::ProgramOp{0, {0}, true});
+      workload::ProgramOp& op = program.ops.emplace_back();
+      op.type = workload::ProgramOp::Type::kLaunch;
+      op.collectives = {0};
       const core::Workload w = std::move(b).build();
       const ChakraTrace t = to_chakra(w, program, CollectiveEncoding::kCommColl);
       std::vector<EtFile> files;
