@@ -13,9 +13,10 @@ namespace {
 constexpr std::string_view kComputeField = "compute of one iteration";
 }  // namespace
 
-void Frontier::connect(WorkloadBuilder& b, const std::vector<core::TaskIndex>& initial) const {
+void Frontier::connect(WorkloadBuilder& b, const std::vector<core::TaskIndex>& initial) {
   for (core::TaskIndex v : initial) {
-    for (const FrontierEntry& e : entries_) {
+    for (FrontierEntry& e : entries_) {
+      e.consumed = true;
       if (e.task.valid()) {
         b.add_dep(e.task, v, e.wait);
       } else {
@@ -32,6 +33,12 @@ void Frontier::join(const std::vector<core::TaskIndex>& terminal, bool replace) 
                            [&](const FrontierEntry& e) { return e.task == t; });
     if (it == entries_.end()) entries_.push_back(FrontierEntry{t, 0});
   }
+}
+
+void Frontier::join_later(const std::vector<core::TaskIndex>& terminal) {
+  if (terminal.empty()) return;
+  std::erase_if(entries_, [](const FrontierEntry& e) { return !e.task.valid() && e.wait == 0; });
+  join(terminal, false);
 }
 
 Lowering::Lowering(std::string name, std::uint32_t ranks, Program* program)
@@ -53,9 +60,9 @@ void Lowering::compute(std::span<const std::uint32_t> ranks, core::TimePs d,
       frontier_[r].join(outstanding_[r], false);
       outstanding_[r].clear();
     }
-    frontier_[r].compute(d);
+    frontier_[r].compute(d, d != 0 || after_outstanding);
   }
-  if (program_ == nullptr || d == 0) return;
+  if (program_ == nullptr || (d == 0 && !after_outstanding)) return;
   std::vector<std::uint32_t> listed;
   if (ranks.size() != program_->ranks) listed.assign(ranks.begin(), ranks.end());
   std::vector<ProgramOp>& ops = program_->ops;
@@ -124,7 +131,7 @@ void Lowering::join(std::uint32_t handle) {
   if (it == deferred_.end()) return;  // joined already
   const Deferred& d = it->second;
   for (std::size_t pos = d.sender_joined ? 1 : 0; pos < d.group.group.size(); ++pos) {
-    frontier_[d.group.group[pos].value()].join(d.tasks.terminal[pos], false);
+    frontier_[d.group.group[pos].value()].join_later(d.tasks.terminal[pos]);
   }
   deferred_.erase(it);
   if (program_ != nullptr) program_->ops.back().collectives.push_back(handle);
@@ -133,7 +140,7 @@ void Lowering::join(std::uint32_t handle) {
 core::Workload Lowering::finish() {
   for (std::size_t r = 0; r < frontier_.size(); ++r) {
     for (const FrontierEntry& e : frontier_[r].entries()) {
-      if (e.task.valid()) b_.raise_tail(e.task, e.wait);
+      if (e.task.valid() && !e.consumed) b_.raise_tail(e.task, e.wait);
     }
   }
   return std::move(b_).build();

@@ -13,7 +13,9 @@
 // member's initial sends replaces the frontier (older entries are dominated);
 // one joined later only adds to it. kAtEnd collectives wait in a per-rank
 // list until a compute step with after_outstanding joins them. At the end
-// every entry's wait becomes its task's tail.
+// every entry's wait becomes its task's tail, unless a send launched since
+// the entry last changed already waits for it (as a Chakra reader takes
+// tails from the nodes nothing depends on).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -30,16 +32,27 @@ namespace flux::workload::detail {
 struct FrontierEntry {
   core::TaskIndex task;  // invalid: start of the iteration
   core::TimePs wait = 0;
+  // A send launched since the entry last changed waits for it: the entry
+  // gives no tail (what the send waits for implies it).
+  bool consumed = false;
 };
 
 class Frontier {
  public:
   Frontier() : entries_{FrontierEntry{}} {}
-  void compute(core::TimePs d) {
-    for (FrontierEntry& e : entries_) e.wait += d;
+  /// `step`: the compute is a step of the program (a node a reader sees).
+  void compute(core::TimePs d, bool step) {
+    for (FrontierEntry& e : entries_) {
+      e.wait += d;
+      e.consumed = e.consumed && !step;
+    }
   }
-  void connect(WorkloadBuilder& b, const std::vector<core::TaskIndex>& initial) const;
+  void connect(WorkloadBuilder& b, const std::vector<core::TaskIndex>& initial);
   void join(const std::vector<core::TaskIndex>& terminal, bool replace);
+  /// Adds `terminal` to the entries, joined after compute may have run: a
+  /// start entry without wait goes (the tasks end at 0 or later, which
+  /// implies it), as a Chakra reader does on a receive.
+  void join_later(const std::vector<core::TaskIndex>& terminal);
   [[nodiscard]] const std::vector<FrontierEntry>& entries() const { return entries_; }
 
  private:
