@@ -693,6 +693,58 @@ TEST(ChakraRoundTrip, GeneratedWorkloadsComeBackExactly) {
   }
 }
 
+TEST(ChakraRoundTrip, PipelineContextAndShardedJobsComeBackExactly) {
+  // Programs per stage: pipeline sends and ring-attention steps as
+  // COMM_SEND/COMM_RECV pairs in either encoding, joined later by their
+  // receivers; FSDP prefetches joined later; the distributed optimizer's
+  // gathers after the optimizer step.
+  std::vector<workload::TrainingConfig> configs;
+  for (const auto sharding : {workload::DpSharding::kNone, workload::DpSharding::kOptimizer,
+                              workload::DpSharding::kFull}) {
+    workload::TrainingConfig c = small(2, 2, workload::Algorithm::kRing);
+    c.model.layers = 3;
+    c.pp = 2;
+    c.cp = 2;
+    c.micro_batches = 3;
+    c.dp_sharding = sharding;
+    c.embeddings = sharding != workload::DpSharding::kNone;
+    c.sequence_parallel = sharding == workload::DpSharding::kOptimizer;
+    c.order = sharding == workload::DpSharding::kFull ? workload::RankOrder::kTpCpPpDp
+                                                      : workload::RankOrder::kTpCpDpPp;
+    configs.push_back(c);
+  }
+  configs[0].optimizer = false;
+  workload::TrainingConfig deep = small(1, 1, workload::Algorithm::kHalvingDoubling);
+  deep.model.layers = 4;
+  deep.pp = 4;
+  deep.cp = 3;
+  deep.seq = 4098;
+  deep.micro_batches = 5;
+  configs.push_back(deep);
+  for (const auto& c : configs) {
+    for (auto e : {CollectiveEncoding::kCommColl, CollectiveEncoding::kSendRecv}) {
+      SCOPED_TRACE(std::string(to_string(c.dp_sharding)) + " pp " + std::to_string(c.pp) + " " +
+                   (e == CollectiveEncoding::kCommColl ? "comm-coll" : "send-recv"));
+      expect_round_trip(c, e, false);
+    }
+  }
+  // The pipeline sends are point-to-point nodes with the pipeline's bytes.
+  workload::Program program;
+  const core::Workload w = workload::generate_llama(configs[0], &program);
+  const ChakraTrace t = to_chakra(w, program, CollectiveEncoding::kCommColl);
+  std::uint64_t sends = 0;
+  for (const EtFile& f : t.ranks) {
+    for (const EtNode& n : f.nodes) {
+      if (n.type == static_cast<std::uint32_t>(NodeType::kCommSend) && n.name.ends_with(".pp")) {
+        ++sends;
+        EXPECT_EQ(*n.comm_size,
+                  static_cast<std::int64_t>(workload::pipeline_send_bytes(configs[0])));
+      }
+    }
+  }
+  EXPECT_EQ(sends, 2u * 3 * 1 * 2 * 2 * 2);  // directions, micro-batches, boundary, tp, cp, dp
+}
+
 TEST(ChakraRoundTrip, ThroughFilesAndWhatTheFilesHold) {
   const fs::path dir = fs::temp_directory_path() / ("flux_chakra_rt_" + std::to_string(::getpid()));
   fs::remove_all(dir);
