@@ -177,7 +177,7 @@ inline constexpr auto kTrainingOptions = std::tuple{
         "pp", "--pp", "pipeline stages (1F1B schedule; layers split as docs/model.md says)",
         &TrainingConfig::pp, 1, 1u << 16},
     core::NumberOption<TrainingConfig, std::uint32_t>{
-        "cp", "--cp", "context-parallel degree (ring attention; must divide seq / 2)",
+        "cp", "--cp", "context-parallel degree (ring attention; 2 * cp must divide seq)",
         &TrainingConfig::cp, 1, 1u << 16},
     core::NumberOption<TrainingConfig, std::uint64_t>{"seq", "--seq", "sequence length in tokens",
                                                       &TrainingConfig::seq, 1, 1u << 24},
