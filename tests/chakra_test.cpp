@@ -721,6 +721,13 @@ TEST(ChakraRoundTrip, PipelineContextAndShardedJobsComeBackExactly) {
   deep.seq = 4098;
   deep.micro_batches = 5;
   configs.push_back(deep);
+  workload::TrainingConfig interleaved = small(2, 2, workload::Algorithm::kRing);
+  interleaved.model.layers = 4;
+  interleaved.pp = 2;
+  interleaved.vpp = 2;
+  interleaved.micro_batches = 4;
+  interleaved.embeddings = true;
+  configs.push_back(interleaved);
   for (const auto& c : configs) {
     for (auto e : {CollectiveEncoding::kCommColl, CollectiveEncoding::kSendRecv}) {
       SCOPED_TRACE(std::string(to_string(c.dp_sharding)) + " pp " + std::to_string(c.pp) + " " +

@@ -154,6 +154,35 @@ TEST(Pipeline, OneForwardOneBackwardOrderPerStage) {
   EXPECT_GT(w.tasks()[at(0, 0, true)].release_ps, 0);
 }
 
+TEST(Pipeline, InterleavedScheduleCountsAndOrder) {
+  // P = 2 stages of V = 2 chunks: virtual stages 0, 2 on rank 0 and 1, 3 on
+  // rank 1; 2 x M x (P V - 1) sends, all between the two ranks.
+  TrainingConfig c = job(1, 2, 1, 4, 4);
+  c.vpp = 2;
+  const core::Workload w = generate_llama(c);
+  ASSERT_EQ(w.num_tasks(), 2u * 4 * 3);
+  std::map<std::string, std::uint32_t> by_label;
+  for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
+    by_label[std::string(w.label(TaskIndex(v)))] = v;
+    const core::Task& t = w.tasks()[v];
+    EXPECT_EQ(t.src.value() + t.dst.value(), 1u);
+  }
+  ASSERT_EQ(by_label.size(), w.num_tasks());
+  // Rank 0 runs (P - 1) * 2 + (V - 1) * P = 4 warm-up forwards (chunk 0 on
+  // micro-batches 0, 1; chunk 1 on 0, 1), then the forward of chunk 0 on
+  // micro-batch 2, the backward of chunk 1 (virtual stage 2) on 0, the
+  // forward of chunk 0 on 3: only that one waits for the gradient from
+  // virtual stage 3.
+  const auto reach = reachability(w);
+  const std::uint32_t grad = by_label.at("mb0.S3.bwd.pp");
+  EXPECT_FALSE(reach[grad][by_label.at("mb2.S0.fwd.pp")]);
+  EXPECT_TRUE(reach[grad][by_label.at("mb3.S0.fwd.pp")]);
+  // The layers are split over the four virtual stages.
+  EXPECT_EQ(c.stage_layers(2), 1u);
+  EXPECT_EQ(c.first_layer(3), 3u);
+  EXPECT_EQ(estimate_llama_size(c).tasks, w.num_tasks());
+}
+
 TEST(SequenceParallel, ReduceScatterAndAllGatherMoveTheAllReducesBytes) {
   TrainingConfig c = job(4, 2, 2, 4, 2);
   c.embeddings = true;
@@ -271,6 +300,10 @@ TEST(Parallel, SizeEstimateMatchesTheGenerator) {
       configs.push_back(c);
     }
   }
+  TrainingConfig interleaved = job(2, 2, 2, 6, 4);
+  interleaved.vpp = 3;
+  interleaved.embeddings = true;
+  configs.push_back(interleaved);
   configs[3].collective = Algorithm::kHalvingDoubling;
   configs[4].collective = Algorithm::kDirect;
   for (const TrainingConfig& c : configs) {
@@ -329,6 +362,15 @@ TEST(Parallel, BadCombinationsNameTheirField) {
   expect_error(c, "sequence_parallel", "tp (4) must divide the tokens per CP rank");
   c = job(3, 1, 1, 4, 1);
   expect_error(c, "tp", "must divide the attention heads");
+  c = job(2, 1, 1, 4, 2);
+  c.vpp = 2;
+  expect_error(c, "vpp", "needs pipeline parallelism");
+  c.pp = 2;
+  c.micro_batches = 3;
+  expect_error(c, "vpp", "needs micro-batches (3) to be a multiple of pp (2)");
+  c.micro_batches = 4;
+  c.vpp = 3;
+  expect_error(c, "vpp", "pp * vpp exceeds the layers (4)");
   c = job(2, 2, 8, 4, 1);
   c.fold_dp = 4;
   expect_error(c, "fold_dp", "use --order tp-cp-pp-dp");

@@ -91,6 +91,7 @@ struct Step {
   Await await = Await::kNow;
   bool forward = true;
   std::uint32_t mb = 0;
+  std::uint32_t vs = 0;  // kSend, kRecv: the virtual stage of the pass
   std::uint32_t slot = 0;
   std::uint64_t bytes = 0;
   std::string label;
@@ -107,7 +108,7 @@ class Generator {
         lc_(layer_compute(c)),
         stage_ranks_(c.pp),
         pending_(c.pp),
-        mailbox_(2 * std::size_t{c.pp} * c.micro_batches) {
+        mailbox_(2 * std::size_t{c.virtual_stages()} * c.micro_batches) {
     if (c.generated_dp() != c.dp) {
       lower_.builder().set_fold(core::Fold{c.dp / c.generated_dp(), c.tp * c.cp * c.pp});
     }
@@ -130,7 +131,9 @@ class Generator {
       for (std::uint32_t s = 0; s < c_.pp; ++s) {
         for (; pc[s] < programs[s].size(); ++pc[s]) {
           const Step& step = programs[s][pc[s]];
-          if (step.type == Step::Type::kRecv && !mailbox(s, step.mb, step.forward).sent) break;
+          if (step.type == Step::Type::kRecv && !mailbox(step.vs, step.mb, step.forward).sent) {
+            break;
+          }
           execute(s, step);
           progress = true;
         }
@@ -141,13 +144,13 @@ class Generator {
   }
 
  private:
-  // Pipeline sends of one micro-batch and direction into stage `to`.
+  // Pipeline sends of one micro-batch and direction into virtual stage `to`.
   struct Mail {
     bool sent = false;
     std::vector<std::uint32_t> handles;
   };
   Mail& mailbox(std::uint32_t to, std::uint32_t mb, bool forward) {
-    return mailbox_[(std::size_t{mb} * 2 + (forward ? 1 : 0)) * c_.pp + to];
+    return mailbox_[(std::size_t{mb} * 2 + (forward ? 1 : 0)) * c_.virtual_stages() + to];
   }
 
   static std::string name(const TrainingConfig& c) {
@@ -157,9 +160,11 @@ class Generator {
     std::string s = cat({"llama3-", c.model.name, "-L", std::to_string(c.model.layers)});
     s += part("tp", c.tp);
     if (c.cp > 1) s += part("cp", c.cp);
-    if (c.pp > 1 && c.order == RankOrder::kTpCpPpDp) s += part("pp", c.pp);
+    const std::string pp =
+        c.vpp > 1 ? cat({part("pp", c.pp), part("vpp", c.vpp)}) : part("pp", c.pp);
+    if (c.pp > 1 && c.order == RankOrder::kTpCpPpDp) s += pp;
     s += part("dp", c.dp);
-    if (c.pp > 1 && c.order == RankOrder::kTpCpDpPp) s += part("pp", c.pp);
+    if (c.pp > 1 && c.order == RankOrder::kTpCpDpPp) s += pp;
     if (c.sequence_parallel) s += "-sp";
     if (c.dp_sharding == DpSharding::kOptimizer) s += "-zero1";
     if (c.dp_sharding == DpSharding::kFull) s += "-fsdp";
@@ -320,19 +325,22 @@ class Generator {
     return slot;
   }
 
-  void pass(Writer& w, const std::vector<Unit>& units, std::uint32_t s, std::uint32_t mb,
+  // The forward or backward of micro-batch `mb` through virtual stage `vs`.
+  void pass(Writer& w, const std::vector<Unit>& units, std::uint32_t vs, std::uint32_t mb,
             bool forward) const {
+    const std::uint32_t last = c_.virtual_stages() - 1;
     const std::string p = cat({"mb", std::to_string(mb), "."});
     const bool fsdp = c_.dp_sharding == DpSharding::kFull;
     const std::string dir = forward ? "fwd." : "bwd.";
     const std::size_t n = units.size();
     auto unit = [&](std::size_t k) -> const Unit& { return units[forward ? k : n - 1 - k]; };
     std::uint32_t slot = fsdp ? gather_params(w, unit(0), cat({p, dir})) : 0;
-    const bool receive = forward ? s > 0 : s + 1 < c_.pp;
+    const bool receive = forward ? vs > 0 : vs < last;
     if (receive) {
       Step r(Step::Type::kRecv);
       r.forward = forward;
       r.mb = mb;
+      r.vs = vs;
       w.out.push_back(std::move(r));
     }
     const bool last_mb = mb + 1 == c_.micro_batches;
@@ -355,38 +363,64 @@ class Generator {
         }
       }
     }
-    const bool send = forward ? s + 1 < c_.pp : s > 0;
+    const bool send = forward ? vs < last : vs > 0;
     if (send) {
       Step t(Step::Type::kSend);
       t.forward = forward;
       t.mb = mb;
-      t.label = cat({p, "S", std::to_string(s), forward ? ".fwd.pp" : ".bwd.pp"});
+      t.vs = vs;
+      t.label = cat({p, "S", std::to_string(vs), forward ? ".fwd.pp" : ".bwd.pp"});
       w.out.push_back(std::move(t));
     }
   }
 
-  std::vector<Step> stage_program(std::uint32_t s) const {
+  // The units of virtual stage `vs`.
+  std::vector<Unit> units_of(std::uint32_t vs) const {
     std::vector<Unit> units;
-    if (c_.embeddings && s == 0)
+    if (c_.embeddings && vs == 0) {
       units.push_back({Unit::Kind::kEmbed, 0, "embed", embed_params(c_)});
-    const std::uint32_t first = c_.first_layer(s);
-    for (std::uint32_t l = first; l < first + c_.stage_layers(s); ++l) {
+    }
+    const std::uint32_t first = c_.first_layer(vs);
+    for (std::uint32_t l = first; l < first + c_.stage_layers(vs); ++l) {
       units.push_back({Unit::Kind::kLayer, l, cat({"L", std::to_string(l)}),
                        layer_params_per_rank(c_.model, c_.tp)});
     }
-    if (c_.embeddings && s + 1 == c_.pp) {
+    if (c_.embeddings && vs + 1 == c_.virtual_stages()) {
       units.push_back({Unit::Kind::kHead, 0, "head", head_params(c_)});
     }
+    return units;
+  }
+
+  std::vector<Step> stage_program(std::uint32_t s) const {
+    const std::uint32_t P = c_.pp, V = c_.vpp, M = c_.micro_batches;
+    std::vector<std::vector<Unit>> chunks;  // chunk v: virtual stage v * P + s
+    for (std::uint32_t v = 0; v < V; ++v) chunks.push_back(units_of(v * P + s));
     std::vector<Step> out;
     Writer w{out};
-    const std::uint32_t M = c_.micro_batches;
-    const std::uint32_t warmup = std::min(c_.pp - s - 1, M);
-    for (std::uint32_t i = 0; i < warmup; ++i) pass(w, units, s, i, true);
-    for (std::uint32_t k = 0; k + warmup < M; ++k) {
-      pass(w, units, s, warmup + k, true);
-      pass(w, units, s, k, false);
+    // 1F1B over the rank's M * V (chunk, micro-batch) passes. Without
+    // interleaving: pass k is micro-batch k, warm-up P - s - 1. Interleaved
+    // (Megatron-Core's forward_backward_pipelining_with_interleaving):
+    // micro-batches in groups of P, pass k runs chunk (k / P) mod V (the
+    // backward counts chunks down) on micro-batch (k / (P V)) P + k mod P,
+    // with (P - s - 1) * 2 + (V - 1) * P warm-up forwards (all of them when
+    // M = P).
+    const std::uint32_t total = M * V;
+    std::uint32_t warmup = std::min(P - s - 1, M);
+    if (V > 1) warmup = M == P ? total : std::min((P - s - 1) * 2 + (V - 1) * P, total);
+    auto run = [&](std::uint32_t k, bool forward) {
+      std::uint32_t v = V > 1 ? (k / P) % V : 0;
+      if (!forward) v = V - 1 - v;
+      const std::uint32_t mb = V > 1 ? (k / (P * V)) * P + k % P : k;
+      pass(w, chunks[v], v * P + s, mb, forward);
+    };
+    for (std::uint32_t i = 0; i < warmup; ++i) run(i, true);
+    for (std::uint32_t k = 0; k + warmup < total; ++k) {
+      run(warmup + k, true);
+      run(k, false);
     }
-    for (std::uint32_t k = M - warmup; k < M; ++k) pass(w, units, s, k, false);
+    for (std::uint32_t k = total - warmup; k < total; ++k) run(k, false);
+    std::vector<Unit> units;
+    for (const auto& chunk : chunks) units.insert(units.end(), chunk.begin(), chunk.end());
 
     if (c_.optimizer || c_.dp_sharding == DpSharding::kOptimizer) {
       // Adam over the stage's parameters, or over 1/(dp * cp) of them when
@@ -475,9 +509,10 @@ class Generator {
         return;
       }
       case Step::Type::kSend: {
-        const std::uint32_t to = step.forward ? s + 1 : s - 1;
+        const std::uint32_t to_vs = step.forward ? step.vs + 1 : step.vs - 1;
+        const std::uint32_t to = to_vs % c_.pp;
         CollectiveSpec sp = spec(CollectiveKind::kSend, pipeline_send_bytes(c_), step.label);
-        Mail& mail = mailbox(to, step.mb, step.forward);
+        Mail& mail = mailbox(to_vs, step.mb, step.forward);
         lower_.begin_launch(Await::kSenderNow);
         for (std::uint32_t d = 0; d < c_.generated_dp(); ++d) {
           for (std::uint32_t k = 0; k < c_.cp; ++k) {
@@ -491,7 +526,7 @@ class Generator {
         return;
       }
       case Step::Type::kRecv: {
-        Mail& mail = mailbox(s, step.mb, step.forward);
+        Mail& mail = mailbox(step.vs, step.mb, step.forward);
         lower_.begin_join();
         for (const std::uint32_t h : mail.handles) lower_.join(h);
         std::vector<std::uint32_t>().swap(mail.handles);

@@ -2,13 +2,12 @@
 // numbering, the layer split over pipeline stages, the named jobs, and the
 // per-layer compute and sizes (docs/model.md, "LLM training workload").
 //
-// Layer split (stage_layers): every stage gets floor(L / P) layers and the
-// L mod P extra ones go one each to the middle stages 1, 2, ...; when there
-// are P - 1 extra layers the last goes to stage 0. The first and last stages,
-// which also hold the embedding and the LM head with its loss, so get the
-// fewer layers: Llama 3 405B's 126 layers over 16 stages are 7, 8 x 14, 7,
-// the split the Llama 3 paper describes ("we reduce one Transformer layer
-// each from the first and the last stages"), which Megatron-Core expresses as
+// Layer split (stage_layers, over the P = pp * vpp virtual stages): every
+// stage gets floor(L / P) layers and the L mod P extra ones go one each to the middle stages 1, 2,
+// ...; when there are P - 1 extra layers the last goes to stage 0. The first and last stages, which
+// also hold the embedding and the LM head with its loss, so get the fewer layers: Llama 3 405B's
+// 126 layers over 16 stages are 7, 8 x 14, 7, the split the Llama 3 paper describes ("we reduce one
+// Transformer layer each from the first and the last stages"), which Megatron-Core expresses as
 // num_layers_in_first_pipeline_stage = num_layers_in_last_pipeline_stage = 7.
 #include <algorithm>
 #include <initializer_list>
@@ -140,9 +139,21 @@ void TrainingConfig::validate() const {
     throw core::InputError("", "tp", t,
                            "tp * cp * pp * dp must be at least 2 (one rank sends nothing)");
   }
-  if (pp > model.layers) {
-    throw core::InputError("", "pp", str(pp),
-                           "exceeds the layers (" + str(model.layers) + "): every stage needs one");
+  if (vpp > 1 && pp == 1) {
+    throw core::InputError("", "vpp", str(vpp),
+                           "needs pipeline parallelism (--pp > 1): it interleaves stages' chunks");
+  }
+  if (vpp > 1 && micro_batches % pp != 0) {
+    // Megatron's interleaved schedule runs micro-batches in groups of pp.
+    throw core::InputError("", "vpp", str(vpp),
+                           "needs micro-batches (" + str(micro_batches) +
+                               ") to be a multiple of pp (" + str(pp) + ")");
+  }
+  if (std::uint64_t{pp} * vpp > model.layers) {
+    throw core::InputError("", vpp > 1 ? "vpp" : "pp", str(vpp > 1 ? vpp : pp),
+                           (vpp > 1 ? "pp * vpp exceeds the layers (" : "exceeds the layers (") +
+                               str(model.layers) + "): every " + (vpp > 1 ? "virtual " : "") +
+                               "stage needs one");
   }
   if (cp > 1 && seq % (2 * std::uint64_t{cp}) != 0) {
     // Causal load balancing cuts the sequence into 2 * cp chunks.
@@ -176,10 +187,11 @@ std::uint32_t TrainingConfig::rank(std::uint32_t t, std::uint32_t c, std::uint32
 }
 
 std::uint32_t TrainingConfig::stage_layers(std::uint32_t stage) const {
-  const std::uint32_t base = model.layers / pp, extra = model.layers % pp;
-  if (pp == 1) return model.layers;
-  if (stage == 0) return base + (extra == pp - 1 ? 1 : 0);
-  if (stage + 1 == pp) return base;
+  const std::uint32_t v = virtual_stages();
+  const std::uint32_t base = model.layers / v, extra = model.layers % v;
+  if (v == 1) return model.layers;
+  if (stage == 0) return base + (extra == v - 1 ? 1 : 0);
+  if (stage + 1 == v) return base;
   return base + (stage <= extra ? 1 : 0);
 }
 

@@ -75,9 +75,9 @@ WorkloadSize estimate_llama_size(const TrainingConfig& c) {
   const bool sp = c.sequence_parallel;
   const double more = more_entries(c);
   Size total;
-  for (std::uint32_t s = 0; s < c.pp; ++s) {
+  for (std::uint32_t s = 0; s < c.virtual_stages(); ++s) {
     const double layers = c.stage_layers(s);
-    const bool first = s == 0, last = s + 1 == c.pp;
+    const bool first = s == 0, last = s + 1 == c.virtual_stages();
     const double units = layers + (c.embeddings && first ? 1 : 0) + (c.embeddings && last ? 1 : 0);
     if (c.tp > 1) {
       // Per micro-batch, in all-reduces' worth of sends: 4 per layer (each

@@ -12,6 +12,12 @@ expect_ok pp-order -- "$FLUX" generate llama3 --layers 8 --tp 4 --pp 4 --dp 2 \
   --order tp-cp-pp-dp -o "$DIR/pp2.json"
 expect_grep pp-order-name "llama3-8b-L8-tp4-pp4-dp2-a100" "$DIR/pp-order.out"
 
+# Interleaved 1F1B: 2 stages of 2 chunks. TP 4 layers x 4 micro-batches x 4
+# all-reduces x 2 groups x 4 = 512, DP 4 x 2 x 4 = 32, pipeline 2 x 4 x 3 x 2 x 2 = 96.
+expect_ok vpp -- "$FLUX" generate llama3 --layers 4 --tp 2 --pp 2 --vpp 2 --dp 2 \
+  --micro-batches 4 -o "$DIR/vpp.json"
+expect_grep vpp-says "wrote .*llama3-8b-L4-tp2-dp2-pp2-vpp2-a100, 640 sends" "$DIR/vpp.out"
+
 # Every option at once, as workload JSON and as Chakra traces that import back
 # to the same workload, byte for byte.
 all=(--layers 3 --tp 2 --cp 2 --pp 2 --dp 2 --micro-batches 3 --sequence-parallel
@@ -33,7 +39,7 @@ expect_ok job -- "$FLUX" generate llama3 --job llama3-70b-1k --fold-dp 4 --layer
   --micro-batches 2 -o "$DIR/job.json"
 expect_grep job-name "llama3-70b-L8-tp8-pp4-dp32-sp-zero1-fold4-h100" "$DIR/job.out"
 expect_ok help -- "$FLUX" generate llama3 --help
-for flag in --pp --cp --order --sequence-parallel --dp-sharding --job llama3-405b-16k-long; do
+for flag in --pp --vpp --cp --order --sequence-parallel --dp-sharding --job llama3-405b-16k-long; do
   expect_grep "help$flag" "$flag" "$DIR/help.out"
 done
 
@@ -48,6 +54,8 @@ expect_error fold-order 2 '^flux: error: --fold-dp = 4: not exact with --pp in o
   "$FLUX" generate llama3 --layers 2 --tp 2 --pp 2 --dp 8 --fold-dp 4 -o "$o"
 expect_error sp-seq 2 '^flux: error: --sequence-parallel = on: tp \(4\) must divide the tokens' -- \
   "$FLUX" generate llama3 --layers 2 --tp 4 --seq 6 --sequence-parallel -o "$o"
+expect_error vpp 2 '^flux: error: --vpp = 2: needs micro-batches \(3\) to be a multiple of pp \(2\)$' -- \
+  "$FLUX" generate llama3 --layers 4 --tp 2 --pp 2 --vpp 2 --micro-batches 3 -o "$o"
 expect_error order 2 '^flux: error: --order = dp-tp: unknown rank order' -- \
   "$FLUX" generate llama3 --layers 2 --tp 2 --order dp-tp -o "$o"
 expect_error sharding 2 '^flux: error: --dp-sharding = zero2: unknown sharding' -- \

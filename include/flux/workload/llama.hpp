@@ -78,6 +78,10 @@ struct TrainingConfig {
   std::uint32_t tp = 1;
   std::uint32_t dp = 1;
   std::uint32_t pp = 1;  ///< pipeline stages (1F1B)
+  /// Model chunks per pipeline stage (Megatron's interleaved 1F1B): the
+  /// layers are split over pp * vpp virtual stages, virtual stage
+  /// v * pp + s on stage s.
+  std::uint32_t vpp = 1;
   std::uint32_t cp = 1;  ///< context-parallel degree (ring attention)
   RankOrder order = RankOrder::kTpCpDpPp;
   /// Megatron's sequence parallelism: each TP all-reduce becomes a
@@ -118,13 +122,16 @@ struct TrainingConfig {
   /// workload (d < generated_dp()).
   [[nodiscard]] std::uint32_t rank(std::uint32_t t, std::uint32_t c, std::uint32_t d,
                                    std::uint32_t p) const;
-  /// Transformer layers of pipeline stage `stage`: layers / pp each, the
-  /// layers mod pp extra ones one each to the middle stages from stage 1
-  /// (and, when that is pp - 1 of them, the last one to stage 0): the first
-  /// and last stages, which also hold the embedding and the LM head, get
-  /// fewer, as in the Llama 3 paper (126 layers over 16 stages: 7, 8 x 14, 7).
+  /// Virtual pipeline stages: pp * vpp.
+  [[nodiscard]] std::uint32_t virtual_stages() const { return pp * vpp; }
+  /// Transformer layers of virtual stage `stage` (the stage itself without
+  /// interleaving): layers / V each over the V = pp * vpp virtual stages,
+  /// the layers mod V extra ones one each to the middle ones from 1 (and,
+  /// when that is V - 1 of them, the last one to 0): the first and last,
+  /// which also hold the embedding and the LM head, get fewer, as in the
+  /// Llama 3 paper (126 layers over 16 stages: 7, 8 x 14, 7).
   [[nodiscard]] std::uint32_t stage_layers(std::uint32_t stage) const;
-  /// Index of the first layer of `stage`.
+  /// Index of the first layer of virtual stage `stage`.
   [[nodiscard]] std::uint32_t first_layer(std::uint32_t stage) const;
 };
 
@@ -176,6 +183,11 @@ inline constexpr auto kTrainingOptions = std::tuple{
     core::NumberOption<TrainingConfig, std::uint32_t>{
         "pp", "--pp", "pipeline stages (1F1B schedule; layers split as docs/model.md says)",
         &TrainingConfig::pp, 1, 1u << 16},
+    core::NumberOption<TrainingConfig, std::uint32_t>{
+        "vpp", "--vpp",
+        "model chunks per pipeline stage (interleaved 1F1B; needs --pp and micro-batches a "
+        "multiple of pp)",
+        &TrainingConfig::vpp, 1, 1u << 16},
     core::NumberOption<TrainingConfig, std::uint32_t>{
         "cp", "--cp", "context-parallel degree (ring attention; 2 * cp must divide seq)",
         &TrainingConfig::cp, 1, 1u << 16},
