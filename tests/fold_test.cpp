@@ -118,6 +118,11 @@ TEST(Fold, PipelineContextAndShardedJobsLiftToTheFullJob) {
     c.dp_sharding = sharding;
     c.embeddings = true;
     c.micro_batches = 3;
+    if (sharding == workload::DpSharding::kOptimizer) {  // and interleaved
+      c.model.layers = 4;
+      c.vpp = 2;
+      c.micro_batches = 4;
+    }
     SCOPED_TRACE(std::string(workload::to_string(sharding)));
     const core::Workload folded = workload::generate_llama(c);
     EXPECT_EQ(folded.accelerators(), 2u * 2 * 2 * 4);
