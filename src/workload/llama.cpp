@@ -9,8 +9,10 @@
 // micro-batches, stage s runs W = min(P - s - 1, M) warm-up forwards, then
 // M - W pairs (forward of micro-batch W + k, backward of k), then the W
 // cool-down backwards (Narayanan et al. 2021, "Efficient Large-Scale
-// Language Model Training on GPU Clusters Using Megatron-LM", Figure 4; Megatron-
-// Core's forward_backward_pipelining_without_interleaving). The stages'
+// Language Model Training on GPU Clusters Using Megatron-LM", Figure 4;
+// Megatron-Core's forward_backward_pipelining_without_interleaving; with vpp
+// chunks per stage, Megatron's interleaved order, see stage_program). The
+// stages'
 // lists are then lowered into the DAG together (lowering.hpp), stage by
 // stage, each running until it would receive what the previous (next)
 // stage has not sent yet; 1F1B never deadlocks, so all finish. Without

@@ -3,9 +3,9 @@
 // parallelisms of Megatron-LM / Megatron-Core, as a DAG of point-to-point
 // sends with compute on its edges: tensor parallelism (TP, with or without
 // sequence parallelism), context parallelism (CP, ring attention), pipeline
-// parallelism (PP, the 1F1B schedule) and data parallelism (DP, its gradient
-// group DP x CP, optionally sharded: ZeRO-1 / distributed optimizer or
-// ZeRO-3 / FSDP). Ranks are numbered TP innermost, then CP, then DP and PP in
+// parallelism (PP, the 1F1B schedule, interleaved or not) and data
+// parallelism (DP, its gradient group DP x CP, optionally sharded: ZeRO-1 /
+// distributed optimizer or ZeRO-3 / FSDP). Ranks are numbered TP innermost, then CP, then DP and PP in
 // the chosen order (RankOrder).
 //
 // Per micro-batch and layer (Megatron-LM): forward, an all-reduce of the
