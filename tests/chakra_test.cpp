@@ -609,7 +609,9 @@ TEST(ChakraConvention, ExportWritesEachRanksInputAndRoundTrips) {
       pc.spec.bytes = bytes;
       pc.tasks = workload::emit_collective(b, pc.spec);
       pc.num_tasks = static_cast<std::uint32_t>(b.num_tasks());
-      program.ops.push_back(workload::ProgramOp{0, {0}, true});
+      workload::ProgramOp& op = program.ops.emplace_back();
+      op.type = workload::ProgramOp::Type::kLaunch;
+      op.collectives = {0};
       const core::Workload w = std::move(b).build();
       const ChakraTrace t = to_chakra(w, program, CollectiveEncoding::kCommColl);
       std::vector<EtFile> files;
@@ -689,6 +691,65 @@ TEST(ChakraRoundTrip, GeneratedWorkloadsComeBackExactly) {
       expect_round_trip(c, e, c.dp == 3);
     }
   }
+}
+
+TEST(ChakraRoundTrip, PipelineContextAndShardedJobsComeBackExactly) {
+  // Programs per stage: pipeline sends and ring-attention steps as
+  // COMM_SEND/COMM_RECV pairs in either encoding, joined later by their
+  // receivers; FSDP prefetches joined later; the distributed optimizer's
+  // gathers after the optimizer step.
+  std::vector<workload::TrainingConfig> configs;
+  for (const auto sharding : {workload::DpSharding::kNone, workload::DpSharding::kOptimizer,
+                              workload::DpSharding::kFull}) {
+    workload::TrainingConfig c = small(2, 2, workload::Algorithm::kRing);
+    c.model.layers = 3;
+    c.pp = 2;
+    c.cp = 2;
+    c.micro_batches = 3;
+    c.dp_sharding = sharding;
+    c.embeddings = sharding != workload::DpSharding::kNone;
+    c.sequence_parallel = sharding == workload::DpSharding::kOptimizer;
+    c.order = sharding == workload::DpSharding::kFull ? workload::RankOrder::kTpCpPpDp
+                                                      : workload::RankOrder::kTpCpDpPp;
+    configs.push_back(c);
+  }
+  configs[0].optimizer = false;
+  workload::TrainingConfig deep = small(1, 1, workload::Algorithm::kHalvingDoubling);
+  deep.model.layers = 4;
+  deep.pp = 4;
+  deep.cp = 3;
+  deep.seq = 4098;
+  deep.micro_batches = 5;
+  configs.push_back(deep);
+  workload::TrainingConfig interleaved = small(2, 2, workload::Algorithm::kRing);
+  interleaved.model.layers = 4;
+  interleaved.pp = 2;
+  interleaved.vpp = 2;
+  interleaved.micro_batches = 4;
+  interleaved.embeddings = true;
+  configs.push_back(interleaved);
+  for (const auto& c : configs) {
+    for (auto e : {CollectiveEncoding::kCommColl, CollectiveEncoding::kSendRecv}) {
+      SCOPED_TRACE(std::string(to_string(c.dp_sharding)) + " pp " + std::to_string(c.pp) + " " +
+                   (e == CollectiveEncoding::kCommColl ? "comm-coll" : "send-recv"));
+      expect_round_trip(c, e, false);
+    }
+  }
+  // The pipeline sends are point-to-point nodes with the pipeline's bytes.
+  workload::Program program;
+  const core::Workload w = workload::generate_llama(configs[0], &program);
+  const ChakraTrace t = to_chakra(w, program, CollectiveEncoding::kCommColl);
+  std::uint64_t sends = 0;
+  for (const EtFile& f : t.ranks) {
+    for (const EtNode& n : f.nodes) {
+      if (n.type == static_cast<std::uint32_t>(NodeType::kCommSend) && n.name.ends_with(".pp")) {
+        ++sends;
+        EXPECT_EQ(*n.comm_size,
+                  static_cast<std::int64_t>(workload::pipeline_send_bytes(configs[0])));
+      }
+    }
+  }
+  EXPECT_EQ(sends, 2u * 3 * 1 * 2 * 2 * 2);  // directions, micro-batches, boundary, tp, cp, dp
 }
 
 TEST(ChakraRoundTrip, ThroughFilesAndWhatTheFilesHold) {

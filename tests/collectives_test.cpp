@@ -384,7 +384,12 @@ TEST(RingAllGather, MemberWithoutInitialSend) {
   // counts as initial (it follows rank 1's own compute). Rank 2 only receives.
   EXPECT_EQ(r.ct.initial, (Frontier{tasks({0}), tasks({1}), {}}));
   EXPECT_EQ(r.ct.terminal, (Frontier{tasks({0}), tasks({1}), tasks({1})}));
-  EXPECT_FALSE(r.ct.terminal_follows_initial);  // rank 2 has a task but no send
+  // Rank 2 has a task but no send: it does not count, and it alone keeps
+  // its frontier (it has no initial send to descend from it).
+  EXPECT_TRUE(r.ct.terminal_follows_initial);
+  EXPECT_TRUE(r.ct.replaces_frontier(0));
+  EXPECT_TRUE(r.ct.replaces_frontier(1));
+  EXPECT_FALSE(r.ct.replaces_frontier(2));
 }
 
 TEST(DirectAllReduce, CountsAndDependencies) {

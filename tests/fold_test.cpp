@@ -105,6 +105,39 @@ TEST(Fold, GeneratedFoldLiftsToTheFullJob) {
   }
 }
 
+TEST(Fold, PipelineContextAndShardedJobsLiftToTheFullJob) {
+  // A DP replica of tp * cp * pp consecutive ranks (order tp-cp-pp-dp): the
+  // pipeline sends, ring-attention steps and TP collectives stay inside a
+  // replica, the DP x CP rings fold by their rotation.
+  for (const auto sharding : {workload::DpSharding::kOptimizer, workload::DpSharding::kFull}) {
+    workload::TrainingConfig c = config(2, 8, 4);
+    c.pp = 2;
+    c.cp = 2;
+    c.order = workload::RankOrder::kTpCpPpDp;
+    c.sequence_parallel = true;
+    c.dp_sharding = sharding;
+    c.embeddings = true;
+    c.micro_batches = 3;
+    if (sharding == workload::DpSharding::kOptimizer) {  // and interleaved
+      c.model.layers = 4;
+      c.vpp = 2;
+      c.micro_batches = 4;
+    }
+    SCOPED_TRACE(std::string(workload::to_string(sharding)));
+    const core::Workload folded = workload::generate_llama(c);
+    EXPECT_EQ(folded.accelerators(), 2u * 2 * 2 * 4);
+    EXPECT_EQ(folded.fold().block_ranks, 8u);
+    EXPECT_EQ(folded.fold().copies, 2u);
+    workload::TrainingConfig full_config = c;
+    full_config.fold_dp = 0;
+    const core::Workload full = workload::generate_llama(full_config);
+    const core::Workload lifted = core::unfold(folded);
+    ASSERT_EQ(lifted.num_tasks(), full.num_tasks());
+    ASSERT_EQ(lifted.num_deps(), full.num_deps());
+    EXPECT_TRUE(canonical(lifted) == canonical(full));
+  }
+}
+
 TEST(Fold, ScheduleOfTheFoldLiftsToAValidScheduleOfTheJob) {
   const core::Workload folded = workload::generate_llama(config(2, 8, 4));
   const core::Workload job = core::unfold(folded);

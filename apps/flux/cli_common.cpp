@@ -94,6 +94,23 @@ void TrainingCliOptions::add_to(CLI::App& app, const workload::TrainingConfig& b
   add_overrides(app, workload::kTrainingOptions, overrides, &base);
   add_overrides(app, workload::kGpuOptions, gpu_overrides);
   app.add_option("--collective", collective, "ring, direct, halving-doubling [default ring]");
+  std::string jobs;
+  for (std::string_view n : workload::job_names())
+    jobs += (jobs.empty() ? "" : ", ") + std::string(n);
+  app.add_option("--job", job,
+                 "a published training job as the defaults, which the other options override: " +
+                     jobs + " (docs/model.md, Named jobs; all assume 8-GPU scale-up domains)");
+  app.add_option("--order", order,
+                 "rank order, TP innermost: tp-cp-dp-pp (Megatron's) or tp-cp-pp-dp (Llama 3's) "
+                 "[default " +
+                     std::string(workload::to_string(base.order)) + "]");
+  app.add_option("--dp-sharding", dp_sharding,
+                 "none, optimizer (ZeRO-1 / distributed optimizer) or full (ZeRO-3 / FSDP) "
+                 "[default " +
+                     std::string(workload::to_string(base.dp_sharding)) + "]");
+  app.add_flag("--sequence-parallel", sequence_parallel,
+               "Megatron sequence parallelism: each TP all-reduce becomes a reduce-scatter and an "
+               "all-gather");
   app.add_flag("--embeddings", embeddings,
                "also model the embedding, LM head and loss and their traffic");
   app.add_flag("--no-optimizer", no_optimizer, "omit the optimizer step's trailing compute");
@@ -101,12 +118,16 @@ void TrainingCliOptions::add_to(CLI::App& app, const workload::TrainingConfig& b
 
 workload::TrainingConfig TrainingCliOptions::resolve(workload::TrainingConfig c) const {
   try {
+    if (!job.empty()) c = workload::job_preset(job).config;
     if (!model.empty()) c.model = workload::ModelConfig::llama3(model);
     for (const auto& set : model_overrides) set(c.model);
     if (!gpu.empty()) c.gpu = workload::GpuSpec::preset(gpu);
     for (const auto& set : gpu_overrides) set(c.gpu);
     for (const auto& set : overrides) set(c);
     if (!collective.empty()) c.collective = workload::algorithm_from_string(collective);
+    if (!order.empty()) c.order = workload::rank_order_from_string(order);
+    if (!dp_sharding.empty()) c.dp_sharding = workload::dp_sharding_from_string(dp_sharding);
+    if (sequence_parallel) c.sequence_parallel = true;
     if (embeddings) c.embeddings = true;
     if (no_optimizer) c.optimizer = false;
     c.validate();

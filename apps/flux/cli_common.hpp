@@ -53,9 +53,13 @@ struct SchedulerCliOptions {
 /// and its efficiencies, from workload's option tables. Values given
 /// override `base`, a preset chosen by the command.
 struct TrainingCliOptions {
+  std::string job;    ///< named job (workload::job_preset) replacing the base ("" : none)
   std::string model;  ///< Llama 3 preset ("" : the base's)
   std::string gpu;    ///< GPU preset ("" : the base's)
   std::string collective;
+  std::string order;        ///< rank order ("" : the base's)
+  std::string dp_sharding;  ///< "" : the base's
+  bool sequence_parallel = false;
   bool embeddings = false;
   bool no_optimizer = false;
   std::vector<std::function<void(workload::TrainingConfig&)>> overrides;
@@ -65,7 +69,8 @@ struct TrainingCliOptions {
   /// `all`: every option (generate); otherwise --model, --tp, --dp, --gpu
   /// (what evaluate records per row). `base` gives the defaults shown.
   void add_to(CLI::App& app, const workload::TrainingConfig& base, bool all);
-  /// `base` with the given options applied, validated; throws
+  /// `base` (or the named job's configuration) with the given options
+  /// applied, validated; throws
   /// core::InputError naming the option.
   [[nodiscard]] workload::TrainingConfig resolve(workload::TrainingConfig base) const;
 };

@@ -116,7 +116,9 @@ void register_generate(CLI::App& app) {
       app.add_subcommand("generate", "generate a workload: a training iteration or a random DAG");
   gen->require_subcommand(1);
   auto opts = std::make_shared<GenerateOptions>();
-  auto* l = gen->add_subcommand("llama3", "Llama 3 with Megatron-LM tensor and data parallelism");
+  auto* l = gen->add_subcommand("llama3",
+                                "Llama 3 under Megatron-LM parallelisms: TP (sequence parallel), "
+                                "CP, PP (1F1B), DP (sharded)");
   opts->training.add_to(*l, default_training(), true);
   l->add_option("--format", opts->format,
                 "json (flux.workload/v1) or chakra (OUTPUT.<rank>.et per rank, OUTPUT.json groups)")

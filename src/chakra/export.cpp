@@ -1,10 +1,14 @@
 // Program + workload -> Chakra traces (export.hpp). Each rank keeps the ids
 // of the nodes its compute waits for (`waits`), mirroring the generator's
-// frontier: compute and collective launches depend on them; a blocking
-// collective replaces them by the rank's terminal nodes, or adds those when
-// the frontier is not replaced; a non-blocking one is remembered for the
-// final compute. Node ids come from one counter in program order (the same
-// id on every rank for a COMP or COMM_COLL step), so that the importer,
+// frontier (workload/lowering.hpp): compute and collective launches depend
+// on them; a collective awaited at once replaces them by the rank's
+// terminal nodes, or adds those when the frontier is not replaced; one
+// awaited at the end is remembered for the next compute step that waits for
+// the outstanding ones (the optimizer); one joined later (a pipeline
+// receive, a ring-attention step, an FSDP prefetch) adds its terminal nodes
+// at its join step. Point-to-point sends and ring steps are always COMM_SEND
+// / COMM_RECV pairs. Node ids come from one counter in program order (the
+// same id on every rank of a COMP or COMM_COLL step), so that the importer,
 // which visits ready nodes by (id, rank), creates tasks in the generator's
 // order.
 #include <algorithm>
@@ -35,6 +39,9 @@ std::int64_t comm_type_of(CollectiveKind k) {
       return static_cast<std::int64_t>(CommType::kAllGather);
     case CollectiveKind::kAllToAll:
       return static_cast<std::int64_t>(CommType::kAllToAll);
+    case CollectiveKind::kSend:  // always written as COMM_SEND / COMM_RECV
+    case CollectiveKind::kShift:
+      break;
   }
   return 0;
 }
@@ -57,10 +64,12 @@ class Exporter {
     n.is_cpu_op = false;
     return n;
   }
-  void compute(core::TimePs ps, const char* name, bool with_outstanding);
-  void comm_coll(const ProgramCollective& pc, std::uint64_t id, bool blocking);
-  void send_recv(const ProgramCollective& pc, bool blocking);
-  void join(std::uint32_t r, std::vector<std::uint64_t> nodes, bool blocking, bool replace);
+  void compute(const workload::ProgramOp& op);
+  void comm_coll(std::uint32_t c, std::uint64_t id, workload::Await await);
+  void send_recv(std::uint32_t c, workload::Await await);
+  void member_waits(std::uint32_t c, std::size_t pos, std::vector<std::uint64_t> nodes,
+                    workload::Await await);
+  void join_later(std::uint32_t c);
   std::string label(const ProgramCollective& pc) const {
     return pc.spec.label == core::kNoLabel ? std::string() : w_.labels()[pc.spec.label];
   }
@@ -72,30 +81,66 @@ class Exporter {
   std::uint64_t next_id_ = 0;
   std::vector<std::vector<std::uint64_t>> waits_;
   std::vector<std::vector<std::uint64_t>> outstanding_;
+  // Collectives launched to be joined later: per member, its terminal nodes
+  // (empty once joined).
+  std::unordered_map<std::uint32_t, std::vector<std::vector<std::uint64_t>>> deferred_;
   std::map<std::vector<core::Rank>, std::string> group_names_;
   std::unordered_map<std::uint64_t, std::int64_t> tags_;  // src * n + dst -> next comm_tag
 };
 
-void Exporter::compute(core::TimePs ps, const char* name, bool with_outstanding) {
+void Exporter::compute(const workload::ProgramOp& op) {
   const std::uint64_t id = next_id_++;
-  for (std::uint32_t r = 0; r < p_.ranks; ++r) {
+  const char* name = op.after_outstanding ? "final compute" : "compute";
+  auto one = [&](std::uint32_t r) {
     std::vector<std::uint64_t> deps = waits_[r];
-    if (with_outstanding) deps.insert(deps.end(), outstanding_[r].begin(), outstanding_[r].end());
+    if (op.after_outstanding) {
+      deps.insert(deps.end(), outstanding_[r].begin(), outstanding_[r].end());
+      outstanding_[r].clear();
+    }
     EtNode& n = add(r, id, NodeType::kComp, name, std::move(deps));
-    n.duration_micros = static_cast<std::uint64_t>(std::llround(static_cast<double>(ps) / 1e6));
-    n.duration_ps = ps;
+    n.duration_micros =
+        static_cast<std::uint64_t>(std::llround(static_cast<double>(op.compute_ps) / 1e6));
+    n.duration_ps = op.compute_ps;
     waits_[r] = {id};
+  };
+  if (op.ranks.empty()) {
+    for (std::uint32_t r = 0; r < p_.ranks; ++r) one(r);
+  } else {
+    for (const std::uint32_t r : op.ranks) one(r);
   }
 }
 
-void Exporter::join(std::uint32_t r, std::vector<std::uint64_t> nodes, bool blocking,
-                    bool replace) {
-  std::vector<std::uint64_t>& into = blocking ? waits_[r] : outstanding_[r];
-  if (blocking && replace) into.clear();
-  into.insert(into.end(), nodes.begin(), nodes.end());
+void Exporter::member_waits(std::uint32_t c, std::size_t pos, std::vector<std::uint64_t> nodes,
+                            workload::Await await) {
+  const ProgramCollective& pc = p_.collectives[c];
+  const std::uint32_t r = pc.spec.group[pos].value();
+  const bool now =
+      await == workload::Await::kNow || (await == workload::Await::kSenderNow && pos == 0);
+  if (now) {
+    if (pc.tasks.replaces_frontier(pos)) waits_[r].clear();
+    waits_[r].insert(waits_[r].end(), nodes.begin(), nodes.end());
+  } else if (await == workload::Await::kAtEnd) {
+    outstanding_[r].insert(outstanding_[r].end(), nodes.begin(), nodes.end());
+  } else {
+    auto& members = deferred_[c];
+    members.resize(pc.spec.group.size());
+    members[pos] = std::move(nodes);
+  }
 }
 
-void Exporter::comm_coll(const ProgramCollective& pc, std::uint64_t id, bool blocking) {
+void Exporter::join_later(std::uint32_t c) {
+  auto it = deferred_.find(c);
+  if (it == deferred_.end()) return;
+  const ProgramCollective& pc = p_.collectives[c];
+  for (std::size_t pos = 0; pos < it->second.size(); ++pos) {
+    std::vector<std::uint64_t>& into = waits_[pc.spec.group[pos].value()];
+    into.insert(into.end(), it->second[pos].begin(), it->second[pos].end());
+  }
+  deferred_.erase(it);
+}
+
+void Exporter::comm_coll(std::uint32_t c, std::uint64_t id, workload::Await await) {
+  const ProgramCollective& pc = p_.collectives[c];
   auto [it, inserted] =
       group_names_.try_emplace(pc.spec.group, std::to_string(group_names_.size() + 1));
   if (inserted) {
@@ -115,11 +160,19 @@ void Exporter::comm_coll(const ProgramCollective& pc, std::uint64_t id, bool blo
       if (pc.spec.bytes % p != 0) n.gathered_bytes = static_cast<std::int64_t>(pc.spec.bytes);
     }
     n.pg_name = it->second;
-    join(r, {id}, blocking, pc.tasks.replaces_frontier(pos));
+    if (await == workload::Await::kLater && !pc.tasks.replaces_frontier(pos)) {
+      // The importer would hand the rank its frontier at the launch again
+      // with the node; the generator, joining later, does not.
+      throw core::InputError("", "collectives", name,
+                             "cannot be written exactly as a COMM_COLL node joined after its "
+                             "launch: use COMM_SEND/COMM_RECV (--chakra-collectives send-recv)");
+    }
+    member_waits(c, pos, {id}, await);
   }
 }
 
-void Exporter::send_recv(const ProgramCollective& pc, bool blocking) {
+void Exporter::send_recv(std::uint32_t c, workload::Await await) {
+  const ProgramCollective& pc = p_.collectives[c];
   const std::uint32_t first = pc.first_task;
   const std::uint32_t count = pc.num_tasks;
   std::vector<std::uint64_t> send_id(count), recv_id(count);
@@ -174,7 +227,7 @@ void Exporter::send_recv(const ProgramCollective& pc, bool blocking) {
       const std::uint32_t k = t.value() - first;
       nodes.push_back(w_.task(t).src.value() == r ? send_id[k] : recv_id[k]);
     }
-    join(r, std::move(nodes), blocking, pc.tasks.replaces_frontier(pos));
+    member_waits(c, pos, std::move(nodes), await);
   }
 }
 
@@ -213,16 +266,30 @@ ChakraTrace Exporter::run() {
     }
   }
   for (const workload::ProgramOp& op : p_.ops) {
-    if (op.collectives.empty()) {
-      compute(op.compute_ps, "compute", false);
-    } else if (encoding_ == CollectiveEncoding::kCommColl) {
-      const std::uint64_t id = next_id_++;
-      for (std::uint32_t c : op.collectives) comm_coll(p_.collectives[c], id, op.blocking);
-    } else {
-      for (std::uint32_t c : op.collectives) send_recv(p_.collectives[c], op.blocking);
+    switch (op.type) {
+      case workload::ProgramOp::Type::kCompute:
+        compute(op);
+        break;
+      case workload::ProgramOp::Type::kLaunch: {
+        std::uint64_t id = 0;
+        bool have_id = false;
+        for (const std::uint32_t c : op.collectives) {
+          const CollectiveKind kind = p_.collectives[c].spec.kind;
+          if (encoding_ == CollectiveEncoding::kSendRecv || kind == CollectiveKind::kSend ||
+              kind == CollectiveKind::kShift) {
+            send_recv(c, op.await);
+            continue;
+          }
+          if (!have_id) id = next_id_++, have_id = true;  // one node id per step
+          comm_coll(c, id, op.await);
+        }
+        break;
+      }
+      case workload::ProgramOp::Type::kJoin:
+        for (const std::uint32_t c : op.collectives) join_later(c);
+        break;
     }
   }
-  if (p_.final_compute_ps > 0) compute(p_.final_compute_ps, "final compute", true);
   return std::move(out_);
 }
 

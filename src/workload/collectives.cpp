@@ -159,7 +159,9 @@ CollectiveTasks Emitter::finish() const {
   std::vector<std::uint32_t> seen(n, 0);  // position + 1 of the last search that reached t
   std::vector<std::uint32_t> stack;
   for (std::uint32_t pos = 0; pos < p && out.terminal_follows_initial; ++pos) {
-    if (out.terminal[pos].empty()) continue;  // no tasks involve this member
+    // Members with no sends (receivers only) never replace their frontier:
+    // they do not count.
+    if (out.terminal[pos].empty() || out.initial[pos].empty()) continue;
     bool found = false;
     stack.clear();
     for (const TaskIndex v : out.initial[pos]) {
@@ -334,7 +336,8 @@ void validate_ring_size(const CollectiveSpec& spec) {
   if (spec.ring_size == 0) return;
   const auto p = static_cast<std::uint32_t>(spec.group.size());
   const std::string value = std::to_string(spec.ring_size);
-  if (spec.algorithm != Algorithm::kRing || spec.kind == CollectiveKind::kAllToAll) {
+  if (spec.algorithm != Algorithm::kRing || spec.kind == CollectiveKind::kAllToAll ||
+      spec.kind == CollectiveKind::kSend || spec.kind == CollectiveKind::kShift) {
     throw core::InputError("", "ring_size", value,
                            "only a ring all-reduce, reduce-scatter or all-gather folds (this is " +
                                std::string(to_string(spec.algorithm)) + " " +
@@ -395,6 +398,10 @@ std::string_view to_string(CollectiveKind k) {
       return "all-gather";
     case CollectiveKind::kAllToAll:
       return "all-to-all";
+    case CollectiveKind::kSend:
+      return "send";
+    case CollectiveKind::kShift:
+      return "shift";
   }
   return "unknown";
 }
@@ -421,6 +428,10 @@ Algorithm algorithm_from_string(std::string_view name) {
 
 CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& spec) {
   validate_group(builder, spec.group);
+  if (spec.kind == CollectiveKind::kSend && spec.group.size() != 2) {
+    throw core::InputError("", "group", std::to_string(spec.group.size()) + " ranks",
+                           "a point-to-point send needs exactly two ranks (source, destination)");
+  }
   validate_ring_size(spec);
   check_size(builder, spec);
   const auto p = static_cast<std::uint32_t>(spec.group.size());
@@ -429,6 +440,14 @@ CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& 
   Emitter e(builder, spec, wait_for);
   if (p < 2 || spec.bytes == 0) return e.finish();
 
+  if (spec.kind == CollectiveKind::kSend) {
+    e.send(0, 1, spec.bytes);
+    return e.finish();
+  }
+  if (spec.kind == CollectiveKind::kShift) {
+    for (std::uint32_t i = 0; i < p; ++i) e.send(i, (i + 1) % p, spec.bytes);
+    return e.finish();
+  }
   const std::vector<std::uint64_t> chunks = split(spec.bytes, ring_size(spec));
   if (spec.kind == CollectiveKind::kAllToAll) {
     // Every rank sends each other rank its own piece directly, whatever the

@@ -1,49 +1,46 @@
 // Llama 3 training-iteration generator. The model, its operations and their
-// sizes are in docs/model.md ("LLM training workload"); the schedule of
-// compute and collectives per rank is in llama.hpp.
+// sizes are in docs/model.md ("LLM training workload"); the parallelisms are
+// summarised in llama.hpp.
 //
-// Every rank runs the same program (SPMD). Each rank keeps a *frontier*: a set
-// of (task, wait) entries meaning "the rank's compute may proceed once `task`
-// has finished and `wait` more compute has elapsed"; an entry with no task
-// stands for the start of the iteration. Compute adds to every wait;
-// launching a collective connects the frontier to the rank's initial sends in
-// it (an edge with the wait as compute, or a release for the start entry);
-// waiting for a collective adds its terminal tasks with wait 0. A blocking
-// collective whose terminal tasks descend from its initial sends replaces the
-// frontier (older entries are dominated). At the end the optimizer step
-// becomes the tail of every entry left.
+// Every rank of a pipeline stage runs the same program; the stages run
+// different ones. Each stage's program is first written as a list of steps
+// (compute, a collective over the stage's TP, CP or DP groups, a pipeline
+// send or receive, a join), in the stage's 1F1B order: with P stages and M
+// micro-batches, stage s runs W = min(P - s - 1, M) warm-up forwards, then
+// M - W pairs (forward of micro-batch W + k, backward of k), then the W
+// cool-down backwards (Narayanan et al. 2021, "Efficient Large-Scale
+// Language Model Training on GPU Clusters Using Megatron-LM", Figure 4;
+// Megatron-Core's forward_backward_pipelining_without_interleaving; with vpp
+// chunks per stage, Megatron's interleaved order, see stage_program). The
+// stages'
+// lists are then lowered into the DAG together (lowering.hpp), stage by
+// stage, each running until it would receive what the previous (next)
+// stage has not sent yet; 1F1B never deadlocks, so all finish. Without
+// pipeline parallelism this is one stage running forward then backward per
+// micro-batch, as before.
 #include "flux/workload/llama.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <cassert>
 #include <initializer_list>
-#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "flux/core/error.hpp"
 #include "flux/workload/builder.hpp"
+#include "lowering.hpp"
 
 namespace flux::workload {
 namespace {
 
 using core::Rank;
-using core::TaskIndex;
 using core::TimePs;
 
 constexpr double kBf16 = 2;  // bytes per activation / gradient value
 constexpr double kFp32 = 4;
-// What a compute time beyond core::kMaxTimePs is reported as.
-constexpr std::string_view kComputeField = "compute of one iteration";
-
-// a + b + ..., each sum checked against core::kMaxTimePs.
-TimePs sum_compute(std::initializer_list<TimePs> terms) {
-  TimePs total = 0;
-  for (TimePs t : terms) total = core::add_time(total, t, kComputeField);
-  return total;
-}
 // Mixed-precision Adam per parameter: read fp32 master, m, v and the bf16
 // gradient; write master, m, v and the bf16 weight.
 constexpr double kAdamBytesPerParam = 3 * kFp32 + kBf16 + 3 * kFp32 + kBf16;
@@ -59,118 +56,125 @@ std::string cat(std::initializer_list<std::string_view> parts) {
 std::uint64_t vocab_shard(const TrainingConfig& c) {
   return (c.model.vocab + c.tp - 1) / c.tp;
 }
-// Per-rank bytes of the DP gradient all-reduces (bf16 gradients).
-std::uint64_t layer_grad_bytes(const TrainingConfig& c) {
-  return layer_params_per_rank(c.model, c.tp) * 2;
+// Per-rank parameters of the units the DP group reduces (bf16 gradients).
+std::uint64_t embed_params(const TrainingConfig& c) {
+  return vocab_shard(c) * c.model.hidden;
 }
-std::uint64_t embed_grad_bytes(const TrainingConfig& c) {
-  return vocab_shard(c) * c.model.hidden * 2;
-}
-std::uint64_t head_grad_bytes(const TrainingConfig& c) {
-  return (vocab_shard(c) + 1) * c.model.hidden * 2;  // LM head shard and the final norm
+std::uint64_t head_params(const TrainingConfig& c) {
+  return (vocab_shard(c) + 1) * c.model.hidden;  // LM head shard and the final norm
 }
 
-struct Entry {
-  TaskIndex task;  // invalid: start of the iteration
-  TimePs wait = 0;
+// A part of a stage whose parameters the DP group reduces (and, sharded,
+// gathers): the embedding, a transformer layer or the LM head.
+struct Unit {
+  enum class Kind : std::uint8_t { kEmbed, kLayer, kHead };
+  Kind kind;
+  std::uint32_t layer = 0;
+  std::string name;  // "embed", "L12", "head"
+  std::uint64_t params = 0;
 };
 
-class Frontier {
- public:
-  Frontier() : entries_{Entry{}} {}
-
-  void compute(TimePs d) {
-    for (Entry& e : entries_) e.wait += d;
-  }
-
-  void connect(WorkloadBuilder& b, const std::vector<TaskIndex>& initial) const {
-    for (TaskIndex v : initial) {
-      for (const Entry& e : entries_) {
-        if (e.task.valid()) {
-          b.add_dep(e.task, v, e.wait);
-        } else {
-          b.raise_release(v, e.wait);
-        }
-      }
-    }
-  }
-
-  void join(const std::vector<TaskIndex>& terminal, bool replace) {
-    if (replace) entries_.clear();
-    for (TaskIndex t : terminal) {
-      auto it = std::find_if(entries_.begin(), entries_.end(),
-                             [&](const Entry& e) { return e.task == t; });
-      if (it == entries_.end()) entries_.push_back(Entry{t, 0});
-    }
-  }
-
-  [[nodiscard]] const std::vector<Entry>& entries() const { return entries_; }
-
- private:
-  std::vector<Entry> entries_;
+// One step of a stage's program.
+struct Step {
+  enum class Type : std::uint8_t {
+    kCompute,    // `ps` on the stage's ranks
+    kOptimizer,  // `ps` after the stage's kAtEnd collectives
+    kTp,         // `kind` of `bytes` over every TP group, blocking
+    kCpShift,    // one ring-attention step over every CP group, joined by kJoin `slot`
+    kDp,         // `kind` of `bytes` over every DP x CP group, awaited as `await`
+    kJoin,       // joins the collectives launched with `slot`
+    kSend,       // pipeline send of micro-batch `mb`, forward (to s + 1) or not (to s - 1)
+    kRecv,       // joins the matching pipeline send
+  };
+  explicit Step(Type t, TimePs d = 0) : type(t), ps(d) {}
+  Type type = Type::kCompute;
+  TimePs ps = 0;
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  Await await = Await::kNow;
+  bool forward = true;
+  std::uint32_t mb = 0;
+  std::uint32_t vs = 0;  // kSend, kRecv: the virtual stage of the pass
+  std::uint32_t slot = 0;
+  std::uint64_t bytes = 0;
+  std::string label;
 };
 
 class Generator {
  public:
   Generator(const TrainingConfig& c, Program* program)
       : c_(c),
-        program_(program),
-        b_(name(c), c.generated_ranks()),
-        frontier_(c.generated_ranks()),
-        outstanding_(c.generated_ranks()),
-        tokens_(static_cast<double>(c.micro_batch * c.seq)),
-        act_bytes_(c.micro_batch * c.seq * c.model.hidden * 2) {
-    if (program_ != nullptr) *program_ = Program{c.generated_ranks(), {}, {}, 0};
-    if (c.generated_dp() != c.dp) b_.set_fold(core::Fold{c.dp / c.generated_dp(), c.tp});
+        lower_(name(c), c.generated_ranks(), program),
+        tokens_(static_cast<double>(c.micro_batch * (c.seq / c.cp))),
+        norm_tokens_(c.sequence_parallel ? tokens_ / c.tp : tokens_),
+        act_bytes_(c.micro_batch * (c.seq / c.cp) * c.model.hidden * 2),
+        lc_(layer_compute(c)),
+        stage_ranks_(c.pp),
+        pending_(c.pp),
+        mailbox_(2 * std::size_t{c.virtual_stages()} * c.micro_batches) {
+    if (c.generated_dp() != c.dp) {
+      lower_.builder().set_fold(core::Fold{c.dp / c.generated_dp(), c.tp * c.cp * c.pp});
+    }
+    for (std::uint32_t s = 0; s < c.pp; ++s) {
+      for (std::uint32_t d = 0; d < c.generated_dp(); ++d) {
+        for (std::uint32_t k = 0; k < c.cp; ++k) {
+          for (std::uint32_t t = 0; t < c.tp; ++t) stage_ranks_[s].push_back(c.rank(t, k, d, s));
+        }
+      }
+      std::sort(stage_ranks_[s].begin(), stage_ranks_[s].end());
+    }
   }
 
   core::Workload run() {
-    const LayerCompute lc = layer_compute(c_);
-    const std::uint32_t layers = c_.model.layers;
-    for (std::uint32_t mb = 0; mb < c_.micro_batches; ++mb) {
-      const std::string p = cat({"mb", std::to_string(mb), "."});
-      const bool last_mb = mb + 1 == c_.micro_batches;
-      if (c_.embeddings) embedding_forward(p);
-      for (std::uint32_t l = 0; l < layers; ++l) {
-        const std::string L = cat({p, "L", std::to_string(l), "."});
-        compute(lc.attn_fwd);
-        tp_allreduce(act_bytes_, cat({L, "fwd.attn.tp-ar"}));
-        compute(lc.mlp_fwd);
-        tp_allreduce(act_bytes_, cat({L, "fwd.mlp.tp-ar"}));
-      }
-      if (c_.embeddings) head_forward_backward(p, last_mb);
-      for (std::uint32_t l = layers; l-- > 0;) {
-        const std::string L = cat({p, "L", std::to_string(l), "."});
-        compute(lc.mlp_bwd);
-        tp_allreduce(act_bytes_, cat({L, "bwd.mlp.tp-ar"}));
-        compute(lc.norm_bwd);
-        compute(lc.attn_bwd);
-        tp_allreduce(act_bytes_, cat({L, "bwd.attn.tp-ar"}));
-        compute(lc.norm_bwd);
-        if (last_mb) {
-          dp_allreduce(layer_grad_bytes(c_), cat({"L", std::to_string(l), ".dp-ar"}));
+    std::vector<std::vector<Step>> programs(c_.pp);
+    for (std::uint32_t s = 0; s < c_.pp; ++s) programs[s] = stage_program(s);
+    std::vector<std::size_t> pc(c_.pp, 0);
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (std::uint32_t s = 0; s < c_.pp; ++s) {
+        for (; pc[s] < programs[s].size(); ++pc[s]) {
+          const Step& step = programs[s][pc[s]];
+          if (step.type == Step::Type::kRecv && !mailbox(step.vs, step.mb, step.forward).sent) {
+            break;
+          }
+          execute(s, step);
+          progress = true;
         }
       }
-      if (c_.embeddings) {
-        // Embedding backward: scatter-add of the output gradient, no TP traffic.
-        compute(memory(2 * tokens_ * hidden() * kBf16));
-        if (last_mb) dp_allreduce(embed_grad_bytes(c_), "embed.dp-ar");
-      }
     }
-    finish();
-    return std::move(b_).build();
+    for (std::uint32_t s = 0; s < c_.pp; ++s) assert(pc[s] == programs[s].size());
+    return lower_.finish();
   }
 
  private:
+  // Pipeline sends of one micro-batch and direction into virtual stage `to`.
+  struct Mail {
+    bool sent = false;
+    std::vector<std::uint32_t> handles;
+  };
+  Mail& mailbox(std::uint32_t to, std::uint32_t mb, bool forward) {
+    return mailbox_[(std::size_t{mb} * 2 + (forward ? 1 : 0)) * c_.virtual_stages() + to];
+  }
+
   static std::string name(const TrainingConfig& c) {
-    const std::string fold =
-        c.generated_dp() != c.dp ? cat({"-fold", std::to_string(c.generated_dp())}) : "";
-    return cat({"llama3-", c.model.name, "-L", std::to_string(c.model.layers), "-tp",
-                std::to_string(c.tp), "-dp", std::to_string(c.dp), fold, "-", c.gpu.name});
+    const auto part = [](const char* k, std::uint32_t v) {
+      return cat({"-", k, std::to_string(v)});
+    };
+    std::string s = cat({"llama3-", c.model.name, "-L", std::to_string(c.model.layers)});
+    s += part("tp", c.tp);
+    if (c.cp > 1) s += part("cp", c.cp);
+    const std::string pp =
+        c.vpp > 1 ? cat({part("pp", c.pp), part("vpp", c.vpp)}) : part("pp", c.pp);
+    if (c.pp > 1 && c.order == RankOrder::kTpCpPpDp) s += pp;
+    s += part("dp", c.dp);
+    if (c.pp > 1 && c.order == RankOrder::kTpCpDpPp) s += pp;
+    if (c.sequence_parallel) s += "-sp";
+    if (c.dp_sharding == DpSharding::kOptimizer) s += "-zero1";
+    if (c.dp_sharding == DpSharding::kFull) s += "-fsdp";
+    if (c.generated_dp() != c.dp) s += part("fold", c.generated_dp());
+    return cat({s, "-", c.gpu.name});
   }
 
   [[nodiscard]] double hidden() const { return static_cast<double>(c_.model.hidden); }
-  [[nodiscard]] std::uint64_t vocab_shard() const { return workload::vocab_shard(c_); }
   [[nodiscard]] TimePs memory(double bytes) const {
     return roofline_ps(c_.gpu, OpClass::kMemory, memory_cost(bytes));
   }
@@ -178,321 +182,374 @@ class Generator {
     return roofline_ps(c_.gpu, OpClass::kGemm, gemm_cost(m, k, n));
   }
 
-  void compute(TimePs d) {
-    // Every wait a frontier accumulates is part of this total: checking it
-    // keeps them all within core::kMaxTimePs.
-    total_compute_ = core::add_time(total_compute_, d, kComputeField);
-    for (Frontier& f : frontier_) f.compute(d);
-    if (program_ == nullptr || d == 0) return;
-    if (program_->ops.empty() || !program_->ops.back().collectives.empty()) {
-      program_->ops.emplace_back();
+  // --- writing a stage's program -----------------------------------------------
+
+  struct Writer {
+    std::vector<Step>& out;
+    std::uint32_t next_slot = 0;
+
+    void compute(TimePs ps) { out.emplace_back(Step::Type::kCompute, ps); }
+    void collective(Step::Type type, CollectiveKind kind, std::uint64_t bytes, std::string label,
+                    Await await = Await::kNow, std::uint32_t slot = 0) {
+      Step s(type);
+      s.kind = kind;
+      s.await = await;
+      s.bytes = bytes;
+      s.label = std::move(label);
+      s.slot = slot;
+      out.push_back(std::move(s));
     }
-    program_->ops.back().compute_ps += d;
-  }
-
-  // Emits one collective and records it in the program.
-  CollectiveTasks emit(const CollectiveSpec& spec) {
-    const auto first = static_cast<std::uint32_t>(b_.num_tasks());
-    CollectiveTasks ct = emit_collective(b_, spec);
-    if (program_ != nullptr) {
-      program_->ops.back().collectives.push_back(
-          static_cast<std::uint32_t>(program_->collectives.size()));
-      program_->collectives.push_back(
-          {spec, first, static_cast<std::uint32_t>(b_.num_tasks()) - first, ct});
+    void join(std::uint32_t slot) {
+      Step s(Step::Type::kJoin);
+      s.slot = slot;
+      out.push_back(std::move(s));
     }
-    return ct;
+  };
+
+  // A TP all-reduce, or with sequence parallelism its reduce-scatter half
+  // (after a row-parallel GEMM) or all-gather half (before a column-parallel one).
+  void tp(Writer& w, CollectiveKind sp_kind, std::uint64_t bytes, const std::string& label) const {
+    if (c_.tp < 2) return;
+    const CollectiveKind kind = c_.sequence_parallel ? sp_kind : CollectiveKind::kAllReduce;
+    const char* suffix = kind == CollectiveKind::kAllReduce   ? ".tp-ar"
+                         : kind == CollectiveKind::kAllGather ? ".tp-ag"
+                                                              : ".tp-rs";
+    w.collective(Step::Type::kTp, kind, bytes, cat({label, suffix}));
+  }
+  void tp_gather(Writer& w, const std::string& label) const {
+    if (c_.sequence_parallel) tp(w, CollectiveKind::kAllGather, act_bytes_, label);
   }
 
-  void begin_collectives(bool blocking) {
-    if (program_ != nullptr) program_->ops.push_back(ProgramOp{0, {}, blocking});
+  // The attention kernel in cp blocks; between them the K/V blocks (and,
+  // backward, their gradients) move one step around the CP ring, the step
+  // overlapping the block before it.
+  void ring_attention(Writer& w, TimePs core, bool forward, const std::string& label) const {
+    if (c_.cp < 2) {
+      w.compute(core);
+      return;
+    }
+    const std::uint64_t bytes = cp_step_bytes(c_) * (forward ? 1 : 2);
+    const TimePs block = core / c_.cp, rest = core % c_.cp;
+    for (std::uint32_t j = 0; j < c_.cp; ++j) {
+      const std::uint32_t slot = w.next_slot++;
+      const bool shift = j + 1 < c_.cp;
+      if (shift) {
+        w.collective(Step::Type::kCpShift, CollectiveKind::kShift, bytes,
+                     cat({label, ".cp-kv", std::to_string(j)}), Await::kLater, slot);
+      }
+      w.compute(block + (j < rest ? 1 : 0));
+      if (shift) w.join(slot);
+    }
   }
 
-  // Vocabulary-parallel embedding: a lookup in the local vocabulary shard,
-  // then an all-reduce of the activation.
-  void embedding_forward(const std::string& p) {
-    compute(memory(2 * tokens_ * hidden() * kBf16));
-    tp_allreduce(act_bytes_, cat({p, "embed.fwd.tp-ar"}));
+  void unit_forward(Writer& w, const Unit& u, const std::string& p) const {
+    const double v = static_cast<double>(vocab_shard(c_));
+    switch (u.kind) {
+      case Unit::Kind::kEmbed:
+        // Vocabulary-parallel embedding: a lookup in the local vocabulary
+        // shard, then an all-reduce (sequence parallel: reduce-scatter).
+        w.compute(memory(2 * tokens_ * hidden() * kBf16));
+        tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({p, "embed.fwd"}));
+        return;
+      case Unit::Kind::kLayer: {
+        const std::string L = cat({p, u.name, "."});
+        w.compute(lc_.attn_norm);
+        tp_gather(w, cat({L, "fwd.attn"}));
+        w.compute(lc_.attn_qkv);
+        ring_attention(w, lc_.attn_core, true, cat({L, "fwd.attn"}));
+        w.compute(lc_.attn_out);
+        tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "fwd.attn"}));
+        w.compute(lc_.mlp_norm);
+        tp_gather(w, cat({L, "fwd.mlp"}));
+        w.compute(lc_.mlp_body);
+        tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "fwd.mlp"}));
+        return;
+      }
+      case Unit::Kind::kHead: {
+        // Final norm, column-parallel LM head and vocabulary-parallel cross
+        // entropy (three all-reduces of one fp32 per token: max logit, target
+        // logit, sum of exponentials).
+        const std::uint64_t per_token = c_.micro_batch * (c_.seq / c_.cp) * 4;
+        w.compute(memory(2 * norm_tokens_ * hidden() * kBf16));
+        tp_gather(w, cat({p, "head.fwd"}));
+        w.compute(gemm(tokens_, hidden(), v) + memory(tokens_ * v * kBf16));
+        tp(w, CollectiveKind::kAllReduce, per_token, cat({p, "loss.max"}));
+        tp(w, CollectiveKind::kAllReduce, per_token, cat({p, "loss.target"}));
+        w.compute(memory(tokens_ * v * kBf16));
+        tp(w, CollectiveKind::kAllReduce, per_token, cat({p, "loss.sumexp"}));
+        return;
+      }
+    }
   }
 
-  // Final norm, column-parallel LM head and vocabulary-parallel cross entropy
-  // (three all-reduces of one fp32 per token: max logit, target logit, sum of
-  // exponentials), then the backward through them: after the LM head's input
-  // and weight gradients, its input gradient is all-reduced.
-  void head_forward_backward(const std::string& p, bool last_mb) {
-    const double v = static_cast<double>(vocab_shard());
-    const std::uint64_t per_token = c_.micro_batch * c_.seq * 4;
-    compute(memory(2 * tokens_ * hidden() * kBf16) + gemm(tokens_, hidden(), v) +
-            memory(tokens_ * v * kBf16));
-    tp_allreduce(per_token, cat({p, "loss.max.tp-ar"}));
-    tp_allreduce(per_token, cat({p, "loss.target.tp-ar"}));
-    compute(memory(tokens_ * v * kBf16));
-    tp_allreduce(per_token, cat({p, "loss.sumexp.tp-ar"}));
-    compute(memory(2 * tokens_ * v * kBf16) + gemm(tokens_, v, hidden()) +
-            gemm(v, tokens_, hidden()));
-    tp_allreduce(act_bytes_, cat({p, "head.bwd.tp-ar"}));
-    compute(memory(3 * tokens_ * hidden() * kBf16));
-    if (last_mb) dp_allreduce(head_grad_bytes(c_), "head.dp-ar");
+  void unit_backward(Writer& w, const Unit& u, const std::string& p) const {
+    const double v = static_cast<double>(vocab_shard(c_));
+    switch (u.kind) {
+      case Unit::Kind::kEmbed:
+        // Scatter-add of the output gradient, no TP traffic (sequence
+        // parallel: the gradient is all-gathered first).
+        tp_gather(w, cat({p, "embed.bwd"}));
+        w.compute(memory(2 * tokens_ * hidden() * kBf16));
+        return;
+      case Unit::Kind::kLayer: {
+        const std::string L = cat({p, u.name, "."});
+        tp_gather(w, cat({L, "bwd.mlp"}));
+        w.compute(lc_.mlp_bwd);
+        tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "bwd.mlp"}));
+        w.compute(lc_.norm_bwd);
+        tp_gather(w, cat({L, "bwd.attn"}));
+        w.compute(lc_.attn_bwd_out);
+        ring_attention(w, lc_.attn_bwd_core, false, cat({L, "bwd.attn"}));
+        w.compute(lc_.attn_bwd_qkv);
+        tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "bwd.attn"}));
+        w.compute(lc_.norm_bwd);
+        return;
+      }
+      case Unit::Kind::kHead:
+        // After the LM head's input and weight gradients, its input gradient
+        // is all-reduced (reduce-scattered); then the final norm's backward.
+        w.compute(memory(2 * tokens_ * v * kBf16) + gemm(tokens_, v, hidden()) +
+                  gemm(v, tokens_, hidden()));
+        tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({p, "head.bwd"}));
+        w.compute(memory(3 * norm_tokens_ * hidden() * kBf16));
+        return;
+    }
   }
 
-  CollectiveSpec allreduce(std::uint64_t bytes, const std::string& label) {
+  [[nodiscard]] bool sharded() const { return c_.dp_sharding != DpSharding::kNone; }
+
+  // FSDP: the parameter all-gather of `u`, launched ahead (one unit of
+  // prefetch) and joined before `u` runs.
+  std::uint32_t gather_params(Writer& w, const Unit& u, const std::string& label) const {
+    const std::uint32_t slot = w.next_slot++;
+    w.collective(Step::Type::kDp, CollectiveKind::kAllGather, u.params * 2,
+                 cat({label, u.name, ".dp-ag"}), Await::kLater, slot);
+    return slot;
+  }
+
+  // The forward or backward of micro-batch `mb` through virtual stage `vs`.
+  void pass(Writer& w, const std::vector<Unit>& units, std::uint32_t vs, std::uint32_t mb,
+            bool forward) const {
+    const std::uint32_t last = c_.virtual_stages() - 1;
+    const std::string p = cat({"mb", std::to_string(mb), "."});
+    const bool fsdp = c_.dp_sharding == DpSharding::kFull;
+    const std::string dir = forward ? "fwd." : "bwd.";
+    const std::size_t n = units.size();
+    auto unit = [&](std::size_t k) -> const Unit& { return units[forward ? k : n - 1 - k]; };
+    std::uint32_t slot = fsdp ? gather_params(w, unit(0), cat({p, dir})) : 0;
+    const bool receive = forward ? vs > 0 : vs < last;
+    if (receive) {
+      Step r(Step::Type::kRecv);
+      r.forward = forward;
+      r.mb = mb;
+      r.vs = vs;
+      w.out.push_back(std::move(r));
+    }
+    const bool last_mb = mb + 1 == c_.micro_batches;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (fsdp) {
+        w.join(slot);
+        if (k + 1 < n) slot = gather_params(w, unit(k + 1), cat({p, dir}));
+      }
+      if (forward) {
+        unit_forward(w, unit(k), p);
+      } else {
+        unit_backward(w, unit(k), p);
+        if (last_mb && c_.dp * c_.cp > 1) {
+          // The gradient reduction over the DP x CP group, awaited only by
+          // the optimizer step.
+          const bool rs = sharded();
+          w.collective(
+              Step::Type::kDp, rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+              unit(k).params * 2, cat({unit(k).name, rs ? ".dp-rs" : ".dp-ar"}), Await::kAtEnd);
+        }
+      }
+    }
+    const bool send = forward ? vs < last : vs > 0;
+    if (send) {
+      Step t(Step::Type::kSend);
+      t.forward = forward;
+      t.mb = mb;
+      t.vs = vs;
+      t.label = cat({p, "S", std::to_string(vs), forward ? ".fwd.pp" : ".bwd.pp"});
+      w.out.push_back(std::move(t));
+    }
+  }
+
+  // The units of virtual stage `vs`.
+  std::vector<Unit> units_of(std::uint32_t vs) const {
+    std::vector<Unit> units;
+    if (c_.embeddings && vs == 0) {
+      units.push_back({Unit::Kind::kEmbed, 0, "embed", embed_params(c_)});
+    }
+    const std::uint32_t first = c_.first_layer(vs);
+    for (std::uint32_t l = first; l < first + c_.stage_layers(vs); ++l) {
+      units.push_back({Unit::Kind::kLayer, l, cat({"L", std::to_string(l)}),
+                       layer_params_per_rank(c_.model, c_.tp)});
+    }
+    if (c_.embeddings && vs + 1 == c_.virtual_stages()) {
+      units.push_back({Unit::Kind::kHead, 0, "head", head_params(c_)});
+    }
+    return units;
+  }
+
+  std::vector<Step> stage_program(std::uint32_t s) const {
+    const std::uint32_t P = c_.pp, V = c_.vpp, M = c_.micro_batches;
+    std::vector<std::vector<Unit>> chunks;  // chunk v: virtual stage v * P + s
+    for (std::uint32_t v = 0; v < V; ++v) chunks.push_back(units_of(v * P + s));
+    std::vector<Step> out;
+    Writer w{out};
+    // 1F1B over the rank's M * V (chunk, micro-batch) passes. Without
+    // interleaving: pass k is micro-batch k, warm-up P - s - 1. Interleaved
+    // (Megatron-Core's forward_backward_pipelining_with_interleaving):
+    // micro-batches in groups of P, pass k runs chunk (k / P) mod V (the
+    // backward counts chunks down) on micro-batch (k / (P V)) P + k mod P,
+    // with (P - s - 1) * 2 + (V - 1) * P warm-up forwards (all of them when
+    // M = P).
+    const std::uint32_t total = M * V;
+    std::uint32_t warmup = std::min(P - s - 1, M);
+    if (V > 1) warmup = M == P ? total : std::min((P - s - 1) * 2 + (V - 1) * P, total);
+    auto run = [&](std::uint32_t k, bool forward) {
+      std::uint32_t v = V > 1 ? (k / P) % V : 0;
+      if (!forward) v = V - 1 - v;
+      const std::uint32_t mb = V > 1 ? (k / (P * V)) * P + k % P : k;
+      pass(w, chunks[v], v * P + s, mb, forward);
+    };
+    for (std::uint32_t i = 0; i < warmup; ++i) run(i, true);
+    for (std::uint32_t k = 0; k + warmup < total; ++k) {
+      run(warmup + k, true);
+      run(k, false);
+    }
+    for (std::uint32_t k = total - warmup; k < total; ++k) run(k, false);
+    std::vector<Unit> units;
+    for (const auto& chunk : chunks) units.insert(units.end(), chunk.begin(), chunk.end());
+
+    if (c_.optimizer || c_.dp_sharding == DpSharding::kOptimizer) {
+      // Adam over the stage's parameters, or over 1/(dp * cp) of them when
+      // the optimizer state is sharded.
+      std::uint64_t params = 0;
+      for (const Unit& u : units) params += u.params;
+      const std::uint64_t shards = sharded() ? std::uint64_t{c_.dp} * c_.cp : 1;
+      params = (params + shards - 1) / shards;
+      Step o(Step::Type::kOptimizer);
+      o.ps = c_.optimizer ? memory(kAdamBytesPerParam * static_cast<double>(params)) : 0;
+      out.push_back(std::move(o));
+    }
+    if (c_.dp_sharding == DpSharding::kOptimizer && c_.dp * c_.cp > 1) {
+      // Distributed optimizer: every rank gathers the updated parameters.
+      for (const Unit& u : units) {
+        w.collective(Step::Type::kDp, CollectiveKind::kAllGather, u.params * 2,
+                     cat({u.name, ".dp-ag"}), Await::kAtEnd);
+      }
+    }
+    return out;
+  }
+
+  // --- lowering the steps --------------------------------------------------------
+
+  CollectiveSpec spec(CollectiveKind kind, std::uint64_t bytes, const std::string& label) {
     CollectiveSpec spec;
-    spec.kind = CollectiveKind::kAllReduce;
+    spec.kind = kind;
     spec.algorithm = c_.collective;
     spec.bytes = bytes;
-    spec.label = b_.intern_label(label);
+    spec.label = lower_.builder().intern_label(label);
     return spec;
   }
 
-  // Blocking all-reduce over every TP group.
-  void tp_allreduce(std::uint64_t bytes, const std::string& label) {
-    if (c_.tp < 2) return;
-    CollectiveSpec spec = allreduce(bytes, label);
-    begin_collectives(true);
-    for (std::uint32_t d = 0; d < c_.generated_dp(); ++d) {
-      spec.group.clear();
-      for (std::uint32_t t = 0; t < c_.tp; ++t) spec.group.emplace_back(d * c_.tp + t);
-      const CollectiveTasks ct = emit(spec);
-      for (std::uint32_t t = 0; t < c_.tp; ++t) {
-        Frontier& f = frontier_[d * c_.tp + t];
-        f.connect(b_, ct.initial[t]);
-        f.join(ct.terminal[t], ct.replaces_frontier(t));
+  void execute(std::uint32_t s, const Step& step) {
+    switch (step.type) {
+      case Step::Type::kCompute:
+      case Step::Type::kOptimizer:
+        lower_.compute(stage_ranks_[s], step.ps, step.type == Step::Type::kOptimizer);
+        return;
+      case Step::Type::kTp: {
+        CollectiveSpec sp = spec(step.kind, step.bytes, step.label);
+        lower_.begin_launch(Await::kNow);
+        for (std::uint32_t d = 0; d < c_.generated_dp(); ++d) {
+          for (std::uint32_t k = 0; k < c_.cp; ++k) {
+            sp.group.clear();
+            for (std::uint32_t t = 0; t < c_.tp; ++t) sp.group.emplace_back(c_.rank(t, k, d, s));
+            lower_.launch(sp);
+          }
+        }
+        return;
       }
-    }
-  }
-
-  // Gradient all-reduce over every DP group, launched now and awaited only by
-  // the optimizer step at the end of the iteration.
-  void dp_allreduce(std::uint64_t bytes, const std::string& label) {
-    if (c_.dp < 2) return;
-    CollectiveSpec spec = allreduce(bytes, label);
-    const std::uint32_t dp = c_.generated_dp();
-    if (dp != c_.dp) spec.ring_size = c_.dp;  // folded: one period of the ring
-    begin_collectives(false);
-    for (std::uint32_t t = 0; t < c_.tp; ++t) {
-      spec.group.clear();
-      for (std::uint32_t d = 0; d < dp; ++d) spec.group.emplace_back(d * c_.tp + t);
-      const CollectiveTasks ct = emit(spec);
-      for (std::uint32_t d = 0; d < dp; ++d) {
-        const std::uint32_t r = d * c_.tp + t;
-        frontier_[r].connect(b_, ct.initial[d]);
-        for (TaskIndex v : ct.terminal[d]) outstanding_[r].push_back(v);
+      case Step::Type::kCpShift: {
+        CollectiveSpec sp = spec(step.kind, step.bytes, step.label);
+        lower_.begin_launch(Await::kLater);
+        std::vector<std::uint32_t>& handles = pending_[s][step.slot];
+        for (std::uint32_t d = 0; d < c_.generated_dp(); ++d) {
+          for (std::uint32_t t = 0; t < c_.tp; ++t) {
+            sp.group.clear();
+            for (std::uint32_t k = 0; k < c_.cp; ++k) sp.group.emplace_back(c_.rank(t, k, d, s));
+            handles.push_back(lower_.launch(sp));
+          }
+        }
+        return;
       }
-    }
-  }
-
-  void finish() {
-    TimePs optimizer = 0;
-    if (c_.optimizer) {
-      std::uint64_t params = layer_params_per_rank(c_.model, c_.tp) * c_.model.layers;
-      if (c_.embeddings) params += (2 * vocab_shard() + 1) * c_.model.hidden;
-      optimizer = memory(kAdamBytesPerParam * static_cast<double>(params));
-      core::add_time(total_compute_, optimizer, kComputeField);  // bounds every tail below
-    }
-    if (program_ != nullptr) program_->final_compute_ps = optimizer;
-    for (std::uint32_t r = 0; r < c_.generated_ranks(); ++r) {
-      for (const Entry& e : frontier_[r].entries()) {
-        if (e.task.valid()) b_.raise_tail(e.task, e.wait + optimizer);
+      case Step::Type::kDp: {
+        CollectiveSpec sp = spec(step.kind, step.bytes, step.label);
+        const std::uint32_t dp = c_.generated_dp();
+        if (dp != c_.dp) sp.ring_size = c_.dp * c_.cp;  // folded: one period of the ring
+        lower_.begin_launch(step.await);
+        for (std::uint32_t t = 0; t < c_.tp; ++t) {
+          sp.group.clear();
+          for (std::uint32_t d = 0; d < dp; ++d) {
+            for (std::uint32_t k = 0; k < c_.cp; ++k) sp.group.emplace_back(c_.rank(t, k, d, s));
+          }
+          const std::uint32_t h = lower_.launch(sp);
+          if (step.await == Await::kLater) pending_[s][step.slot].push_back(h);
+        }
+        return;
       }
-      for (TaskIndex v : outstanding_[r]) b_.raise_tail(v, optimizer);
+      case Step::Type::kJoin: {
+        auto it = pending_[s].find(step.slot);
+        if (it == pending_[s].end()) return;  // nothing was launched (no group to gather over)
+        lower_.begin_join();
+        for (const std::uint32_t h : it->second) lower_.join(h);
+        pending_[s].erase(it);
+        return;
+      }
+      case Step::Type::kSend: {
+        const std::uint32_t to_vs = step.forward ? step.vs + 1 : step.vs - 1;
+        const std::uint32_t to = to_vs % c_.pp;
+        CollectiveSpec sp = spec(CollectiveKind::kSend, pipeline_send_bytes(c_), step.label);
+        Mail& mail = mailbox(to_vs, step.mb, step.forward);
+        lower_.begin_launch(Await::kSenderNow);
+        for (std::uint32_t d = 0; d < c_.generated_dp(); ++d) {
+          for (std::uint32_t k = 0; k < c_.cp; ++k) {
+            for (std::uint32_t t = 0; t < c_.tp; ++t) {
+              sp.group = {Rank(c_.rank(t, k, d, s)), Rank(c_.rank(t, k, d, to))};
+              mail.handles.push_back(lower_.launch(sp));
+            }
+          }
+        }
+        mail.sent = true;
+        return;
+      }
+      case Step::Type::kRecv: {
+        Mail& mail = mailbox(step.vs, step.mb, step.forward);
+        lower_.begin_join();
+        for (const std::uint32_t h : mail.handles) lower_.join(h);
+        std::vector<std::uint32_t>().swap(mail.handles);
+        return;
+      }
     }
   }
 
   const TrainingConfig& c_;
-  Program* program_;
-  TimePs total_compute_ = 0;  // compute of the iteration so far
-  WorkloadBuilder b_;
-  std::vector<Frontier> frontier_;
-  std::vector<std::vector<TaskIndex>> outstanding_;
-  double tokens_;
+  detail::Lowering lower_;
+  double tokens_;       // tokens per rank and micro-batch: micro_batch * seq / cp
+  double norm_tokens_;  // those the norms run on (1/tp of them, sequence parallel)
   std::uint64_t act_bytes_;
+  LayerCompute lc_;
+  std::vector<std::vector<std::uint32_t>> stage_ranks_;
+  // Per stage: slot -> the collectives a kJoin step joins.
+  std::vector<std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>> pending_;
+  std::vector<Mail> mailbox_;
 };
 
 }  // namespace
-
-ModelConfig ModelConfig::llama3(std::string_view size) {
-  // Llama 3 / 3.1 model cards (Grattafiori et al. 2024, Table 3).
-  if (size == "8b") return ModelConfig{"8b", 32, 4096, 14336, 32, 8, 128256};
-  if (size == "70b") return ModelConfig{"70b", 80, 8192, 28672, 64, 8, 128256};
-  if (size == "405b") return ModelConfig{"405b", 126, 16384, 53248, 128, 8, 128256};
-  throw core::InputError("", "model", std::string(size),
-                         "unknown Llama 3 model (use 8b, 70b, 405b)");
-}
-
-void ModelConfig::validate() const {
-  core::check_options(kModelOptions, *this);
-  if (hidden % heads != 0) {
-    throw core::InputError("", "heads", std::to_string(heads),
-                           "must divide hidden (" + std::to_string(hidden) + ")");
-  }
-  if (heads % kv_heads != 0) {
-    throw core::InputError("", "kv_heads", std::to_string(kv_heads),
-                           "must divide heads (" + std::to_string(heads) + ")");
-  }
-}
-
-void TrainingConfig::validate() const {
-  model.validate();
-  gpu.validate();
-  core::check_options(kTrainingOptions, *this);
-  const auto t = std::to_string(tp);
-  if (static_cast<std::uint64_t>(tp) * dp > (1u << 20)) {
-    throw core::InputError("", "dp", std::to_string(dp), "tp * dp exceeds 2^20 ranks");
-  }
-  if (tp * dp < 2) {
-    throw core::InputError("", "tp", t, "tp * dp must be at least 2 (one rank sends nothing)");
-  }
-  if (fold_dp != 0 && fold_dp != dp) {
-    const auto f = std::to_string(fold_dp);
-    if (fold_dp < 3 || dp % fold_dp != 0) {
-      // With 2 replicas a DP ring's sends 0->1 and 1->0 would share one
-      // circuit that stands for two different circuits of the job.
-      throw core::InputError("", "fold_dp", f,
-                             "must be at least 3 and divide dp (" + std::to_string(dp) + ")");
-    }
-    if (fold_dp % 2 == 1 && dp % 2 == 0) {
-      // Two switches carry an even ring's circuits by alternating them; a
-      // ring folded onto an odd number of replicas is an odd cycle, which
-      // needs three: every schedule of the fold would be worse than the job's.
-      throw core::InputError("", "fold_dp", f,
-                             "must be even when dp is: a DP ring folded onto an odd number of "
-                             "replicas cannot alternate its circuits as the even ring of dp does");
-    }
-    if (collective != Algorithm::kRing) {
-      throw core::InputError("", "fold_dp", f,
-                             "folding is exact only for ring collectives (collective is " +
-                                 std::string(to_string(collective)) + ")");
-    }
-    for (const std::uint64_t bytes : dp_allreduce_bytes(*this)) {
-      if (bytes % dp != 0) {
-        throw core::InputError("", "fold_dp", f,
-                               "not exact: a DP all-reduce of " + std::to_string(bytes) +
-                                   " bytes does not split into dp = " + std::to_string(dp) +
-                                   " equal chunks");
-      }
-    }
-  }
-  if (model.heads % tp != 0) {
-    throw core::InputError("", "tp", t,
-                           "must divide the attention heads (" + std::to_string(model.heads) + ")");
-  }
-  if (model.ffn % tp != 0) {
-    throw core::InputError("", "tp", t,
-                           "must divide the FFN size (" + std::to_string(model.ffn) + ")");
-  }
-  if (model.kv_heads % tp != 0 && tp % model.kv_heads != 0) {
-    throw core::InputError(
-        "", "tp", t,
-        "must divide or be a multiple of the KV heads (" + std::to_string(model.kv_heads) + ")");
-  }
-}
-
-LayerCompute layer_compute(const TrainingConfig& c) {
-  const ModelConfig& m = c.model;
-  const GpuSpec& g = c.gpu;
-  const double T = static_cast<double>(c.micro_batch * c.seq);
-  const double h = static_cast<double>(m.hidden);
-  const double d = static_cast<double>(m.head_dim());
-  const double q = static_cast<double>(m.heads / c.tp) * d;
-  // With tp > kv_heads each rank keeps one (replicated) KV head.
-  const double kv = static_cast<double>(std::max<std::uint32_t>(1, m.kv_heads / c.tp)) * d;
-  const double f = static_cast<double>(m.ffn / c.tp);
-  auto gemm = [&](double a, double k, double n) {
-    return roofline_ps(g, OpClass::kGemm, gemm_cost(a, k, n));
-  };
-  auto mem = [&](double bytes) { return roofline_ps(g, OpClass::kMemory, memory_cost(bytes)); };
-  // Causal flash attention: QK^T and PV are 2 * seq^2 * head_dim FLOPs each
-  // per head and sequence, halved by the causal mask.
-  const double seq = static_cast<double>(c.seq);
-  const OpCost attn{0.5 * 4 * static_cast<double>(c.micro_batch) * seq * seq * d * (q / d),
-                    kBf16 * T * (2 * q + 2 * kv)};
-  const TimePs residual = mem(3 * T * h * kBf16);
-  const TimePs norm = mem(2 * T * h * kBf16);
-  const TimePs norm_bwd = mem(3 * T * h * kBf16);
-  const TimePs rope = mem(2 * T * (q + kv) * kBf16);
-
-  LayerCompute r;
-  r.attn_fwd = sum_compute({residual, norm, gemm(T, h, q + 2 * kv), rope,
-                            roofline_ps(g, OpClass::kAttention, attn), gemm(T, q, h)});
-  r.mlp_fwd =
-      sum_compute({residual, norm, gemm(T, h, 2 * f), mem(3 * T * f * kBf16), gemm(T, f, h)});
-  // Backward of a GEMM: an input-gradient (dgrad) and a weight-gradient
-  // (wgrad) GEMM of the same size.
-  r.mlp_bwd = sum_compute(
-      {gemm(T, h, f), gemm(f, T, h), mem(5 * T * f * kBf16), gemm(T, 2 * f, h), gemm(h, T, 2 * f)});
-  // Flash-attention backward: 2.5x the forward FLOPs (five GEMMs instead of
-  // two), twice the forward memory traffic.
-  const OpCost attn_bwd{2.5 * attn.flops, 2 * attn.bytes};
-  r.attn_bwd =
-      sum_compute({gemm(T, h, q), gemm(q, T, h), roofline_ps(g, OpClass::kAttention, attn_bwd),
-                   rope, gemm(T, q + 2 * kv, h), gemm(h, T, q + 2 * kv)});
-  r.norm_bwd = sum_compute({norm_bwd, residual});
-  return r;
-}
-
-std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
-  const std::uint64_t h = m.hidden;
-  const std::uint64_t d = m.head_dim();
-  const std::uint64_t q = (m.heads / tp) * d;
-  const std::uint64_t kv = std::max<std::uint64_t>(1, m.kv_heads / tp) * d;
-  const std::uint64_t f = m.ffn / tp;
-  // Q, K, V and O projections; gate, up and down; two RMSNorm weight vectors
-  // (replicated on every TP rank).
-  return h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h;
-}
-
-namespace {
-
-// Sends and deps of one all-reduce over `p` ranks (a ring of `ring` positions
-// when folded), by the algorithm's pattern (collectives.hpp); deps include
-// one connection per initial send of a rank's frontier. Doubles: no overflow.
-std::pair<double, double> allreduce_size(Algorithm a, double p, double ring) {
-  switch (a) {
-    case Algorithm::kRing: {
-      // Each send waits for the step before and for the tasks that ended its
-      // rank's previous collective (the rank's last send and receive).
-      const double sends = 2 * (ring - 1) * p;
-      return {sends, 2 * sends + 2 * p};
-    }
-    case Algorithm::kDirect:
-      // p(p-1) sends per phase; each all-gather send waits for all p-1
-      // reduce-scatter receives of its rank, each reduce-scatter send for the
-      // 2(p-1) tasks that ended the rank's previous collective.
-      return {2 * p * (p - 1), 3 * p * (p - 1) * (p - 1) + 2 * p * (p - 1)};
-    case Algorithm::kHalvingDoubling: {
-      const double k = std::floor(std::log2(p)), pow2 = std::exp2(k), extra = p - pow2;
-      const double steps = 2 * k + (extra > 0 ? 2 : 0);  // per rank, at most
-      // A send waits for every earlier receive of its rank: steps^2 / 2.
-      return {2 * extra + 2 * k * pow2, p * (steps * steps / 2 + 2 * steps)};
-    }
-  }
-  return {0, 0};
-}
-
-}  // namespace
-
-WorkloadSize estimate_llama_size(const TrainingConfig& c) {
-  c.validate();
-  const double tp = c.tp, groups = c.generated_dp(), layers = c.model.layers;
-  double tasks = 0, deps = 0;
-  if (c.tp > 1) {
-    // Per micro-batch: 4 per layer, and with embeddings 1 + 4 (embedding, loss, head).
-    const double count = c.micro_batches * (4 * layers + (c.embeddings ? 5 : 0)) * groups;
-    const auto [t, d] = allreduce_size(c.collective, tp, tp);
-    tasks += count * t;
-    deps += count * d;
-  }
-  if (c.dp > 1) {
-    // One per layer (and embedding and head) over each of the tp DP groups.
-    const double count = (layers + (c.embeddings ? 2 : 0)) * tp;
-    const auto [t, d] = allreduce_size(c.collective, groups, c.dp);
-    tasks += count * t;
-    deps += count * d;
-  }
-  const auto clamp = [](double x) {
-    return x >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(x);
-  };
-  return {clamp(tasks), clamp(deps)};
-}
 
 core::Workload generate_llama(const TrainingConfig& c, Program* program) {
   c.validate();
@@ -500,10 +557,10 @@ core::Workload generate_llama(const TrainingConfig& c, Program* program) {
 }
 
 std::vector<std::uint64_t> dp_allreduce_bytes(const TrainingConfig& c) {
-  std::vector<std::uint64_t> bytes{layer_grad_bytes(c)};
+  std::vector<std::uint64_t> bytes{layer_params_per_rank(c.model, c.tp) * 2};
   if (c.embeddings) {
-    bytes.push_back(embed_grad_bytes(c));
-    bytes.push_back(head_grad_bytes(c));
+    bytes.push_back(embed_params(c) * 2);
+    bytes.push_back(head_params(c) * 2);
   }
   return bytes;
 }

@@ -62,7 +62,7 @@ expect_error rotornet 2 'cannot schedule a folded workload \(2 copies\)' -- \
   "$FLUX" simulate "$DIR/f.json" --scheduler rotornet -o "$DIR/x.json"
 expect_error fold2 2 '--fold-dp = 2: must be at least 3 and divide dp \(8\)' -- \
   "$FLUX" generate llama3 --layers 1 --tp 2 --dp 8 --fold-dp 2 -o "$DIR/x.json"
-expect_error inexact 2 "does not split into dp = 12 equal chunks" -- \
+expect_error inexact 2 "does not split into dp \\* cp = 12 equal chunks" -- \
   "$FLUX" generate llama3 --layers 1 --tp 2 --dp 12 --fold-dp 4 -o "$DIR/x.json"
 expect_error chakra 2 'a folded workload has no Chakra form' -- \
   "$FLUX" generate llama3 --layers 1 --tp 2 --dp 8 --fold-dp 4 --format chakra -o "$DIR/x"

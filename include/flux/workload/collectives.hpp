@@ -6,6 +6,9 @@
 //   reduce-scatter  every rank holds `bytes`; each ends with its reduced 1/p
 //   all-gather      every rank ends with `bytes` (it starts with its 1/p)
 //   all-to-all      every rank sends bytes/p to each other rank
+//   send            point to point: group[0] sends `bytes` to group[1]
+//   shift           one ring step: position i sends `bytes` to (i + 1) mod p
+//                   (context parallelism's K/V exchange)
 // A buffer of B bytes on p ranks is cut into p chunks; chunk c has
 // floor(B/p) bytes plus one if c < B mod p. Chunks of 0 bytes send nothing.
 //
@@ -28,7 +31,8 @@
 //           chunks so each rank still ends with its own chunk). A send waits
 //           for all of the rank's earlier receives in the collective: the
 //           data it carries was reduced from every one of them.
-//   All-to-all is the direct pattern whatever the algorithm.
+//   All-to-all is the direct pattern whatever the algorithm; send and shift
+//   have one pattern whatever the algorithm.
 // Zero-byte sends are not emitted; a send then waits for the receives that
 // did happen, so dependencies stay transitive.
 #include <cstdint>
@@ -41,7 +45,14 @@
 
 namespace flux::workload {
 
-enum class CollectiveKind : std::uint8_t { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
+enum class CollectiveKind : std::uint8_t {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kAllToAll,
+  kSend,   ///< point to point, group {source, destination}
+  kShift,  ///< one ring step of `bytes` per position
+};
 enum class Algorithm : std::uint8_t { kRing, kDirect, kHalvingDoubling };
 
 std::string_view to_string(CollectiveKind k);
@@ -85,8 +96,9 @@ struct CollectiveTasks {
   /// its initial sends (lets a caller drop frontier entries they dominate).
   /// Exactly: for every member with at least one task, some terminal task of
   /// the member is one of its initial sends or is reachable from one along
-  /// the collective's dependencies. Members without tasks do not count (so a
-  /// collective with no tasks gives true).
+  /// the collective's dependencies. Members without sends do not count (so a
+  /// collective with no tasks gives true, and a point-to-point send's
+  /// sender replaces its frontier while its receiver adds to it).
   bool terminal_follows_initial = false;
 
   /// True when member i, by waiting for its terminal tasks, also waits for
@@ -101,6 +113,7 @@ struct CollectiveTasks {
 
 /// Appends the collective's sends and their dependencies to `builder`.
 /// Throws core::InputError on an empty or repeated group, a rank out of range,
+/// a send whose group is not two ranks,
 /// or a ring_size that is not a multiple of the group size (>= 2 positions),
 /// used with another algorithm or kind than a ring all-reduce, reduce-scatter
 /// or all-gather, or with bytes not a multiple of it.

@@ -1,9 +1,13 @@
 #pragma once
-// The program behind a generated workload: the sequence of compute and
-// collectives that every rank runs (SPMD), as the generator lowered it into
-// the DAG (llama.cpp, docs/model.md "From a program to a DAG"). Exporters
-// write it out operation by operation (chakra/export.hpp), so that a reader
-// that lowers a program the same way gets the generator's DAG back.
+// The program behind a generated workload: the sequence of compute steps and
+// collective launches and joins that the ranks run, as the generator lowered
+// it into the DAG (llama.cpp, docs/model.md "From a program to a DAG").
+// Without pipeline parallelism every rank runs every step (SPMD); with it, a
+// compute step names the ranks (one pipeline stage) that run it, and point-
+// to-point sends between stages are launched by their sender and joined by
+// their receiver at a later step. Exporters write it out step by step
+// (chakra/export.hpp), so that a reader that lowers a program the same way
+// gets the generator's DAG back.
 #include <cstdint>
 #include <vector>
 
@@ -20,25 +24,43 @@ struct ProgramCollective {
   CollectiveTasks tasks;  ///< initial and terminal tasks per member
 };
 
-/// One step of every rank's program.
+/// When the members of a launched collective start waiting for it (their
+/// terminal tasks join the rank's frontier).
+enum class Await : std::uint8_t {
+  kNow,        ///< at once: the rank's next compute waits for its part (blocking)
+  kAtEnd,      ///< only a compute step with `after_outstanding` (or the end) waits
+  kLater,      ///< every member from a later kJoin step naming the collective
+  kSenderNow,  ///< point to point: the sender (group[0]) now, the receiver from a kJoin
+};
+
+/// One step of the program.
 struct ProgramOp {
-  /// Compute on every rank, ps (when `collectives` is empty).
+  enum class Type : std::uint8_t { kCompute, kLaunch, kJoin };
+  Type type = Type::kCompute;
+  /// kCompute: its time, ps.
   core::TimePs compute_ps = 0;
-  /// Collectives launched at this point, on disjoint groups (indices into
-  /// Program::collectives); a rank takes part in at most one of them.
+  /// kCompute: the ranks that run it; empty: every rank.
+  std::vector<std::uint32_t> ranks;
+  /// kCompute: also waits for the kAtEnd collectives its ranks launched
+  /// before (the optimizer step waiting for the gradient reductions).
+  bool after_outstanding = false;
+  /// kLaunch: collectives launched here, on disjoint groups (indices into
+  /// Program::collectives), each member's frontier connected to its initial
+  /// sends. kJoin: collectives launched earlier with kLater or kSenderNow
+  /// whose members that have not joined yet join now, adding their terminal
+  /// tasks to the frontier (never replacing it: compute may have run since
+  /// the launch).
   std::vector<std::uint32_t> collectives;
-  /// True: each member's compute then waits for its part (its terminal
-  /// tasks); false: only the final compute waits for it.
-  bool blocking = true;
+  /// kLaunch: when the members wait for them. With kNow a member whose
+  /// terminal tasks follow its initial sends (CollectiveTasks::
+  /// replaces_frontier) has its frontier replaced by them.
+  Await await = Await::kNow;
 };
 
 struct Program {
   std::uint32_t ranks = 0;
   std::vector<ProgramCollective> collectives;
   std::vector<ProgramOp> ops;
-  /// Compute after everything, non-blocking collectives included (the
-  /// optimizer step), ps.
-  core::TimePs final_compute_ps = 0;
 };
 
 }  // namespace flux::workload

@@ -1,0 +1,149 @@
+// A program lowered into a DAG step by step (lowering.hpp has the rules).
+#include "lowering.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "flux/core/error.hpp"
+
+namespace flux::workload::detail {
+namespace {
+// What a compute time beyond core::kMaxTimePs is reported as.
+constexpr std::string_view kComputeField = "compute of one iteration";
+}  // namespace
+
+void Frontier::connect(WorkloadBuilder& b, const std::vector<core::TaskIndex>& initial) {
+  for (core::TaskIndex v : initial) {
+    for (FrontierEntry& e : entries_) {
+      e.consumed = true;
+      if (e.task.valid()) {
+        b.add_dep(e.task, v, e.wait);
+      } else {
+        b.raise_release(v, e.wait);
+      }
+    }
+  }
+}
+
+void Frontier::join(const std::vector<core::TaskIndex>& terminal, bool replace) {
+  if (replace) entries_.clear();
+  for (core::TaskIndex t : terminal) {
+    auto it = std::find_if(entries_.begin(), entries_.end(),
+                           [&](const FrontierEntry& e) { return e.task == t; });
+    if (it == entries_.end()) entries_.push_back(FrontierEntry{t, 0});
+  }
+}
+
+void Frontier::join_later(const std::vector<core::TaskIndex>& terminal) {
+  if (terminal.empty()) return;
+  std::erase_if(entries_, [](const FrontierEntry& e) { return !e.task.valid() && e.wait == 0; });
+  join(terminal, false);
+}
+
+Lowering::Lowering(std::string name, std::uint32_t ranks, Program* program)
+    : program_(program),
+      b_(std::move(name), ranks),
+      frontier_(ranks),
+      outstanding_(ranks),
+      total_(ranks, 0) {
+  if (program_ != nullptr) *program_ = Program{ranks, {}, {}};
+}
+
+void Lowering::compute(std::span<const std::uint32_t> ranks, core::TimePs d,
+                       bool after_outstanding) {
+  for (const std::uint32_t r : ranks) {
+    // Every wait a frontier accumulates is part of this total: checking it
+    // keeps them all within core::kMaxTimePs.
+    total_[r] = core::add_time(total_[r], d, kComputeField);
+    if (after_outstanding) {
+      frontier_[r].join(outstanding_[r], false);
+      outstanding_[r].clear();
+    }
+    frontier_[r].compute(d, d != 0 || after_outstanding);
+  }
+  if (program_ == nullptr || (d == 0 && !after_outstanding)) return;
+  std::vector<std::uint32_t> listed;
+  if (ranks.size() != program_->ranks) listed.assign(ranks.begin(), ranks.end());
+  std::vector<ProgramOp>& ops = program_->ops;
+  if (!after_outstanding && !ops.empty() && ops.back().type == ProgramOp::Type::kCompute &&
+      !ops.back().after_outstanding && ops.back().ranks == listed) {
+    ops.back().compute_ps += d;
+    return;
+  }
+  ProgramOp& op = ops.emplace_back();
+  op.compute_ps = d;
+  op.ranks = std::move(listed);
+  op.after_outstanding = after_outstanding;
+}
+
+void Lowering::begin_launch(Await await) {
+  await_ = await;
+  if (program_ == nullptr) return;
+  ProgramOp& op = program_->ops.emplace_back();
+  op.type = ProgramOp::Type::kLaunch;
+  op.await = await;
+}
+
+std::uint32_t Lowering::launch(const CollectiveSpec& spec) {
+  const auto first = static_cast<std::uint32_t>(b_.num_tasks());
+  CollectiveTasks ct = emit_collective(b_, spec);
+  const std::uint32_t handle = launched_++;
+  for (std::size_t pos = 0; pos < spec.group.size(); ++pos) {
+    const std::uint32_t r = spec.group[pos].value();
+    frontier_[r].connect(b_, ct.initial[pos]);
+    switch (await_) {
+      case Await::kNow:
+        frontier_[r].join(ct.terminal[pos], ct.replaces_frontier(pos));
+        break;
+      case Await::kAtEnd:
+        outstanding_[r].insert(outstanding_[r].end(), ct.terminal[pos].begin(),
+                               ct.terminal[pos].end());
+        break;
+      case Await::kSenderNow:
+        if (pos == 0) frontier_[r].join(ct.terminal[pos], ct.replaces_frontier(pos));
+        break;
+      case Await::kLater:
+        break;
+    }
+  }
+  if (await_ == Await::kLater || await_ == Await::kSenderNow) {
+    Deferred& d = deferred_[handle];
+    d.group.group = spec.group;
+    d.tasks = ct;
+    d.sender_joined = await_ == Await::kSenderNow;
+  }
+  if (program_ != nullptr) {
+    program_->ops.back().collectives.push_back(handle);
+    program_->collectives.push_back(
+        {spec, first, static_cast<std::uint32_t>(b_.num_tasks()) - first, std::move(ct)});
+  }
+  return handle;
+}
+
+void Lowering::begin_join() {
+  if (program_ == nullptr) return;
+  program_->ops.emplace_back().type = ProgramOp::Type::kJoin;
+}
+
+void Lowering::join(std::uint32_t handle) {
+  auto it = deferred_.find(handle);
+  if (it == deferred_.end()) return;  // joined already
+  const Deferred& d = it->second;
+  for (std::size_t pos = d.sender_joined ? 1 : 0; pos < d.group.group.size(); ++pos) {
+    frontier_[d.group.group[pos].value()].join_later(d.tasks.terminal[pos]);
+  }
+  deferred_.erase(it);
+  if (program_ != nullptr) program_->ops.back().collectives.push_back(handle);
+}
+
+core::Workload Lowering::finish() {
+  for (std::size_t r = 0; r < frontier_.size(); ++r) {
+    for (const FrontierEntry& e : frontier_[r].entries()) {
+      if (e.task.valid() && !e.consumed) b_.raise_tail(e.task, e.wait);
+    }
+  }
+  return std::move(b_).build();
+}
+
+}  // namespace flux::workload::detail
