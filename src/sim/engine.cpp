@@ -182,6 +182,12 @@ void Engine::run() {
     }
   }
   while (finished_ < n) {
+    // The instant is over when the next event is later (checked here, since
+    // stale events end their iteration early): the scale-up queues start
+    // what their free ports allow, which may add events at this instant.
+    if (!scaleup_dirty_.empty() && (queue_.empty() || queue_.top().t > now_)) {
+      start_queued_scaleup(now_);
+    }
     if (queue_.empty()) stuck(now_);
     const Event e = queue_.top();
     queue_.pop();
@@ -225,11 +231,6 @@ void Engine::run() {
     }
     ++events_;
     reallocate_touched(e.t);
-    // The instant is over when the next event is later: scale-up queues
-    // start what their free ports allow (which may add events now).
-    if (!scaleup_dirty_.empty() && (queue_.empty() || queue_.top().t > e.t)) {
-      start_queued_scaleup(e.t);
-    }
   }
 }
 
