@@ -200,9 +200,8 @@ int scaling(std::uint32_t max_sends, std::uint32_t per_size) {
       const auto timing = flux::core::ideal_timing(in.w, p);
       const auto greedy = flux::sched::list_schedule(in.w, in.sys, p, timing);
       const auto t0 = Clock::now();
-      const auto r =
-          flux::sched::branch_and_bound(in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing,
-                                        &greedy, flux::sched::ExactLimits{200'000'000, 20});
+      const auto r = flux::sched::branch_and_bound(in.w, p, in.sys, timing, &greedy,
+                                                   flux::sched::ExactLimits{200'000'000, 20});
       const double s = since(t0);
       proved += r.complete;
       nodes.push_back(r.nodes);
@@ -261,8 +260,7 @@ int lns(std::uint32_t k, std::uint64_t nodes) {
           const std::vector<std::uint32_t> order = by_start(cur);
           const std::span<const std::uint32_t> all(order);
           const auto r = flux::sched::branch_and_bound(
-              in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing, &cur,
-              flux::sched::ExactLimits{nodes, 1e9},
+              in.w, p, in.sys, timing, &cur, flux::sched::ExactLimits{nodes, 1e9},
               flux::sched::ExactWindow{all.first(i), all.subspan(i + k), cur.sw});
           ++windows;
           if (r.improved) {
@@ -303,9 +301,8 @@ int budget(std::uint64_t nodes) {
       const auto h = flux::sched::flux_heuristic(in.w, in.sys, p, timing, bound,
                                                  flux::sched::HeuristicOptions{});
       const auto t0 = Clock::now();
-      const auto r =
-          flux::sched::branch_and_bound(in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing,
-                                        &h, flux::sched::ExactLimits{nodes, 1e9});
+      const auto r = flux::sched::branch_and_bound(in.w, p, in.sys, timing, &h,
+                                                   flux::sched::ExactLimits{nodes, 1e9});
       secs += since(t0);
       proved += r.complete;
       improved += r.improved;
