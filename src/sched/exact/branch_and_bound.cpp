@@ -28,6 +28,14 @@
 // whose send index rises is kept (the lexicographically least sequence of
 // each class survives). Children are tried by earliest start, then the
 // longest remaining critical path, so good schedules come first.
+// Scale-up domains: a send inside a domain has one "switch", the electrical
+// fabric (kScaleUp), and is placed at max(ready_v, free_e(src), free_i(dst))
+// on its source's egress and destination's ingress (no R); its lb_v in (b)
+// takes those two ports; (c) counts the optical ports' sends between domains
+// only and bounds each egress and ingress as one server without tau:
+// max(min lb, free) + sum p + min (to_end - p); two scale-up placements are
+// independent unless they share a source or a destination (or a DAG edge),
+// and a scale-up and an optical placement unless they share a DAG edge.
 // Windows (ExactWindow): children come from the window's sends only, and
 // (b) and (c) range over its unplaced sends and the ports they touch only,
 // so a node costs O(window) (a max over fewer valid terms: still a bound,

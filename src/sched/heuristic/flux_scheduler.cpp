@@ -11,7 +11,9 @@
 //    critical send (start + tail == makespan, schedule_timing()) and moves
 //    it, or the block of consecutive sends reusing its circuit, to another
 //    switch, or swaps it with the send before it on its source port; the
-//    left shift re-times everything (O(V + E)). Strictly
+//    left shift re-times everything (O(V + E)). A critical send inside a
+//    scale-up domain (no switch to choose) moves before the send preceding
+//    it on its electrical egress or ingress instead. Strictly
 //    better schedules are kept; equal ones are accepted with probability
 //    1/4 to walk plateaus. Moves keep the DAG order (keys are start times),
 //    so every candidate is feasible.
