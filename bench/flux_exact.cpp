@@ -220,16 +220,6 @@ int scaling(std::uint32_t max_sends, std::uint32_t per_size) {
   return 0;
 }
 
-// Sends by start (ties by index): a linear extension (every p > 0).
-std::vector<std::uint32_t> by_start(const flux::sched::Placement& pl) {
-  std::vector<std::uint32_t> order(pl.start_ps.size());
-  for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
-  });
-  return order;
-}
-
 // A prototype large-neighbourhood search: windows of `k` consecutive sends
 // (by start, stride k/2) re-optimised by the branch and bound with `nodes`
 // nodes each, the rest fixed, up to three passes over the schedule, from
@@ -257,7 +247,7 @@ int lns(std::uint32_t k, std::uint64_t nodes) {
       for (int pass = 0, any = 1; pass < 3 && any; ++pass) {
         any = 0;
         for (std::size_t i = 0; i + k <= n; i += std::max<std::uint32_t>(1, k / 2)) {
-          const std::vector<std::uint32_t> order = by_start(cur);
+          const std::vector<std::uint32_t> order = flux::sched::testing::by_start(cur);
           const std::span<const std::uint32_t> all(order);
           const auto r = flux::sched::branch_and_bound(
               in.w, p, in.sys, timing, &cur, flux::sched::ExactLimits{nodes, 1e9},

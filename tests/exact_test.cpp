@@ -22,6 +22,7 @@ namespace {
 
 using core::TimePs;
 using testing::brute_force;
+using testing::by_start;
 using testing::random_instance;
 
 struct Tiny {
@@ -76,17 +77,8 @@ TEST(BranchAndBound, EqualsBruteForceWithoutIncumbent) {
   });
 }
 
-// Every send on switch 0 in topological order: a poor but valid schedule.
 Placement serial_schedule(const Tiny& t) {
-  const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
-  Placement serial;
-  serial.sw.assign(t.w.num_tasks(), core::SwitchId(0));
-  std::vector<double> keys(t.w.num_tasks());
-  for (std::uint32_t v = 0; v < t.w.num_tasks(); ++v) {
-    keys[v] = static_cast<double>(t.w.topo_position(core::TaskIndex(v)));
-  }
-  serial.start_ps = left_shift(t.w, p, t.sys.reconfig_delay_ps, serial.sw, keys);
-  return serial;
+  return testing::serial_schedule(t.w, t.sys, core::transmission_times(t.w, t.sys));
 }
 
 TEST(BranchAndBound, KeepsAnOptimalIncumbentAndImprovesAPoorOne) {
@@ -121,16 +113,6 @@ TEST(BranchAndBound, NodeBudgetStopsTheSearchDeterministically) {
   EXPECT_EQ(a.makespan_ps, b.makespan_ps);
   EXPECT_EQ(a.best.start_ps, b.best.start_ps);
   EXPECT_GE(a.makespan_ps, full.makespan_ps);
-}
-
-// Sends by start (ties by index): a linear extension, since every p > 0.
-std::vector<std::uint32_t> by_start(const Placement& pl) {
-  std::vector<std::uint32_t> order(pl.start_ps.size());
-  for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
-  });
-  return order;
 }
 
 // A window in the middle of a schedule's sequence, the rest fixed.

@@ -1,8 +1,8 @@
 #pragma once
 // Tiny random instances with scale-up domains (docs/model.md, "Scale-up
 // domains") for the task-level schedulers' tests: brute_force.hpp's
-// random_instance with half of the sends kept inside their source's domain,
-// so that every instance mixes scale-up and optical sends.
+// random_instance with about half of the sends moved inside their source's
+// domain, so that the instances mix scale-up and optical sends.
 #include <cstdint>
 #include <string>
 
@@ -12,33 +12,29 @@
 
 namespace flux::sched::testing {
 
-/// `tasks` sends among `ranks` accelerators in domains of `k` (k divides
-/// ranks): each destination is, with probability `inside_percent` / 100
-/// when k > 1, another rank of the source's domain, else any other rank;
-/// 1-5 kB, releases, tails and dependencies as random_instance's.
-/// Deterministic per seed.
+/// random_instance(seed, tasks, ranks) with domains of `k` (k divides
+/// ranks): each send's destination is redrawn, with probability
+/// `inside_percent` / 100 when k > 1, as another rank of its source's
+/// domain; bytes, releases, tails and dependencies are kept. Deterministic
+/// per seed.
 inline core::Workload random_domain_instance(std::uint64_t seed, std::uint32_t tasks,
                                              std::uint32_t ranks, std::uint32_t k,
                                              std::uint32_t inside_percent = 50) {
-  Lcg rng{seed};
+  const core::Workload base = random_instance(seed, tasks, ranks);
+  Lcg rng{~seed};
   workload::WorkloadBuilder b("domains" + std::to_string(seed), ranks);
-  for (std::uint32_t i = 0; i < tasks; ++i) {
-    const std::uint32_t src = rng.next(ranks);
-    std::uint32_t dst = 0;
+  for (const core::Task& t : base.tasks()) {
+    std::uint32_t dst = t.dst.value();
     if (k > 1 && rng.next(100) < inside_percent) {
+      const std::uint32_t src = t.src.value();
       dst = src / k * k + rng.next(k - 1);
       if (dst >= src) ++dst;
-    } else {
-      dst = rng.next(ranks - 1);
-      if (dst >= src) ++dst;
     }
-    const TaskIndex v = b.add_send(Rank(src), Rank(dst), 1000 * (1 + rng.next(5)));
-    if (rng.next(4) == 0) b.raise_release(v, rng.next(3) * 5000);
-    if (rng.next(4) == 0) b.raise_tail(v, rng.next(3) * 5000);
-    for (std::uint32_t u = 0; u < i; ++u) {
-      if (rng.next(100) < 25) b.add_dep(TaskIndex(u), v, rng.next(3) * 4000);
-    }
+    const TaskIndex v = b.add_send(t.src, Rank(dst), t.bytes);
+    b.raise_release(v, t.release_ps);
+    b.raise_tail(v, t.tail_ps);
   }
+  for (const core::Dep& d : base.deps()) b.add_dep(d.from, d.to, d.compute_ps);
   return std::move(b).build();
 }
 
