@@ -71,6 +71,10 @@ struct PortState {
   std::uint32_t last = kNone;  // that send
 };
 
+// kDomains: the instance has sends on the scale-up fabric. Without (k = 1,
+// or no send inside a domain) every scale-up test compiles away, so the
+// paper's model runs the search of before, instruction for instruction.
+template <bool kDomains>
 class Search {
  public:
   Search(const core::Workload& w, std::span<const TimePs> p, const core::System& system,
@@ -89,6 +93,7 @@ class Search {
       electrical_[v] = system.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
       ocs_sends += electrical_[v] ? 0 : 1;
     }
+    if (!kDomains && ocs_sends < n_) throw core::Error("exact search: scale-up sends unexpected");
     s_ = std::max<std::uint32_t>({1, min_switches, std::min(system.switches, ocs_sends)});
     start_.assign(n_, 0);
     sw_.assign(n_, 0);
@@ -169,8 +174,8 @@ class Search {
  private:
   // The window's sends (by index and in topological order) and the ports
   // they touch, from in_window_: every send for the whole instance. Ports
-  // are numbered as in load_: OCS port x, then egress ranks_ + x, then
-  // ingress 2 ranks_ + x.
+  // are numbered as in load_: OCS port x (window_ports_), then egress
+  // ranks_ + x and ingress 2 ranks_ + x (window_electrical_ports_).
   void set_window_lists() {
     window_.clear();
     window_topo_.clear();
@@ -185,15 +190,16 @@ class Search {
     for (core::TaskIndex v : w_.topo_order()) {
       if (in_window_[v.value()]) window_topo_.push_back(v.value());
     }
+    window_electrical_ports_.clear();
     for (std::uint32_t x = 0; x < touched.size(); ++x) {
-      if (touched[x]) window_ports_.push_back(x);
+      if (touched[x]) (x < ranks_ ? window_ports_ : window_electrical_ports_).push_back(x);
     }
   }
 
   // The two ports v occupies, as indices of load_.
   std::pair<std::uint32_t, std::uint32_t> load_index(std::uint32_t v) const {
     const core::Task& t = w_.tasks()[v];
-    if (!electrical_[v]) return {t.src.value(), t.dst.value()};
+    if (!on_scaleup(v)) return {t.src.value(), t.dst.value()};
     return {ranks_ + t.src.value(), 2 * ranks_ + t.dst.value()};
   }
 
@@ -205,11 +211,17 @@ class Search {
   // the electrical egress when s is kScaleUp) and at its destination.
   PortState& src_port(std::uint32_t v, std::uint32_t s) {
     const core::Rank x = w_.tasks()[v].src;
-    return s == kScaleUp ? electrical_port_[x.value()] : port(s, x);
+    return kDomains && s == kScaleUp ? electrical_port_[x.value()] : port(s, x);
   }
   PortState& dst_port(std::uint32_t v, std::uint32_t s) {
     const core::Rank x = w_.tasks()[v].dst;
-    return s == kScaleUp ? electrical_port_[ranks_ + x.value()] : port(s, x);
+    return kDomains && s == kScaleUp ? electrical_port_[ranks_ + x.value()] : port(s, x);
+  }
+
+  // Whether v is on the scale-up fabric.
+  bool on_scaleup(std::uint32_t v) const {
+    if constexpr (kDomains) return electrical_[v] != 0;
+    return false;
   }
 
   // When v's electrical egress and ingress are both free.
@@ -231,7 +243,7 @@ class Search {
   TimePs start_on(std::uint32_t v, std::uint32_t s) {
     const core::Task& t = w_.tasks()[v];
     TimePs start = ready_[v];
-    if (s == kScaleUp) return std::max(start, electrical_free(v));
+    if (kDomains && s == kScaleUp) return std::max(start, electrical_free(v));
     for (core::Rank x : {t.src, t.dst}) {
       const PortState& ps = port(s, x);
       if (ps.last != kNone) start = std::max(start, ps.free + reconfig(ps.last, v));
@@ -253,7 +265,7 @@ class Search {
     sw_[v] = s;
     placed_[v] = 1;
     ++placed_count_;
-    if (s != kScaleUp) used_ = std::max(used_, s + 1);
+    if (!kDomains || s != kScaleUp) used_ = std::max(used_, s + 1);
     src = PortState{t + p_[v], v};
     dst = PortState{t + p_[v], v};
     for (const core::Dep& e : w_.out_edges(core::TaskIndex(v))) --missing_[e.to.value()];
@@ -307,7 +319,7 @@ class Search {
     if (su != sv) return true;  // different switches, or the OCS and the scale-up fabric
     const core::Task& a = w_.tasks()[u];
     const core::Task& b = w_.tasks()[v];
-    if (su == kScaleUp) return a.src != b.src && a.dst != b.dst;  // egress, ingress
+    if (kDomains && su == kScaleUp) return a.src != b.src && a.dst != b.dst;  // egress, ingress
     return a.src != b.src && a.src != b.dst && a.dst != b.src && a.dst != b.dst;
   }
 
@@ -324,29 +336,37 @@ class Search {
         const std::uint32_t u = e.from.value();
         if (!placed_[u]) lb_[v] = std::max(lb_[v], lb_[u] + p_[u] + e.compute_ps);
       }
-      // The ports' free times: on the cheapest switch, or the electrical ones.
-      TimePs port_est = electrical_[v] ? electrical_free(v) : kInf;
-      const std::uint32_t switches = electrical_[v] ? 0 : s_;
-      for (std::uint32_t s = 0; s < switches && port_est > lb_[v]; ++s) {
-        TimePs t = 0;
-        for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
-          const PortState& ps = port(s, x);
-          if (ps.last != kNone) t = std::max(t, ps.free + reconfig(ps.last, v));
+      // The ports' free times: the electrical ones, or the cheapest switch's.
+      if (on_scaleup(v)) {
+        lb_[v] = std::max(lb_[v], electrical_free(v));
+      } else {
+        TimePs port_est = kInf;
+        for (std::uint32_t s = 0; s < s_ && port_est > lb_[v]; ++s) {
+          TimePs t = 0;
+          for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
+            const PortState& ps = port(s, x);
+            if (ps.last != kNone) t = std::max(t, ps.free + reconfig(ps.last, v));
+          }
+          port_est = std::min(port_est, t);
         }
-        port_est = std::min(port_est, t);
+        lb_[v] = std::max(lb_[v], port_est);
       }
-      lb_[v] = std::max(lb_[v], port_est);
       bound = std::max(bound, lb_[v] + to_end_[v]);
     }
     // (c): per OCS port, the unplaced load water-filled over the switches;
     // per electrical port, the unplaced load after the port is free.
     ++stamp_;
     for (std::uint32_t x : window_ports_) load_[x] = PortLoad{};
+    for (std::uint32_t x : window_electrical_ports_) load_[x] = PortLoad{};
     for (std::uint32_t v : window_) {
       if (placed_[v]) continue;
       const bool new_pair = pair_stamp_[pair_[v]] != stamp_;
       pair_stamp_[pair_[v]] = stamp_;
-      const auto [a, b] = load_index(v);
+      std::uint32_t a = tasks[v].src.value(), b = tasks[v].dst.value();
+      if (on_scaleup(v)) {
+        a += ranks_;
+        b += 2 * ranks_;
+      }
       for (std::uint32_t x : {a, b}) {
         PortLoad& l = load_[x];
         l.sum_p += p_[v];
@@ -355,14 +375,15 @@ class Search {
         l.pairs += new_pair ? 1 : 0;
       }
     }
+    for (std::uint32_t x : window_electrical_ports_) {  // one server each, no tau
+      const PortLoad& l = load_[x];
+      if (l.sum_p == 0) continue;
+      const TimePs f = std::max(l.min_lb, electrical_port_[x - ranks_].free);
+      bound = std::max(bound, f + l.sum_p + l.min_q);
+    }
     for (std::uint32_t x : window_ports_) {
       const PortLoad& l = load_[x];
       if (l.sum_p == 0) continue;
-      if (x >= ranks_) {  // electrical: one server, no tau
-        const TimePs f = std::max(l.min_lb, electrical_port_[x - ranks_].free);
-        bound = std::max(bound, f + l.sum_p + l.min_q);
-        continue;
-      }
       levels_.clear();
       for (std::uint32_t s = 0; s < s_; ++s) {
         const PortState& ps = port(s, core::Rank(x));
@@ -454,8 +475,8 @@ class Search {
     for (std::uint32_t v : window_) {
       if (placed_[v] || missing_[v] != 0) continue;
       ready_[v] = ready_from_parents(v);
-      const std::uint32_t first = electrical_[v] ? kScaleUp : 0;
-      const std::uint32_t end = electrical_[v] ? kScaleUp + 1 : switches;
+      const std::uint32_t first = on_scaleup(v) ? kScaleUp : 0;
+      const std::uint32_t end = on_scaleup(v) ? kScaleUp + 1 : switches;
       for (std::uint32_t s = first; s < end; ++s) {
         if (last != kNone && v < last && independent(last, sw_[last], v, s)) continue;
         const TimePs t = start_on(v, s);
@@ -493,7 +514,7 @@ class Search {
   std::vector<TimePs> start_, ready_, lb_;
   std::vector<std::uint32_t> sw_, missing_;
   std::vector<std::uint8_t> placed_, in_window_;
-  std::vector<std::uint32_t> window_, window_topo_, window_ports_;
+  std::vector<std::uint32_t> window_, window_topo_, window_ports_, window_electrical_ports_;
   std::vector<Undo> leaf_undo_;  // scratch of leaf()
   std::span<const std::uint32_t> suffix_;
   std::span<const core::SwitchId> fixed_sw_;
@@ -513,6 +534,13 @@ class Search {
   ExactLimits limits_;
   Clock::time_point t0_;
 };
+
+bool has_scaleup_sends(const core::Workload& w, const core::System& system) {
+  for (const core::Task& t : w.tasks()) {
+    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -536,12 +564,16 @@ ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p,
       if (!scaleup) min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
     }
   }
-  return Search(w, p, system, timing, min_switches).run(incumbent, limits, window);
+  if (has_scaleup_sends(w, system)) {
+    return Search<true>(w, p, system, timing, min_switches).run(incumbent, limits, window);
+  }
+  return Search<false>(w, p, system, timing, min_switches).run(incumbent, limits, window);
 }
 
 TimePs exact_root_bound(const core::Workload& w, std::span<const TimePs> p,
                         const core::System& system, const core::IdealTiming& timing) {
-  return Search(w, p, system, timing).root_bound();
+  if (has_scaleup_sends(w, system)) return Search<true>(w, p, system, timing).root_bound();
+  return Search<false>(w, p, system, timing).root_bound();
 }
 
 }  // namespace flux::sched
