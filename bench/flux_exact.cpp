@@ -7,11 +7,12 @@
 //     and by `flux-milp` (MILP_LIMIT_S, gap 0), and up to kBruteMaxSends
 //     sends also by the brute force of tests/brute_force.hpp. Prints one
 //     table row per send count and every miss.
-//   flux_exact scaling MAX_SENDS PER_SIZE
+//   flux_exact scaling MAX_SENDS PER_SIZE [DOMAIN]
 //     The branch and bound alone, from the greedy list schedule, on PER_SIZE
 //     instances per send count 6, 8, ..., MAX_SENDS (the same families),
-//     at most 20 s each: nodes, time to prove, node rate.
-//   flux_exact budget NODES
+//     at most 20 s each: nodes, time to prove, node rate. DOMAIN > 1: with
+//     scale-up domains of that size (instance()).
+//   flux_exact budget NODES [DOMAIN]
 //     The exact search as `flux` runs it (from its heuristic's schedule,
 //     NODES nodes) on 12 instances each of 16 to 128 sends: proved,
 //     improved, by how much, time. How flux's size limit was chosen.
@@ -60,21 +61,25 @@ struct Instance {
 // (10-50 ns sends, releases and tails, dense dependencies, tau 2-100 ns, so
 // that the ports bind). Sends 4..10, switches 1..3, tau and accelerators
 // varied so that every combination recurs.
+// With scale-up domains of `domain` > 1 ranks, the accelerators are rounded
+// up to at least two whole domains (3-6 become 4-6 for 2, 8 for 4).
 Instance instance(std::uint32_t i, std::uint32_t min_sends, std::uint32_t max_sends,
-                  std::uint64_t seed0 = 1) {
+                  std::uint64_t seed0 = 1, std::uint32_t domain = 1) {
   const std::uint32_t j = i / 2;
   const std::uint32_t span = max_sends - min_sends + 1;
   const std::uint32_t n = min_sends + j % span;
   const std::uint32_t switches = 1 + (j / span) % 3;
   const std::uint32_t k = (j / (span * 3)) % 6;
-  const std::uint32_t ranks = 3 + (j / (span * 18)) % 4;
-  if (i % 2 == 0) {
-    return Instance{flux::sched::testing::random_dag(seed0 + i, n, ranks),
-                    flux::sched::testing::system_with(kTausPs[k], switches), n};
-  }
+  std::uint32_t ranks = 3 + (j / (span * 18)) % 4;
+  if (domain > 1) ranks = domain * std::max<std::uint32_t>(2, (ranks + domain - 1) / domain);
   constexpr TimePs kShortTausPs[] = {2'000, 5'000, 10'000, 20'000, 50'000, 100'000};
-  return Instance{flux::sched::testing::random_instance(seed0 + i, n, ranks),
-                  flux::sched::testing::system_with(kShortTausPs[k], switches), n};
+  Instance in = i % 2 == 0
+                    ? Instance{flux::sched::testing::random_dag(seed0 + i, n, ranks),
+                               flux::sched::testing::system_with(kTausPs[k], switches), n}
+                    : Instance{flux::sched::testing::random_instance(seed0 + i, n, ranks),
+                               flux::sched::testing::system_with(kShortTausPs[k], switches), n};
+  in.sys.scaleup_size = domain;
+  return in;
 }
 
 struct Row {
@@ -184,7 +189,7 @@ int compare(std::uint32_t count, double milp_limit) {
   return 0;
 }
 
-int scaling(std::uint32_t max_sends, std::uint32_t per_size) {
+int scaling(std::uint32_t max_sends, std::uint32_t per_size, std::uint32_t domain) {
   std::printf(
       "| sends | instances | proved | nodes median / max | seconds median / max | "
       "nodes per second |\n|---|---|---|---|---|---|\n");
@@ -195,14 +200,13 @@ int scaling(std::uint32_t max_sends, std::uint32_t per_size) {
     std::uint64_t all_nodes = 0;
     double all_s = 0;
     for (std::uint32_t k = 0; k < per_size; ++k) {
-      const Instance in = instance(k, n, n, 1000 * n);
+      const Instance in = instance(k, n, n, 1000 * n, domain);
       const auto p = flux::core::transmission_times(in.w, in.sys);
       const auto timing = flux::core::ideal_timing(in.w, p);
       const auto greedy = flux::sched::list_schedule(in.w, in.sys, p, timing);
       const auto t0 = Clock::now();
-      const auto r =
-          flux::sched::branch_and_bound(in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing,
-                                        &greedy, flux::sched::ExactLimits{200'000'000, 20});
+      const auto r = flux::sched::branch_and_bound(in.w, p, in.sys, timing, &greedy,
+                                                   flux::sched::ExactLimits{200'000'000, 20});
       const double s = since(t0);
       proved += r.complete;
       nodes.push_back(r.nodes);
@@ -219,16 +223,6 @@ int scaling(std::uint32_t max_sends, std::uint32_t per_size) {
     std::fflush(stdout);
   }
   return 0;
-}
-
-// Sends by start (ties by index): a linear extension (every p > 0).
-std::vector<std::uint32_t> by_start(const flux::sched::Placement& pl) {
-  std::vector<std::uint32_t> order(pl.start_ps.size());
-  for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
-  });
-  return order;
 }
 
 // A prototype large-neighbourhood search: windows of `k` consecutive sends
@@ -258,11 +252,10 @@ int lns(std::uint32_t k, std::uint64_t nodes) {
       for (int pass = 0, any = 1; pass < 3 && any; ++pass) {
         any = 0;
         for (std::size_t i = 0; i + k <= n; i += std::max<std::uint32_t>(1, k / 2)) {
-          const std::vector<std::uint32_t> order = by_start(cur);
+          const std::vector<std::uint32_t> order = flux::sched::testing::by_start(cur);
           const std::span<const std::uint32_t> all(order);
           const auto r = flux::sched::branch_and_bound(
-              in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing, &cur,
-              flux::sched::ExactLimits{nodes, 1e9},
+              in.w, p, in.sys, timing, &cur, flux::sched::ExactLimits{nodes, 1e9},
               flux::sched::ExactWindow{all.first(i), all.subspan(i + k), cur.sw});
           ++windows;
           if (r.improved) {
@@ -288,7 +281,7 @@ int lns(std::uint32_t k, std::uint64_t nodes) {
 // schedule, with flux's node budget, on 12 instances per send count (the
 // same families): how many it proves, how many it improves, by how much at
 // most, and its time.
-int budget(std::uint64_t nodes) {
+int budget(std::uint64_t nodes, std::uint32_t domain) {
   std::printf(
       "| sends | instances | proved | improved | best improvement | seconds mean |\n"
       "|---|---|---|---|---|---|\n");
@@ -296,16 +289,15 @@ int budget(std::uint64_t nodes) {
     int proved = 0, improved = 0;
     double gain = 0, secs = 0;
     for (std::uint32_t k = 0; k < 12; ++k) {
-      const Instance in = instance(k, n, n, 7000 * n);
+      const Instance in = instance(k, n, n, 7000 * n, domain);
       const auto p = flux::core::transmission_times(in.w, in.sys);
       const auto timing = flux::core::ideal_timing(in.w, p);
       const TimePs bound = flux::sched::lower_bounds(in.w, in.sys, p, timing).best();
       const auto h = flux::sched::flux_heuristic(in.w, in.sys, p, timing, bound,
                                                  flux::sched::HeuristicOptions{});
       const auto t0 = Clock::now();
-      const auto r =
-          flux::sched::branch_and_bound(in.w, p, in.sys.reconfig_delay_ps, in.sys.switches, timing,
-                                        &h, flux::sched::ExactLimits{nodes, 1e9});
+      const auto r = flux::sched::branch_and_bound(in.w, p, in.sys, timing, &h,
+                                                   flux::sched::ExactLimits{nodes, 1e9});
       secs += since(t0);
       proved += r.complete;
       improved += r.improved;
@@ -328,13 +320,18 @@ int main(int argc, char** argv) {
     if (mode == "compare" && argc == 4) {
       return compare(static_cast<std::uint32_t>(std::stoul(argv[2])), std::stod(argv[3]));
     }
-    if (mode == "budget" && argc == 3) return budget(std::stoull(argv[2]));
+    // An optional last argument: the scale-up domain size (default 1).
+    auto domain = [&](int at) {
+      return argc > at ? static_cast<std::uint32_t>(std::stoul(argv[at])) : 1u;
+    };
+    if (mode == "budget" && (argc == 3 || argc == 4))
+      return budget(std::stoull(argv[2]), domain(3));
     if (mode == "lns" && argc == 4) {
       return lns(static_cast<std::uint32_t>(std::stoul(argv[2])), std::stoull(argv[3]));
     }
-    if (mode == "scaling" && argc == 4) {
+    if (mode == "scaling" && (argc == 4 || argc == 5)) {
       return scaling(static_cast<std::uint32_t>(std::stoul(argv[2])),
-                     static_cast<std::uint32_t>(std::stoul(argv[3])));
+                     static_cast<std::uint32_t>(std::stoul(argv[3])), domain(4));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "flux_exact: %s\n", e.what());
@@ -342,8 +339,8 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: flux_exact compare INSTANCES MILP_LIMIT_S\n"
-               "       flux_exact scaling MAX_SENDS PER_SIZE\n"
-               "       flux_exact budget NODES\n"
+               "       flux_exact scaling MAX_SENDS PER_SIZE [DOMAIN]\n"
+               "       flux_exact budget NODES [DOMAIN]\n"
                "       flux_exact lns WINDOW NODES\n");
   return 2;
 }

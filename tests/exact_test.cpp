@@ -22,6 +22,7 @@ namespace {
 
 using core::TimePs;
 using testing::brute_force;
+using testing::by_start;
 using testing::random_instance;
 
 struct Tiny {
@@ -51,8 +52,7 @@ void for_each_tiny(std::uint64_t seeds, const std::function<void(const Tiny&)>& 
 ExactResult solve(const Tiny& t, const Placement* incumbent, const ExactLimits& limits = {}) {
   const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
   const core::IdealTiming timing = core::ideal_timing(t.w, p);
-  return branch_and_bound(t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing, incumbent,
-                          limits);
+  return branch_and_bound(t.w, p, t.sys, timing, incumbent, limits);
 }
 
 TEST(BranchAndBound, EqualsBruteForceWithoutIncumbent) {
@@ -73,22 +73,12 @@ TEST(BranchAndBound, EqualsBruteForceWithoutIncumbent) {
     const core::IdealTiming timing = core::ideal_timing(t.w, p);
     EXPECT_LE(r.root_bound_ps, optimum) << t.name;
     EXPECT_GE(r.root_bound_ps, timing.makespan) << t.name;
-    EXPECT_EQ(r.root_bound_ps,
-              exact_root_bound(t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing));
+    EXPECT_EQ(r.root_bound_ps, exact_root_bound(t.w, p, t.sys, timing));
   });
 }
 
-// Every send on switch 0 in topological order: a poor but valid schedule.
 Placement serial_schedule(const Tiny& t) {
-  const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
-  Placement serial;
-  serial.sw.assign(t.w.num_tasks(), core::SwitchId(0));
-  std::vector<double> keys(t.w.num_tasks());
-  for (std::uint32_t v = 0; v < t.w.num_tasks(); ++v) {
-    keys[v] = static_cast<double>(t.w.topo_position(core::TaskIndex(v)));
-  }
-  serial.start_ps = left_shift(t.w, p, t.sys.reconfig_delay_ps, serial.sw, keys);
-  return serial;
+  return testing::serial_schedule(t.w, t.sys, core::transmission_times(t.w, t.sys));
 }
 
 TEST(BranchAndBound, KeepsAnOptimalIncumbentAndImprovesAPoorOne) {
@@ -125,16 +115,6 @@ TEST(BranchAndBound, NodeBudgetStopsTheSearchDeterministically) {
   EXPECT_GE(a.makespan_ps, full.makespan_ps);
 }
 
-// Sends by start (ties by index): a linear extension, since every p > 0.
-std::vector<std::uint32_t> by_start(const Placement& pl) {
-  std::vector<std::uint32_t> order(pl.start_ps.size());
-  for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
-  });
-  return order;
-}
-
 // A window in the middle of a schedule's sequence, the rest fixed.
 ExactResult solve_window(const Tiny& t, const Placement& fixed, const Placement* incumbent) {
   const std::vector<std::uint32_t> order = by_start(fixed);
@@ -142,8 +122,8 @@ ExactResult solve_window(const Tiny& t, const Placement& fixed, const Placement*
   const std::span<const std::uint32_t> all(order);
   const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
   const core::IdealTiming timing = core::ideal_timing(t.w, p);
-  return branch_and_bound(t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing, incumbent,
-                          ExactLimits{}, ExactWindow{all.first(k), all.last(k), fixed.sw});
+  return branch_and_bound(t.w, p, t.sys, timing, incumbent, ExactLimits{},
+                          ExactWindow{all.first(k), all.last(k), fixed.sw});
 }
 
 TEST(BranchAndBound, WindowsOfASequence) {
@@ -198,9 +178,9 @@ TEST(BranchAndBound, WindowOptimaUnchanged) {
     const Placement fixed = solve(t, nullptr, ExactLimits{200, 1e9}).best;
     const std::vector<std::uint32_t> order = by_start(fixed);
     const std::span<const std::uint32_t> all(order);
-    const ExactResult r = branch_and_bound(
-        t.w, p, t.sys.reconfig_delay_ps, t.sys.switches, timing, &fixed, ExactLimits{200'000, 1e9},
-        ExactWindow{all.first(c.lo), all.subspan(c.lo + 6), fixed.sw});
+    const ExactResult r =
+        branch_and_bound(t.w, p, t.sys, timing, &fixed, ExactLimits{200'000, 1e9},
+                         ExactWindow{all.first(c.lo), all.subspan(c.lo + 6), fixed.sw});
     EXPECT_TRUE(r.complete) << t.name;
     EXPECT_EQ(r.makespan_ps, c.optimum_ps) << t.name;
     EXPECT_EQ(r.makespan_ps, makespan(t.w, p, r.best)) << t.name;
@@ -228,15 +208,12 @@ TEST(BranchAndBound, WindowOrderAgainstTheDagIsAnError) {
   const core::IdealTiming timing = core::ideal_timing(w, p);
   const std::vector<core::SwitchId> sw(3, core::SwitchId(0));
   const std::vector<std::uint32_t> two{2}, zero{0};
-  EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {two, {}, sw}),
-               core::Error);
-  EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {{}, zero, sw}),
-               core::Error);
-  EXPECT_THROW((void)branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {zero, {}, {}}),
-               core::Error);
+  EXPECT_THROW((void)branch_and_bound(w, p, sys, timing, nullptr, {}, {two, {}, sw}), core::Error);
+  EXPECT_THROW((void)branch_and_bound(w, p, sys, timing, nullptr, {}, {{}, zero, sw}), core::Error);
+  EXPECT_THROW((void)branch_and_bound(w, p, sys, timing, nullptr, {}, {zero, {}, {}}), core::Error);
   // The middle send alone as the window, the others fixed around it.
   const std::vector<std::uint32_t> last{2};
-  const ExactResult r = branch_and_bound(w, p, 1'000, 1, timing, nullptr, {}, {zero, last, sw});
+  const ExactResult r = branch_and_bound(w, p, sys, timing, nullptr, {}, {zero, last, sw});
   EXPECT_TRUE(r.complete);
   EXPECT_EQ(r.makespan_ps, 3 * p[0] + 2 * 1'000);  // three sends, two reconfigurations
 }

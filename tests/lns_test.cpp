@@ -32,8 +32,7 @@ struct Instance {
         timing(core::ideal_timing(w, p)) {}
   [[nodiscard]] Placement greedy() const { return list_schedule(w, sys, p, timing); }
   [[nodiscard]] LnsResult lns(const Placement& start, const LnsOptions& o) const {
-    return large_neighbourhood_search(w, p, sys.reconfig_delay_ps, sys.switches, timing, start, 0,
-                                      o);
+    return large_neighbourhood_search(w, p, sys, timing, start, 0, o);
   }
 };
 

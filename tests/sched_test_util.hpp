@@ -1,12 +1,16 @@
 #pragma once
 // Small workloads for the scheduler tests: sends of 100 kB take exactly
 // 1 us at 800 Gb/s, so expected times can be worked out by hand.
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
+#include "flux/sched/placement.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
 
@@ -48,6 +52,33 @@ inline core::Workload random_dag(std::uint64_t seed, std::uint32_t n, std::uint3
     }
   }
   return std::move(b).build();
+}
+
+/// Sends by start (ties by index): a linear extension of the DAG, since
+/// every p > 0; the sequence a schedule's serial generation follows.
+inline std::vector<std::uint32_t> by_start(const Placement& pl) {
+  std::vector<std::uint32_t> order(pl.start_ps.size());
+  for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
+  });
+  return order;
+}
+
+/// Every send between domains on switch 0 and every send inside one on the
+/// scale-up fabric, in topological order: a poor but valid schedule.
+inline Placement serial_schedule(const core::Workload& w, const core::System& sys,
+                                 std::span<const core::TimePs> p) {
+  Placement serial;
+  std::vector<double> keys(w.num_tasks());
+  for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
+    const core::Task& t = w.tasks()[v];
+    serial.sw.push_back(sys.fabric(t.src, t.dst) == core::Fabric::kScaleUp ? core::kScaleUpSwitch
+                                                                           : core::SwitchId(0));
+    keys[v] = static_cast<double>(w.topo_position(core::TaskIndex(v)));
+  }
+  serial.start_ps = left_shift(w, p, sys.reconfig_delay_ps, serial.sw, keys);
+  return serial;
 }
 
 }  // namespace flux::sched::testing

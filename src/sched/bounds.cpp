@@ -159,21 +159,33 @@ LowerBounds lower_bounds(const core::Workload& w, const core::System& system,
   LowerBounds lb;
   lb.critical_path_ps = timing.makespan;
   const std::uint32_t n = w.accelerators();
-  std::vector<std::vector<PortTask>> by_port(n);
+  // Ports: the OCS port of each accelerator (its links to the s switches,
+  // sends between domains only), then with scale-up domains its electrical
+  // egress and ingress (one server each, no tau).
+  const std::size_t kinds = system.has_scaleup() ? 3 : 1;
+  std::vector<std::vector<PortTask>> by_port(kinds * n);
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
     const core::Task& t = w.tasks()[v];
     const PortTask pt{timing.earliest_start[v], timing.to_end[v] - p[v], p[v],
                       std::uint64_t{t.src.value()} * n + t.dst.value()};
-    by_port[t.src.value()].push_back(pt);
-    by_port[t.dst.value()].push_back(pt);
+    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) {
+      by_port[n + t.src.value()].push_back(pt);
+      by_port[2 * std::size_t{n} + t.dst.value()].push_back(pt);
+    } else {
+      by_port[t.src.value()].push_back(pt);
+      by_port[t.dst.value()].push_back(pt);
+    }
   }
   PortGrid grid;
-  for (std::uint32_t x = 0; x < n; ++x) {
-    if (by_port[x].empty()) continue;
-    const TimePs b = grid.bound(by_port[x], system.switches, system.reconfig_delay_ps);
+  for (std::size_t k = 0; k < by_port.size(); ++k) {
+    if (by_port[k].empty()) continue;
+    const bool ocs = k < n;
+    const TimePs b = ocs ? grid.bound(by_port[k], system.switches, system.reconfig_delay_ps)
+                         : grid.bound(by_port[k], 1, 0);
     if (b > lb.port_load_ps) {
       lb.port_load_ps = b;
-      lb.port = core::Rank(x);
+      lb.port = core::Rank(static_cast<std::uint32_t>(k % n));
+      lb.port_kind = static_cast<PortKind>(k / n);
     }
   }
   return lb;

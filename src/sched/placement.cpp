@@ -22,10 +22,19 @@ TimePs makespan(const core::Workload& w, std::span<const TimePs> p, const Placem
 namespace {
 
 // The schedule's precedence graph besides the DAG: per (switch, port), an
-// edge from each send to the next one in key order (ties: topological).
+// edge from each send to the next one in key order (ties: topological); for
+// sends on the scale-up fabric (core::kScaleUpSwitch), per electrical egress
+// (source) and ingress (destination) port instead, with R = 0.
 struct Chains {
   std::vector<std::vector<std::uint32_t>> succ;
   std::vector<std::uint32_t> indegree;  // DAG parents + chain predecessors
+  std::span<const core::SwitchId> sw;
+
+  // The gap a chain edge u -> v imposes beyond p_u (both on one fabric).
+  TimePs penalty(const core::Workload& w, std::uint32_t u, std::uint32_t v, TimePs tau) const {
+    if (sw[u] == core::kScaleUpSwitch) return 0;
+    return reconfig_penalty(w.tasks()[u], w.tasks()[v], tau);
+  }
 };
 
 Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
@@ -40,9 +49,14 @@ Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
   });
   const std::size_t ports = static_cast<std::size_t>(w.accelerators());
   std::uint32_t max_sw = 0;
-  for (auto s : sw) max_sw = std::max(max_sw, s.value());
-  std::vector<std::uint32_t> last_on_port((max_sw + 1) * ports, 0xffffffffu);
+  for (auto s : sw) {
+    if (s != core::kScaleUpSwitch) max_sw = std::max(max_sw, s.value());
+  }
+  // Slots: (switch, port) for the OCS, then the egress and ingress ports.
+  const std::size_t egress = (max_sw + 1) * ports, ingress = egress + ports;
+  std::vector<std::uint32_t> last_on_port(ingress + ports, 0xffffffffu);
   Chains c;
+  c.sw = sw;
   c.succ.resize(n);
   c.indegree.resize(n);
   for (std::uint32_t v = 0; v < n; ++v) {
@@ -50,9 +64,11 @@ Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
   }
   for (std::uint32_t v : order) {
     const core::Task& t = tasks[v];
-    const std::size_t base = sw[v].value() * ports;
-    const std::uint32_t a = last_on_port[base + t.src.value()];
-    const std::uint32_t b = last_on_port[base + t.dst.value()];
+    const bool electrical = sw[v] == core::kScaleUpSwitch;
+    const std::size_t src = (electrical ? egress : sw[v].value() * ports) + t.src.value();
+    const std::size_t dst = (electrical ? ingress : sw[v].value() * ports) + t.dst.value();
+    const std::uint32_t a = last_on_port[src];
+    const std::uint32_t b = last_on_port[dst];
     if (a != 0xffffffffu) {
       c.succ[a].push_back(v);
       ++c.indegree[v];
@@ -61,8 +77,8 @@ Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
       c.succ[b].push_back(v);
       ++c.indegree[v];
     }
-    last_on_port[base + t.src.value()] = v;
-    last_on_port[base + t.dst.value()] = v;
+    last_on_port[src] = v;
+    last_on_port[dst] = v;
   }
   return c;
 }
@@ -87,7 +103,7 @@ std::vector<TimePs> forward(const core::Workload& w, std::span<const TimePs> p, 
       if (--c.indegree[e.to.value()] == 0) topo.push_back(e.to.value());
     }
     for (std::uint32_t v : c.succ[u]) {
-      start[v] = std::max(start[v], end + reconfig_penalty(tasks[u], tasks[v], tau));
+      start[v] = std::max(start[v], end + c.penalty(w, u, v, tau));
       if (--c.indegree[v] == 0) topo.push_back(v);
     }
   }
@@ -122,7 +138,7 @@ ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> 
       after = std::max(after, e.compute_ps + st.tail_ps[e.to.value()]);
     }
     for (std::uint32_t v : chains.succ[u]) {
-      after = std::max(after, reconfig_penalty(tasks[u], tasks[v], tau) + st.tail_ps[v]);
+      after = std::max(after, chains.penalty(w, u, v, tau) + st.tail_ps[v]);
     }
     st.tail_ps[u] = p[u] + after;
     st.makespan_ps = std::max(st.makespan_ps, st.start_ps[u] + st.tail_ps[u]);

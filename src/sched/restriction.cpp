@@ -66,12 +66,20 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   auto out_of_time = [&] {
     return std::chrono::duration<double>(Clock::now() - t0).count() > limits.time_s;
   };
-  // Sends per port, by head (ties: the larger tail first, then index).
-  std::vector<std::vector<TaskIndex>> by_port(w.accelerators());
+  // Sends per port, by head (ties: the larger tail first, then index): the
+  // OCS sends touching each accelerator, then with scale-up domains the
+  // electrical sends leaving it (egress) and entering it (ingress).
+  const std::size_t n = w.accelerators();
+  std::vector<std::vector<TaskIndex>> by_port(system.has_scaleup() ? 3 * n : n);
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
     const core::Task& t = w.tasks()[v];
-    by_port[t.src.value()].emplace_back(v);
-    by_port[t.dst.value()].emplace_back(v);
+    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) {
+      by_port[n + t.src.value()].emplace_back(v);
+      by_port[2 * n + t.dst.value()].emplace_back(v);
+    } else {
+      by_port[t.src.value()].emplace_back(v);
+      by_port[t.dst.value()].emplace_back(v);
+    }
   }
   TimePs best = 0;
   std::uint64_t nodes = 0;
@@ -98,8 +106,7 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
       el.max_nodes = std::min(limits.window_nodes, limits.total_nodes - nodes);
       el.time_s =
           std::max(0.0, limits.time_s - std::chrono::duration<double>(Clock::now() - t0).count());
-      const ExactResult res =
-          branch_and_bound(r, rp, system.reconfig_delay_ps, system.switches, rt, &start, el);
+      const ExactResult res = branch_and_bound(r, rp, system, rt, &start, el);
       nodes += res.nodes;
       best = std::max(best, res.complete ? res.makespan_ps : res.root_bound_ps);
       // The next windows grow while the search finishes well within its

@@ -37,16 +37,15 @@ struct RestrictionLimits {
 };
 
 /// The restriction bound on one-port windows: for every accelerator x, the
-/// sends touching x in order of head (ties: larger tail first), windows of
-/// k consecutive ones with a stride of half a window (the last window ends
-/// with the last send), each restricted (restrict_workload) and solved
-/// exactly by branch and bound from its list schedule; a window contributes
-/// its optimum when the search completes, else the search's root bound.
-/// k starts at `limits.window`, grows by a quarter after a search that
-/// completed within a quarter of its nodes (up to `max_window`) and shrinks
-/// by a quarter after one that did not complete. Stops once the bound
-/// reaches `target` (the makespan of a known schedule).
-/// Returns the largest value, at least 0 (no window).
+/// sends on its OCS port (touching x, between domains), and with scale-up
+/// domains those on its electrical egress and on its ingress, in order of head (ties: larger tail
+/// first), windows of k consecutive ones with a stride of half a window (the last window ends with
+/// the last send), each restricted (restrict_workload) and solved exactly by branch and bound from
+/// its list schedule; a window contributes its optimum when the search completes, else the search's
+/// root bound. k starts at `limits.window`, grows by a quarter after a search that completed within
+/// a quarter of its nodes (up to `max_window`) and shrinks by a quarter after one that did not
+/// complete. Stops once the bound reaches `target` (the makespan of a known schedule). Returns the
+/// largest value, at least 0 (no window).
 core::TimePs restriction_bound(const core::Workload& w, const core::System& system,
                                std::span<const core::TimePs> p, const core::IdealTiming& timing,
                                core::TimePs target, const RestrictionLimits& limits);

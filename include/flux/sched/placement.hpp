@@ -13,7 +13,9 @@
 namespace flux::sched {
 
 struct Placement {
-  std::vector<core::SwitchId> sw;      ///< switch of task v
+  /// Switch of task v: < system.switches for a send between scale-up
+  /// domains, core::kScaleUpSwitch for one inside a domain (its only fabric).
+  std::vector<core::SwitchId> sw;
   std::vector<core::TimePs> start_ps;  ///< start time t_v
 };
 
@@ -31,8 +33,10 @@ core::TimePs makespan(const core::Workload& w, std::span<const core::TimePs> p,
 /// order of the tasks given by `order_key` (ties by topological position);
 /// returns the earliest start times those decisions allow: the longest path
 /// through the DAG edges (with compute) and the per-port chains (with p_u +
-/// R_{u,v}), from the releases. Never later than a feasible schedule with the
-/// same decisions. Throws core::Error if the port orders contradict the DAG.
+/// R_{u,v}), from the releases. Sends on core::kScaleUpSwitch are chained
+/// per electrical egress (source) and ingress (destination) port with R = 0. Never later than a
+/// feasible schedule with the same decisions. Throws core::Error if the port orders contradict the
+/// DAG.
 std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const core::TimePs> p,
                                      core::TimePs tau, std::span<const core::SwitchId> sw,
                                      std::span<const double> order_key);

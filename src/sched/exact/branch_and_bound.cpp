@@ -28,6 +28,14 @@
 // whose send index rises is kept (the lexicographically least sequence of
 // each class survives). Children are tried by earliest start, then the
 // longest remaining critical path, so good schedules come first.
+// Scale-up domains: a send inside a domain has one "switch", the electrical
+// fabric (kScaleUp), and is placed at max(ready_v, free_e(src), free_i(dst))
+// on its source's egress and destination's ingress (no R); its lb_v in (b)
+// takes those two ports; (c) counts the optical ports' sends between domains
+// only and bounds each egress and ingress as one server without tau:
+// max(min lb, free) + sum p + min (to_end - p); two scale-up placements are
+// independent unless they share a source or a destination (or a DAG edge),
+// and a scale-up and an optical placement unless they share a DAG edge.
 // Windows (ExactWindow): children come from the window's sends only, and
 // (b) and (c) range over its unplaced sends and the ports they touch only,
 // so a node costs O(window) (a max over fewer valid terms: still a bound,
@@ -55,25 +63,38 @@ __extension__ typedef __int128 I128;  // GCC/Clang extension, silences -Wpedanti
 
 constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr TimePs kInf = ExactResult::kNone;
+// The "switch" of a send on the scale-up fabric (its only choice).
+constexpr std::uint32_t kScaleUp = core::kScaleUpSwitch.value();
 
 struct PortState {
   TimePs free = 0;             // end of the last send on this (switch, port)
   std::uint32_t last = kNone;  // that send
 };
 
+// kDomains: the instance has sends on the scale-up fabric. Without (k = 1,
+// or no send inside a domain) every scale-up test compiles away, so the
+// paper's model runs the search of before, instruction for instruction.
+template <bool kDomains>
 class Search {
  public:
-  Search(const core::Workload& w, std::span<const TimePs> p, TimePs tau, std::uint32_t switches,
+  Search(const core::Workload& w, std::span<const TimePs> p, const core::System& system,
          const core::IdealTiming& timing, std::uint32_t min_switches = 0)
       : w_(w),
         p_(p),
-        tau_(tau),
+        tau_(system.reconfig_delay_ps),
         n_(static_cast<std::uint32_t>(w.num_tasks())),
-        s_(std::max<std::uint32_t>({1, min_switches, std::min<std::uint32_t>(switches, n_)})),
         ranks_(w.accelerators()),
         to_end_(timing.to_end),
         head_(timing.earliest_start) {
     const auto tasks = w.tasks();
+    electrical_.assign(n_, 0);
+    std::uint32_t ocs_sends = 0;
+    for (std::uint32_t v = 0; v < n_; ++v) {
+      electrical_[v] = system.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
+      ocs_sends += electrical_[v] ? 0 : 1;
+    }
+    if (!kDomains && ocs_sends < n_) throw core::Error("exact search: scale-up sends unexpected");
+    s_ = std::max<std::uint32_t>({1, min_switches, std::min(system.switches, ocs_sends)});
     start_.assign(n_, 0);
     sw_.assign(n_, 0);
     placed_.assign(n_, 0);
@@ -94,7 +115,8 @@ class Search {
       pair_[v] = first.try_emplace(key, v).first->second;
     }
     port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
-    load_.resize(ranks_);
+    electrical_port_.assign(2 * static_cast<std::size_t>(ranks_), PortState{});
+    load_.resize(3 * static_cast<std::size_t>(ranks_));
     in_window_.assign(n_, 1);
     set_window_lists();
   }
@@ -151,37 +173,77 @@ class Search {
 
  private:
   // The window's sends (by index and in topological order) and the ports
-  // they touch, from in_window_: every send for the whole instance.
+  // they touch, from in_window_: every send for the whole instance. Ports
+  // are numbered as in load_: OCS port x (window_ports_), then egress
+  // ranks_ + x and ingress 2 ranks_ + x (window_electrical_ports_).
   void set_window_lists() {
     window_.clear();
     window_topo_.clear();
     window_ports_.clear();
-    std::vector<std::uint8_t> touched(ranks_, 0);
+    std::vector<std::uint8_t> touched(3 * static_cast<std::size_t>(ranks_), 0);
     for (std::uint32_t v = 0; v < n_; ++v) {
       if (!in_window_[v]) continue;
       window_.push_back(v);
-      for (core::Rank x : {w_.tasks()[v].src, w_.tasks()[v].dst}) touched[x.value()] = 1;
+      const auto [a, b] = load_index(v);
+      touched[a] = touched[b] = 1;
     }
     for (core::TaskIndex v : w_.topo_order()) {
       if (in_window_[v.value()]) window_topo_.push_back(v.value());
     }
-    for (std::uint32_t x = 0; x < ranks_; ++x) {
-      if (touched[x]) window_ports_.push_back(x);
+    window_electrical_ports_.clear();
+    for (std::uint32_t x = 0; x < touched.size(); ++x) {
+      if (touched[x]) (x < ranks_ ? window_ports_ : window_electrical_ports_).push_back(x);
     }
+  }
+
+  // The two ports v occupies, as indices of load_.
+  std::pair<std::uint32_t, std::uint32_t> load_index(std::uint32_t v) const {
+    const core::Task& t = w_.tasks()[v];
+    if (!on_scaleup(v)) return {t.src.value(), t.dst.value()};
+    return {ranks_ + t.src.value(), 2 * ranks_ + t.dst.value()};
   }
 
   PortState& port(std::uint32_t s, core::Rank x) {
     return port_[static_cast<std::size_t>(s) * ranks_ + x.value()];
   }
 
+  // The state of the port v occupies at its source (OCS port on switch s, or
+  // the electrical egress when s is kScaleUp) and at its destination.
+  PortState& src_port(std::uint32_t v, std::uint32_t s) {
+    const core::Rank x = w_.tasks()[v].src;
+    return kDomains && s == kScaleUp ? electrical_port_[x.value()] : port(s, x);
+  }
+  PortState& dst_port(std::uint32_t v, std::uint32_t s) {
+    const core::Rank x = w_.tasks()[v].dst;
+    return kDomains && s == kScaleUp ? electrical_port_[ranks_ + x.value()] : port(s, x);
+  }
+
+  // Whether v is on the scale-up fabric.
+  bool on_scaleup(std::uint32_t v) const {
+    if constexpr (kDomains) return electrical_[v] != 0;
+    return false;
+  }
+
+  // When v's electrical egress and ingress are both free.
+  TimePs electrical_free(std::uint32_t v) const {
+    const core::Task& t = w_.tasks()[v];
+    return std::max(electrical_port_[t.src.value()].free,
+                    electrical_port_[ranks_ + t.dst.value()].free);
+  }
+
+  // The switch index of a fixed send (kScaleUp for the scale-up fabric).
+  std::uint32_t fixed_switch(std::uint32_t v) const { return fixed_sw_[v].value(); }
+
   TimePs reconfig(std::uint32_t last, std::uint32_t v) const {
     return pair_[last] == pair_[v] ? 0 : tau_;
   }
 
-  // Start of v appended to switch s (its parents all placed: ready_ final).
+  // Start of v appended to switch s (its parents all placed: ready_ final);
+  // on the scale-up fabric, after its egress and ingress are free (no tau).
   TimePs start_on(std::uint32_t v, std::uint32_t s) {
     const core::Task& t = w_.tasks()[v];
     TimePs start = ready_[v];
+    if (kDomains && s == kScaleUp) return std::max(start, electrical_free(v));
     for (core::Rank x : {t.src, t.dst}) {
       const PortState& ps = port(s, x);
       if (ps.last != kNone) start = std::max(start, ps.free + reconfig(ps.last, v));
@@ -196,24 +258,24 @@ class Search {
   };
 
   Undo place(std::uint32_t v, std::uint32_t s, TimePs t) {
-    const core::Task& task = w_.tasks()[v];
-    Undo u{port(s, task.src), port(s, task.dst), used_};
+    PortState& src = src_port(v, s);
+    PortState& dst = dst_port(v, s);
+    Undo u{src, dst, used_};
     start_[v] = t;
     sw_[v] = s;
     placed_[v] = 1;
     ++placed_count_;
-    used_ = std::max(used_, s + 1);
-    port(s, task.src) = PortState{t + p_[v], v};
-    port(s, task.dst) = PortState{t + p_[v], v};
+    if (!kDomains || s != kScaleUp) used_ = std::max(used_, s + 1);
+    src = PortState{t + p_[v], v};
+    dst = PortState{t + p_[v], v};
     for (const core::Dep& e : w_.out_edges(core::TaskIndex(v))) --missing_[e.to.value()];
     return u;
   }
 
   void unplace(std::uint32_t v, const Undo& u) {
-    const core::Task& task = w_.tasks()[v];
     for (const core::Dep& e : w_.out_edges(core::TaskIndex(v))) ++missing_[e.to.value()];
-    port(sw_[v], task.dst) = u.dst;
-    port(sw_[v], task.src) = u.src;
+    dst_port(v, sw_[v]) = u.dst;
+    src_port(v, sw_[v]) = u.src;
     used_ = u.used;
     placed_[v] = 0;
     --placed_count_;
@@ -226,7 +288,7 @@ class Search {
                         " comes before one of its parents in the window's order");
     }
     ready_[v] = ready_from_parents(v);
-    const std::uint32_t s = fixed_sw_[v].value();
+    const std::uint32_t s = fixed_switch(v);
     const TimePs t = start_on(v, s);
     place(v, s, t);
     return t;
@@ -251,12 +313,13 @@ class Search {
   }
 
   // Independent placements: swapping them adjacent leaves every (switch,
-  // port) order and every ready time unchanged.
+  // port) order, every electrical port order and every ready time unchanged.
   bool independent(std::uint32_t u, std::uint32_t su, std::uint32_t v, std::uint32_t sv) const {
     if (has_edge(u, v)) return false;
-    if (su != sv) return true;
+    if (su != sv) return true;  // different switches, or the OCS and the scale-up fabric
     const core::Task& a = w_.tasks()[u];
     const core::Task& b = w_.tasks()[v];
+    if (kDomains && su == kScaleUp) return a.src != b.src && a.dst != b.dst;  // egress, ingress
     return a.src != b.src && a.src != b.dst && a.dst != b.src && a.dst != b.dst;
   }
 
@@ -273,32 +336,50 @@ class Search {
         const std::uint32_t u = e.from.value();
         if (!placed_[u]) lb_[v] = std::max(lb_[v], lb_[u] + p_[u] + e.compute_ps);
       }
-      TimePs port_est = kInf;
-      for (std::uint32_t s = 0; s < s_ && port_est > lb_[v]; ++s) {
-        TimePs t = 0;
-        for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
-          const PortState& ps = port(s, x);
-          if (ps.last != kNone) t = std::max(t, ps.free + reconfig(ps.last, v));
+      // The ports' free times: the electrical ones, or the cheapest switch's.
+      if (on_scaleup(v)) {
+        lb_[v] = std::max(lb_[v], electrical_free(v));
+      } else {
+        TimePs port_est = kInf;
+        for (std::uint32_t s = 0; s < s_ && port_est > lb_[v]; ++s) {
+          TimePs t = 0;
+          for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
+            const PortState& ps = port(s, x);
+            if (ps.last != kNone) t = std::max(t, ps.free + reconfig(ps.last, v));
+          }
+          port_est = std::min(port_est, t);
         }
-        port_est = std::min(port_est, t);
+        lb_[v] = std::max(lb_[v], port_est);
       }
-      lb_[v] = std::max(lb_[v], port_est);
       bound = std::max(bound, lb_[v] + to_end_[v]);
     }
-    // (c): per port, the unplaced load water-filled over the switches.
+    // (c): per OCS port, the unplaced load water-filled over the switches;
+    // per electrical port, the unplaced load after the port is free.
     ++stamp_;
     for (std::uint32_t x : window_ports_) load_[x] = PortLoad{};
+    for (std::uint32_t x : window_electrical_ports_) load_[x] = PortLoad{};
     for (std::uint32_t v : window_) {
       if (placed_[v]) continue;
       const bool new_pair = pair_stamp_[pair_[v]] != stamp_;
       pair_stamp_[pair_[v]] = stamp_;
-      for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
-        PortLoad& l = load_[x.value()];
+      std::uint32_t a = tasks[v].src.value(), b = tasks[v].dst.value();
+      if (on_scaleup(v)) {
+        a += ranks_;
+        b += 2 * ranks_;
+      }
+      for (std::uint32_t x : {a, b}) {
+        PortLoad& l = load_[x];
         l.sum_p += p_[v];
         l.min_lb = std::min(l.min_lb, lb_[v]);
         l.min_q = std::min(l.min_q, to_end_[v] - p_[v]);
         l.pairs += new_pair ? 1 : 0;
       }
+    }
+    for (std::uint32_t x : window_electrical_ports_) {  // one server each, no tau
+      const PortLoad& l = load_[x];
+      if (l.sum_p == 0) continue;
+      const TimePs f = std::max(l.min_lb, electrical_port_[x - ranks_].free);
+      bound = std::max(bound, f + l.sum_p + l.min_q);
     }
     for (std::uint32_t x : window_ports_) {
       const PortLoad& l = load_[x];
@@ -354,8 +435,7 @@ class Search {
     TimePs ms = fixed;
     bool cut = false;
     for (std::uint32_t v : suffix_) {
-      const Undo u{port(fixed_sw_[v].value(), w_.tasks()[v].src),
-                   port(fixed_sw_[v].value(), w_.tasks()[v].dst), used_};
+      const Undo u{src_port(v, fixed_switch(v)), dst_port(v, fixed_switch(v)), used_};
       const TimePs t = place_fixed(v);
       undo.push_back(u);
       ms = std::max(ms, t + p_[v] + w_.tasks()[v].tail_ps);
@@ -395,7 +475,9 @@ class Search {
     for (std::uint32_t v : window_) {
       if (placed_[v] || missing_[v] != 0) continue;
       ready_[v] = ready_from_parents(v);
-      for (std::uint32_t s = 0; s < switches; ++s) {
+      const std::uint32_t first = on_scaleup(v) ? kScaleUp : 0;
+      const std::uint32_t end = on_scaleup(v) ? kScaleUp + 1 : switches;
+      for (std::uint32_t s = first; s < end; ++s) {
         if (last != kNone && v < last && independent(last, sw_[last], v, s)) continue;
         const TimePs t = start_on(v, s);
         if (t + to_end_[v] >= best_ms_) continue;
@@ -426,16 +508,18 @@ class Search {
   std::uint32_t n_, s_, ranks_;
   const std::vector<TimePs>& to_end_;
   const std::vector<TimePs>& head_;
-  std::vector<std::uint32_t> pair_;  // pair id of each send
+  std::vector<std::uint32_t> pair_;       // pair id of each send
+  std::vector<std::uint8_t> electrical_;  // on the scale-up fabric
   // Search state.
   std::vector<TimePs> start_, ready_, lb_;
   std::vector<std::uint32_t> sw_, missing_;
   std::vector<std::uint8_t> placed_, in_window_;
-  std::vector<std::uint32_t> window_, window_topo_, window_ports_;
+  std::vector<std::uint32_t> window_, window_topo_, window_ports_, window_electrical_ports_;
   std::vector<Undo> leaf_undo_;  // scratch of leaf()
   std::span<const std::uint32_t> suffix_;
   std::span<const core::SwitchId> fixed_sw_;
   std::vector<PortState> port_;
+  std::vector<PortState> electrical_port_;  // egress x, then ingress ranks_ + x
   std::uint32_t placed_count_ = 0, used_ = 0;
   // Scratch of node_bound().
   std::vector<PortLoad> load_;
@@ -451,10 +535,17 @@ class Search {
   Clock::time_point t0_;
 };
 
+bool has_scaleup_sends(const core::Workload& w, const core::System& system) {
+  for (const core::Task& t : w.tasks()) {
+    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                             std::uint32_t switches, const core::IdealTiming& timing,
+ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p,
+                             const core::System& system, const core::IdealTiming& timing,
                              const Placement* incumbent, const ExactLimits& limits,
                              const ExactWindow& window) {
   if ((!window.prefix.empty() || !window.suffix.empty()) &&
@@ -464,15 +555,25 @@ ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p,
   std::uint32_t min_switches = 0;
   for (const auto* part : {&window.prefix, &window.suffix}) {
     for (std::uint32_t v : *part) {
-      min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
+      const bool scaleup = window.fixed_sw[v] == core::kScaleUpSwitch;
+      const core::Task& t = w.tasks()[v];
+      if (scaleup != (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp)) {
+        throw core::Error("exact search: send " + std::to_string(v) +
+                          " is fixed on the wrong fabric");
+      }
+      if (!scaleup) min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
     }
   }
-  return Search(w, p, tau, switches, timing, min_switches).run(incumbent, limits, window);
+  if (has_scaleup_sends(w, system)) {
+    return Search<true>(w, p, system, timing, min_switches).run(incumbent, limits, window);
+  }
+  return Search<false>(w, p, system, timing, min_switches).run(incumbent, limits, window);
 }
 
-TimePs exact_root_bound(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                        std::uint32_t switches, const core::IdealTiming& timing) {
-  return Search(w, p, tau, switches, timing).root_bound();
+TimePs exact_root_bound(const core::Workload& w, std::span<const TimePs> p,
+                        const core::System& system, const core::IdealTiming& timing) {
+  if (has_scaleup_sends(w, system)) return Search<true>(w, p, system, timing).root_bound();
+  return Search<false>(w, p, system, timing).root_bound();
 }
 
 }  // namespace flux::sched

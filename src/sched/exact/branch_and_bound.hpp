@@ -7,6 +7,7 @@
 #include <span>
 
 #include "flux/core/dag.hpp"
+#include "flux/core/system.hpp"
 #include "flux/sched/placement.hpp"
 
 namespace flux::sched {
@@ -41,8 +42,10 @@ struct ExactWindow {
 };
 
 /// Minimum makespan over all switch assignments and port orders of `w` on
-/// `switches` identical switches with reconfiguration delay `tau` (within
-/// `window`: over the window's sequences and switches). Starts from
+/// `system`'s switches, with its reconfiguration delay and scale-up domains
+/// (a send inside a domain is on core::kScaleUpSwitch, ordered on its
+/// electrical egress and ingress; within `window`: over the window's
+/// sequences and switches). Starts from
 /// `incumbent` when given (only strictly better schedules replace it).
 /// `timing` is core::ideal_timing(w, p). Every schedule returned is left
 /// shifted (each send starts as early as its switch and port orders allow).
@@ -51,14 +54,13 @@ struct ExactWindow {
 /// ports only (bounds over the window's sends: valid, perhaps weaker), plus
 /// O(suffix) per leaf for the replay.
 ExactResult branch_and_bound(const core::Workload& w, std::span<const core::TimePs> p,
-                             core::TimePs tau, std::uint32_t switches,
-                             const core::IdealTiming& timing, const Placement* incumbent,
-                             const ExactLimits& limits, const ExactWindow& window = {});
+                             const core::System& system, const core::IdealTiming& timing,
+                             const Placement* incumbent, const ExactLimits& limits,
+                             const ExactWindow& window = {});
 
 /// The bound branch_and_bound() uses at its root (nothing placed): the
 /// critical path and, per port, the water-filled load (docs/model.md).
 core::TimePs exact_root_bound(const core::Workload& w, std::span<const core::TimePs> p,
-                              core::TimePs tau, std::uint32_t switches,
-                              const core::IdealTiming& timing);
+                              const core::System& system, const core::IdealTiming& timing);
 
 }  // namespace flux::sched

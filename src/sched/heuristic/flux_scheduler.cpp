@@ -11,7 +11,9 @@
 //    critical send (start + tail == makespan, schedule_timing()) and moves
 //    it, or the block of consecutive sends reusing its circuit, to another
 //    switch, or swaps it with the send before it on its source port; the
-//    left shift re-times everything (O(V + E)). Strictly
+//    left shift re-times everything (O(V + E)). A critical send inside a
+//    scale-up domain (no switch to choose) moves before the send preceding
+//    it on its electrical egress or ingress instead. Strictly
 //    better schedules are kept; equal ones are accepted with probability
 //    1/4 to walk plateaus. Moves keep the DAG order (keys are start times),
 //    so every candidate is feasible.
@@ -114,24 +116,39 @@ struct Search {
   const std::vector<TimePs>& p;
   TimePs tau;
   std::uint32_t switches;
+  bool scaleup;  // the system has scale-up domains
   std::mt19937_64 rng;
   // Per (switch, src port): the sends leaving that port on that switch,
-  // by start; pos[v] = v's place there. Rebuilt for each accepted schedule.
+  // by start; pos[v] = v's place there. With scale-up domains, then per
+  // electrical egress (by source) and per ingress (by destination), with
+  // in_pos[v] = v's place on its ingress. Rebuilt for each accepted schedule.
   std::vector<std::vector<std::uint32_t>> out_chain;
-  std::vector<std::uint32_t> pos;
+  std::vector<std::uint32_t> pos, in_pos;
+
+  // The chain of v's source port (OCS or egress), or of its ingress.
+  std::size_t chain_of(const Placement& pl, std::uint32_t v, bool ingress = false) const {
+    const std::size_t ports = w.accelerators();
+    const core::Task& t = w.tasks()[v];
+    if (pl.sw[v] != core::kScaleUpSwitch) return pl.sw[v].value() * ports + t.src.value();
+    return ingress ? (switches + 1) * ports + t.dst.value() : switches * ports + t.src.value();
+  }
 
   void index(const Placement& pl) {
     const std::size_t n = w.num_tasks(), ports = w.accelerators();
-    out_chain.assign(static_cast<std::size_t>(switches) * ports, {});
+    out_chain.assign(static_cast<std::size_t>(switches + (scaleup ? 2 : 0)) * ports, {});
     for (std::uint32_t v = 0; v < n; ++v) {
-      out_chain[pl.sw[v].value() * ports + w.tasks()[v].src.value()].push_back(v);
+      out_chain[chain_of(pl, v)].push_back(v);
+      if (pl.sw[v] == core::kScaleUpSwitch) out_chain[chain_of(pl, v, true)].push_back(v);
     }
     pos.assign(n, 0);
-    for (auto& c : out_chain) {
+    in_pos.assign(scaleup ? n : 0, 0);
+    for (std::size_t k = 0; k < out_chain.size(); ++k) {
+      auto& c = out_chain[k];
       std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) {
         return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
       });
-      for (std::uint32_t i = 0; i < c.size(); ++i) pos[c[i]] = i;
+      auto& where = k >= (switches + 1) * ports ? in_pos : pos;
+      for (std::uint32_t i = 0; i < c.size(); ++i) where[c[i]] = i;
     }
   }
 
@@ -140,7 +157,7 @@ struct Search {
   std::pair<const std::uint32_t*, const std::uint32_t*> block(const Placement& pl,
                                                               std::uint32_t v) const {
     const core::Task& t = w.tasks()[v];
-    const auto& c = out_chain[pl.sw[v].value() * w.accelerators() + t.src.value()];
+    const auto& c = out_chain[chain_of(pl, v)];
     std::size_t lo = pos[v], hi = pos[v] + 1;
     while (lo > 0 && w.tasks()[c[lo - 1]].dst == t.dst) --lo;
     while (hi < c.size() && w.tasks()[c[hi]].dst == t.dst) ++hi;
@@ -157,7 +174,12 @@ struct Search {
     const std::uint32_t v = critical[rng() % critical.size()];
     out.sw = pl.sw;
     std::vector<double> key = keys_of(pl);
-    const std::uint32_t kind = switches > 1 ? static_cast<std::uint32_t>(rng() % 3) : 2;
+    // A send on the scale-up fabric has no switch to change: it moves on its
+    // egress (kind 2) or its ingress (kind 3).
+    const bool electrical = pl.sw[v] == core::kScaleUpSwitch;
+    const std::uint32_t kind = electrical     ? 2 + static_cast<std::uint32_t>(rng() % 2)
+                               : switches > 1 ? static_cast<std::uint32_t>(rng() % 3)
+                                              : 2;
     if (kind < 2) {
       // v (kind 0) or its whole circuit block (kind 1) to another switch,
       // same place in time.
@@ -170,10 +192,11 @@ struct Search {
         for (const std::uint32_t* u = first; u != last; ++u) out.sw[*u] = core::SwitchId(s);
       }
     } else {
-      // Before the send that precedes it on its (switch, src port).
-      if (pos[v] == 0) return false;
-      const std::uint32_t prev =
-          out_chain[pl.sw[v].value() * w.accelerators() + w.tasks()[v].src.value()][pos[v] - 1];
+      // Before the send that precedes it on its (switch, src port), or its
+      // electrical egress or ingress.
+      const std::uint32_t at = kind == 3 ? in_pos[v] : pos[v];
+      if (at == 0) return false;
+      const std::uint32_t prev = out_chain[chain_of(pl, v, kind == 3)][at - 1];
       key[v] = static_cast<double>(pl.start_ps[prev]) - 0.5;
     }
     try {
@@ -236,7 +259,8 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
     // At most one switch per send is ever useful (see list_schedule).
     const auto switches =
         static_cast<std::uint32_t>(std::min<std::size_t>(system.switches, w.num_tasks()));
-    Search search{w, p, tau, switches, std::mt19937_64(options.seed), {}, {}};
+    Search search{w,  p,  tau, switches, system.has_scaleup(), std::mt19937_64(options.seed),
+                  {}, {}, {}};
     Placement cur = best;
     ScheduleTiming st = schedule_timing(w, p, tau, cur.sw, keys_of(cur));
     search.index(cur);
@@ -281,7 +305,6 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
                                       const SchedulerOptions& options) const {
   const auto t0 = Clock::now();
   const std::size_t n = w.num_tasks();
-  const TimePs tau = system.reconfig_delay_ps;
   const std::vector<TimePs> p = core::transmission_times(w, system);
   const core::IdealTiming timing = core::ideal_timing(w, p);
   const LowerBounds lb = lower_bounds(w, system, p, timing);
@@ -289,14 +312,22 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   if (options.verbose) {
     std::cerr << "flux: bounds: critical path " << core::format_duration(lb.critical_path_ps)
               << ", port load " << core::format_duration(lb.port_load_ps) << " (accelerator "
-              << lb.port.value() << "), " << seconds_since(t0) << " s\n";
+              << lb.port.value()
+              << (lb.port_kind == PortKind::kEgress    ? ", scale-up egress"
+                  : lb.port_kind == PortKind::kIngress ? ", scale-up ingress"
+                                                       : "")
+              << "), " << seconds_since(t0) << " s\n";
   }
   // Shares of the budget kept for what follows the heuristic. The LP and
   // restriction bounds are not computed on a folded workload: the fold's
   // instance describes the symmetric schedules only, so its bounds are not
   // shown to hold for the job.
   const double limit = options.time_limit_s;
-  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded();
+  // The LP is the MILP's (milp/model.hpp): with scale-up domains it is a
+  // bound only once that model treats sends inside a domain as electrical
+  // (no switch, no tau); until then it is not computed there.
+  const bool lp =
+      options.lp_bound && n <= kLpMaxSends && !w.fold().folded() && !system.has_scaleup();
   const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * limit) : 0.0;
   const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded();
   const double restriction_budget =
@@ -315,8 +346,8 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
     // On a folded workload the search's optimum is the best symmetric
     // schedule, not shown to be the job's: its schedule is kept, not its proof.
     const double exact_left = std::max(0.0, limit - reserved - seconds_since(t0));
-    ExactResult r = branch_and_bound(w, p, tau, system.switches, timing, &best,
-                                     ExactLimits{kExactMaxNodes, exact_left});
+    ExactResult r =
+        branch_and_bound(w, p, system, timing, &best, ExactLimits{kExactMaxNodes, exact_left});
     if (r.improved) {
       best = std::move(r.best);
       ms = r.makespan_ps;
@@ -336,8 +367,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
     if (options.search_moves > 0 && lo.max_windows == 0) lo.max_windows = 1;
     lo.window_nodes = std::clamp<std::uint64_t>(kLnsWork / n, kLnsMinNodes, kLnsMaxNodes);
     lo.verbose = options.verbose;
-    LnsResult r =
-        large_neighbourhood_search(w, p, tau, system.switches, timing, std::move(best), b, lo);
+    LnsResult r = large_neighbourhood_search(w, p, system, timing, std::move(best), b, lo);
     best = std::move(r.best);
     ms = r.makespan_ps;
   }

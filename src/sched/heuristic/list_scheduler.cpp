@@ -1,6 +1,7 @@
 // Greedy list scheduler; the rule is in list_scheduler.hpp.
 #include "list_scheduler.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <queue>
 #include <tuple>
@@ -15,6 +16,7 @@ using core::TimePs;
 
 constexpr TimePs kNever = std::numeric_limits<TimePs>::min() / 4;
 constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::uint32_t kScaleUp = core::kScaleUpSwitch.value();
 
 struct PortState {
   TimePs free = kNever;        // end of the last send on this port
@@ -36,9 +38,15 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
   Placement pl;
   pl.sw.assign(n, core::SwitchId());
   pl.start_ps.assign(n, 0);
-  std::vector<PortState> ports(static_cast<std::size_t>(s_count) * w.accelerators());
+  // Per (switch, port), then the electrical egress and ingress ports.
+  const std::size_t egress = static_cast<std::size_t>(s_count) * w.accelerators();
+  const std::size_t ingress = egress + w.accelerators();
+  std::vector<PortState> ports(ingress + w.accelerators());
   auto port = [&](std::uint32_t s, core::Rank x) -> PortState& {
     return ports[static_cast<std::size_t>(s) * w.accelerators() + x.value()];
+  };
+  auto electrical = [&](std::uint32_t v) {
+    return system.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
   };
   std::vector<TimePs> ready(n);
   std::vector<std::uint32_t> missing(n);
@@ -47,9 +55,15 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
     missing[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
   }
 
-  // Earliest start of v and the switch giving it (reuse preferred on ties).
+  // Earliest start of v and the switch giving it (reuse preferred on ties);
+  // kScaleUp for a send inside a domain: its egress and ingress, no choice.
   auto best_switch = [&](std::uint32_t v) {
     const core::Task& t = tasks[v];
+    if (electrical(v)) {
+      const TimePs start = std::max(
+          {ready[v], ports[egress + t.src.value()].free, ports[ingress + t.dst.value()].free});
+      return std::make_pair(start, kScaleUp);
+    }
     TimePs best = std::numeric_limits<TimePs>::max();
     std::uint32_t best_s = 0;
     bool best_reuse = false;
@@ -108,10 +122,11 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
     pl.sw[v] = core::SwitchId(s);
     pl.start_ps[v] = start;
     const core::Task& t = tasks[v];
-    for (core::Rank x : {t.src, t.dst}) {
-      PortState& ps = port(s, x);
-      ps.free = start + p[v];
-      ps.last = v;
+    if (s == kScaleUp) {
+      ports[egress + t.src.value()] = PortState{start + p[v], v};
+      ports[ingress + t.dst.value()] = PortState{start + p[v], v};
+    } else {
+      for (core::Rank x : {t.src, t.dst}) port(s, x) = PortState{start + p[v], v};
     }
     for (const core::Dep& e : w.out_edges(core::TaskIndex(v))) {
       const std::uint32_t c = e.to.value();

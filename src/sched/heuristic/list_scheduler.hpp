@@ -9,8 +9,12 @@
 // 0 when that send used the same (src, dst) circuit, else tau. Among the
 // switches giving the earliest start it prefers one whose ports already hold
 // v's circuit, then the lowest index. Reconfiguration thus happens while a
-// port is idle (behind compute) whenever the DAG leaves room. Starts are the
-// earliest its switch choice and port order allow (already left-shifted).
+// port is idle (behind compute) whenever the DAG leaves room. A send inside a
+// scale-up domain has no switch to choose: it goes to core::kScaleUpSwitch at
+//   max( ready_v, free_e(src), free_i(dst) )
+// (the ends of the last sends on src's electrical egress and dst's ingress;
+// no tau). Starts are the earliest its switch choice and port order allow
+// (already left-shifted).
 #include <span>
 
 #include "flux/core/dag.hpp"

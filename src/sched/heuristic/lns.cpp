@@ -15,8 +15,10 @@
 // Windows: centred on a critical send (start + tail == makespan,
 // schedule_timing()) chosen by the seeded generator, or, one time in four,
 // on any send, so that the search also reorders what feeds the critical
-// path. Every other window is a port's: the k sends of one endpoint of the
-// centre nearest it in the sequence, so that sends of one circuit can be
+// path. Every other window is a port's: the k sends of one endpoint's port
+// of the centre nearest it in the sequence (its OCS port, or with scale-up
+// domains its electrical egress or ingress when the centre is on that
+// fabric), so that sends of one circuit can be
 // regrouped across the sends of other ports between them. There, a send in
 // between that leads to a later window send goes to the window if one of
 // its parents is in it, else to the fixed prefix; the others in between go
@@ -38,9 +40,10 @@ namespace flux::sched {
 
 using core::TimePs;
 
-LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                                     std::uint32_t switches, const core::IdealTiming& timing,
+LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const TimePs> p,
+                                     const core::System& system, const core::IdealTiming& timing,
                                      Placement start, TimePs bound, const LnsOptions& options) {
+  const TimePs tau = system.reconfig_delay_ps;
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
@@ -75,11 +78,20 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
   std::vector<std::uint32_t> on_port;
   std::vector<std::uint8_t> role(n);  // 0: elsewhere, 1: window, 2: leads to the window
   auto port_window = [&](std::uint32_t c) {
-    const core::Rank x = (rng() % 2 == 0) ? w.tasks()[c].src : w.tasks()[c].dst;
+    const bool from_src = rng() % 2 == 0;
+    const core::Rank x = from_src ? w.tasks()[c].src : w.tasks()[c].dst;
+    const bool electrical = r.best.sw[c] == core::kScaleUpSwitch;
+    // The sends on c's port: its OCS port x, or its electrical egress (from
+    // x) or ingress (into x).
+    auto on_x = [&](std::uint32_t u) {
+      const core::Task& t = w.tasks()[u];
+      if ((r.best.sw[u] == core::kScaleUpSwitch) != electrical) return false;
+      if (!electrical) return t.src == x || t.dst == x;
+      return from_src ? t.src == x : t.dst == x;
+    };
     on_port.clear();
     for (std::uint32_t i = 0; i < n; ++i) {
-      const core::Task& t = w.tasks()[seq[i]];
-      if (t.src == x || t.dst == x) on_port.push_back(i);
+      if (on_x(seq[i])) on_port.push_back(i);
     }
     const auto at = static_cast<std::uint32_t>(
         std::lower_bound(on_port.begin(), on_port.end(), place[c]) - on_port.begin());
@@ -134,7 +146,7 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
     ExactLimits limits;
     limits.max_nodes = options.window_nodes;
     limits.time_s = std::max(0.0, options.budget_s - elapsed());
-    ExactResult res = branch_and_bound(w, p, tau, switches, timing, &r.best, limits,
+    ExactResult res = branch_and_bound(w, p, system, timing, &r.best, limits,
                                        ExactWindow{prefix, suffix, r.best.sw});
     if (res.improved) {  // strictly better than r.best
       r.best = std::move(res.best);

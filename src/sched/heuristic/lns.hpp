@@ -5,6 +5,7 @@
 #include <span>
 
 #include "flux/core/dag.hpp"
+#include "flux/core/system.hpp"
 #include "flux/sched/placement.hpp"
 
 namespace flux::sched {
@@ -29,8 +30,8 @@ struct LnsResult {
 /// budget, `max_windows`, or the schedule meets `bound`. Deterministic for a
 /// seed unless the clock ends it.
 LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const core::TimePs> p,
-                                     core::TimePs tau, std::uint32_t switches,
-                                     const core::IdealTiming& timing, Placement start,
-                                     core::TimePs bound, const LnsOptions& options);
+                                     const core::System& system, const core::IdealTiming& timing,
+                                     Placement start, core::TimePs bound,
+                                     const LnsOptions& options);
 
 }  // namespace flux::sched
