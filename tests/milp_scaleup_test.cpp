@@ -3,8 +3,6 @@
 // the LP relaxation against brute force on tiny instances, hand-computed
 // optima, and the shape of the model.
 #include <gtest/gtest.h>
-#include <coin/CbcModel.hpp>
-#include <coin/OsiClpSolverInterface.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/workload/builder.hpp"
+#include "milp_test_util.hpp"
 #include "sched/milp/solver.hpp"
 #include "sched_test_util.hpp"
 
@@ -161,17 +160,22 @@ TimePs milp_makespan(const core::Workload& w, const core::System& sys) {
   return run_scheduler("flux-milp", w, sys, testing::exact_options()).makespan_ps;
 }
 
-TEST(MilpScaleUp, ElectricalPortsAreFullDuplexWithoutTau) {
-  // A: 0->1, B: 0->1, C: 0->2, D: 1->0. A and B share 0's egress and 1's
-  // ingress: serial, no tau (4 + 4 us); D uses the other directions, C the
-  // OCS port: both beside them. Optimum 8 us. Without domains the one
-  // switch carries all four: 8 + 8 + tau + 8 (0->2) + tau + 8 (1->0) = 232 us.
+// A: 0->1, B: 0->1, C: 0->2, D: 1->0, 1000 B each.
+core::Workload duplex_workload() {
   workload::WorkloadBuilder b("duplex", 4);
   b.add_send(Rank(0), Rank(1), 1000);
   b.add_send(Rank(0), Rank(1), 1000);
   b.add_send(Rank(0), Rank(2), 1000);
   b.add_send(Rank(1), Rank(0), 1000);
-  const core::Workload w = std::move(b).build();
+  return std::move(b).build();
+}
+
+TEST(MilpScaleUp, ElectricalPortsAreFullDuplexWithoutTau) {
+  // A and B share 0's egress and 1's ingress: serial, no tau (4 + 4 us); D
+  // uses the other directions, C the OCS port: both beside them. Optimum
+  // 8 us. Without domains the one switch carries all four: 8 + 8 + tau + 8
+  // (0->2) + tau + 8 (1->0) = 232 us.
+  const core::Workload w = duplex_workload();
   core::System sys = hand_system();
   EXPECT_EQ(milp_makespan(w, sys), 8 * core::kPsPerUs);
   sys.scaleup_size = 1;
@@ -196,12 +200,7 @@ TEST(MilpScaleUp, SharedIngressSerializesInsideADomain) {
 // The model of the duplex instance, row by row: C alone has switch columns,
 // the one incomparable scale-up pair (A, B) one binary and two rows.
 TEST(MilpScaleUp, ModelShape) {
-  workload::WorkloadBuilder b("shape", 4);
-  b.add_send(Rank(0), Rank(1), 1000);
-  b.add_send(Rank(0), Rank(1), 1000);
-  b.add_send(Rank(0), Rank(2), 1000);
-  b.add_send(Rank(1), Rank(0), 1000);
-  const core::Workload w = std::move(b).build();
+  const core::Workload w = duplex_workload();
   core::System sys = hand_system();
   sys.switches = 2;
   const std::vector<TimePs> p = core::transmission_times(w, sys);
@@ -276,18 +275,9 @@ TEST(MilpScaleUp, ExportedModelAndSolutionFile) {
     SchedulerOptions o = testing::exact_options();
     o.milp.export_path = (dir / (std::string("model") + ext)).string();
     (void)run_scheduler("flux-milp", w, sys, o);
-    OsiClpSolverInterface solver;
-    solver.messageHandler()->setLogLevel(0);
-    if (std::string(ext) == ".lp") {
-      ASSERT_EQ(solver.readLp(o.milp.export_path.c_str()), 0);
-    } else {
-      ASSERT_EQ(solver.readMps(o.milp.export_path.c_str(), "mps"), 0);
-    }
-    CbcModel model(solver);
-    model.setLogLevel(0);
-    model.branchAndBound();
-    ASSERT_TRUE(model.isProvenOptimal()) << ext;
-    EXPECT_NEAR(model.getObjValue() * kPsPerModelUnit, static_cast<double>(expected), 2.0) << ext;
+    const std::optional<double> optimum = testing::solve_model_file(o.milp.export_path);
+    ASSERT_TRUE(optimum.has_value()) << ext;
+    EXPECT_NEAR(*optimum * kPsPerModelUnit, static_cast<double>(expected), 2.0) << ext;
   }
   // The duplex instance: A, B (0->1) in one order by hand, C on switch 0.
   const auto sol = dir / "duplex.sol";
@@ -295,15 +285,9 @@ TEST(MilpScaleUp, ExportedModelAndSolutionFile) {
     std::ofstream f(sol);
     f << "t_0 0\nt_1 4\nt_2 0\nt_3 0\nx_2_0 1\ny_0_1 1\nC 8\n";
   }
-  workload::WorkloadBuilder b("duplex", 4);
-  b.add_send(Rank(0), Rank(1), 1000);
-  b.add_send(Rank(0), Rank(1), 1000);
-  b.add_send(Rank(0), Rank(2), 1000);
-  b.add_send(Rank(1), Rank(0), 1000);
-  const core::Workload duplex = std::move(b).build();
   SchedulerOptions o = testing::exact_options();
   o.milp.solution_path = sol.string();
-  const schedule::Schedule s = run_scheduler("flux-milp", duplex, hand_system(), o);
+  const schedule::Schedule s = run_scheduler("flux-milp", duplex_workload(), hand_system(), o);
   EXPECT_EQ(s.makespan_ps, 8 * core::kPsPerUs);
   ASSERT_EQ(s.tasks.size(), 4u);
   EXPECT_EQ(s.tasks[0].sw, core::kScaleUpSwitch);
