@@ -13,6 +13,7 @@
 #include "flux/core/error.hpp"
 #include "flux/sched/baselines.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "flux/schedule/validator.hpp"
 #include "flux/workload/builder.hpp"
 
 namespace flux::sched {
@@ -319,6 +320,7 @@ TEST(Bvn, PermutationMatchings) {
 // disjoint circuits and together they show every circuit of the term.
 void expect_bvn_slots(const std::vector<BvnTerm>& terms, const BvnTimelines& tl,
                       const core::System& sys) {
+  const std::uint32_t k = sys.scaleup_size;
   TimePs clock = 0;
   std::vector<std::set<std::pair<Rank, Rank>>> shown(terms.size());
   for (const BvnSlot& slot : tl.slots) {
@@ -343,7 +345,7 @@ void expect_bvn_slots(const std::vector<BvnTerm>& terms, const BvnTimelines& tl,
     std::set<std::pair<Rank, Rank>> want;
     for (std::uint32_t i = 0; i < terms[t].perm.size(); ++i) {
       const std::uint32_t j = terms[t].perm[i];
-      if (i != j) want.insert({Rank(std::min(i, j)), Rank(std::max(i, j))});
+      if (i / k != j / k) want.insert({Rank(std::min(i, j)), Rank(std::max(i, j))});
     }
     EXPECT_EQ(shown[t], want) << "term " << t;
   }
@@ -463,6 +465,270 @@ TEST(Ideal, MakespanIsTheCriticalPath) {
   b2.add_dep(a2, b2.add_send(Rank(1), Rank(2), 500), 5000);
   b2.add_send(Rank(2), Rank(0), 100);
   EXPECT_EQ(run_scheduler("ideal", std::move(b2).build(), sys, {}).makespan_ps, 20000);
+}
+
+// ------------------------------------------------- scale-up domains
+
+core::System domain_system(std::uint32_t switches, TimePs tau, std::uint32_t k) {
+  core::System s = test_system(switches, tau);
+  s.scaleup_size = k;
+  s.scaleup_gbps = 1600;  // 5 ps per byte
+  return s;
+}
+
+// Random sends (some inside a domain, most across) among n ranks.
+core::Workload random_sends(std::uint32_t n, std::uint32_t sends, std::uint64_t seed) {
+  Rng rng{std::mt19937_64(seed)};
+  workload::WorkloadBuilder b("random", n);
+  for (std::uint32_t k = 0; k < sends; ++k) {
+    const std::uint32_t src = rng.next(n);
+    const std::uint32_t dst = (src + 1 + rng.next(n - 1)) % n;
+    b.add_send(Rank(src), Rank(dst), 1 + rng.next(100000));
+  }
+  return std::move(b).build();
+}
+
+// n = 6, k = 2: the domains {0, 1}, {2, 3}, {4, 5} meet in the round-robin
+// rounds of K_3 (a dummy makes 4 nodes): {1, 2}, {0, 2}, {0, 1}; each round
+// times the shifts 0 and 1.
+TEST(RotorNetDomains, MatchingsByHand) {
+  const auto m = [](std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> pairs) {
+    Matching out;
+    for (const auto& [a, b] : pairs) out.emplace_back(Rank(a), Rank(b));
+    return out;
+  };
+  EXPECT_EQ(rotornet_matchings(6, 2),
+            (std::vector<Matching>{m({{2, 4}, {3, 5}}), m({{2, 5}, {3, 4}}), m({{0, 4}, {1, 5}}),
+                                   m({{0, 5}, {1, 4}}), m({{0, 2}, {1, 3}}), m({{0, 3}, {1, 2}})}));
+  // Two domains of 2: the two perfect matchings of K_{2,2}.
+  EXPECT_EQ(rotornet_matchings(4, 2),
+            (std::vector<Matching>{m({{0, 2}, {1, 3}}), m({{0, 3}, {1, 2}})}));
+  EXPECT_TRUE(rotornet_matchings(4, 4).empty());  // one domain: all electrical
+  EXPECT_THROW((void)rotornet_matchings(6, 4), core::InputError);
+}
+
+// Every cross-domain pair in exactly one matching, none inside a domain;
+// M = (d - 1) k for even d, d k for odd d >= 3, k for d = 2; k = 1 is the
+// rotation of the paper's model.
+TEST(RotorNetDomains, OneFactorizationOfTheCompleteMultipartiteGraph) {
+  for (std::uint32_t n = 2; n <= 12; ++n) {
+    EXPECT_EQ(rotornet_matchings(n, 1), round_robin_matchings(n)) << n;
+    for (std::uint32_t k = 2; k <= n; ++k) {
+      if (n % k != 0) continue;
+      const std::uint32_t d = n / k;
+      const std::vector<Matching> ms = rotornet_matchings(n, k);
+      const std::size_t expected = d == 1 ? 0 : (d % 2 == 0 ? d - 1 : d) * k;
+      ASSERT_EQ(ms.size(), expected) << "n " << n << " k " << k;
+      std::set<std::pair<Rank, Rank>> pairs;
+      for (const Matching& match : ms) {
+        EXPECT_EQ(match.size(), (d - d % 2) * k / 2) << "n " << n << " k " << k;
+        EXPECT_TRUE(std::is_sorted(match.begin(), match.end()));
+        std::vector<int> uses(n, 0);
+        for (const auto& [a, b] : match) {
+          ASSERT_LT(a, b);
+          EXPECT_NE(a.value() / k, b.value() / k) << "inside a domain: n " << n << " k " << k;
+          EXPECT_EQ(++uses[a.value()], 1);
+          EXPECT_EQ(++uses[b.value()], 1);
+          EXPECT_TRUE(pairs.insert({a, b}).second) << "pair repeated, n " << n << " k " << k;
+        }
+      }
+      EXPECT_EQ(pairs.size(), n * (n - k) / 2) << "n " << n << " k " << k;
+    }
+  }
+}
+
+// n = 8, k = 2, s = 2, tau = 10 us: d = 4 domains, M = 3 * 2 = 6 matchings of
+// 4 circuits, slot 100 us, period 600 us. Switch j shows matching
+// (2 slot + j) mod 6: the same 6 on each switch, offset by one.
+TEST(RotorNetDomains, TimelinesAndSchedules) {
+  constexpr TimePs kUs = core::kPsPerUs;
+  const core::System sys = domain_system(2, 10 * kUs, 2);
+  const PeriodicTimelines p = rotornet_timelines(8, sys, 0.9);
+  EXPECT_EQ(p.period_ps, 600 * kUs);
+  const std::vector<Matching> ms = rotornet_matchings(8, 2);
+  ASSERT_EQ(ms.size(), 6u);
+  for (std::uint32_t j = 0; j < 2; ++j) {
+    const auto& circuits = p.timelines[j].circuits;
+    ASSERT_EQ(circuits.size(), 6u * 4u);
+    expect_sorted(circuits);
+    expect_port_disjoint(circuits);
+    for (std::size_t slot = 0; slot < 6; ++slot) {
+      const Matching& shown = ms[(2 * slot + j) % 6];
+      for (std::size_t c = 0; c < 4; ++c) {
+        const CircuitInterval& x = circuits[slot * 4 + c];
+        EXPECT_EQ(std::tie(x.a, x.b), std::tie(shown[c].first, shown[c].second));
+        EXPECT_EQ(x.setup_ps, static_cast<TimePs>(slot) * 100 * kUs);
+        EXPECT_EQ(x.down_ps - x.setup_ps, 100 * kUs);
+      }
+    }
+  }
+  // The schedulers: valid (no circuit inside a domain), one domain gives no
+  // circuits and no period, and two ranks in one domain are no error.
+  const core::Workload w = random_sends(8, 40, 3);
+  for (const char* name : {"rotornet", "rotornet-vlb"}) {
+    const schedule::Schedule s = run_scheduler(name, w, sys, {});
+    EXPECT_EQ(*s.period_ps, 600 * kUs) << name;
+    EXPECT_TRUE(schedule::validate(w, s).ok()) << schedule::validate(w, s).to_string();
+    const schedule::Schedule one = run_scheduler(name, w, domain_system(2, 10 * kUs, 8), {});
+    EXPECT_FALSE(one.period_ps.has_value());
+    for (const auto& t : one.timelines) EXPECT_TRUE(t.circuits.empty());
+  }
+  EXPECT_FALSE(run_scheduler("rotornet", ring_workload(2), domain_system(1, kUs, 2), {}).period_ps);
+  try {
+    (void)rotornet_timelines(8, domain_system(1, kUs, 3), 0.9);
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "scaleup_size");
+    EXPECT_EQ(e.value(), "3");
+  }
+}
+
+// Domains {0, 1}, {2, 3}: 0 -> 1 (inside) is not OCS traffic; 0 -> 2 and
+// 1 -> 3 (100 B each) are. L = 100; the blocks have nothing to stuff (rows
+// 0, 1 and columns 2, 3 are full), then (2, 0) and (3, 1) get 100 each: one
+// permutation [2, 3, 0, 1] of weight 100, two 2-cycles, one matching. On one
+// switch with tau = 500 ps: one sub-slot of 500 + 1000 ps.
+TEST(BvnDomains, HandWorkload) {
+  workload::WorkloadBuilder b("hand", 4);
+  b.add_send(Rank(0), Rank(1), 1000);
+  b.add_send(Rank(0), Rank(2), 100);
+  b.add_send(Rank(1), Rank(3), 100);
+  const core::Workload w = std::move(b).build();
+  const SparseMatrix d = sparse_traffic_matrix(w, 2);
+  EXPECT_EQ(as_map(d),
+            as_map(dense_to_sparse({{0, 0, 100, 0}, {0, 0, 0, 100}, {0, 0, 0, 0}, {0, 0, 0, 0}})));
+  EXPECT_EQ(sparse_traffic_matrix(w).entries.size(), 3u);  // k = 1: every send
+  const StuffedMatrix st = stuff_matrix(d, 2);
+  EXPECT_EQ(st.line_sum, 100u);
+  EXPECT_EQ(
+      as_map(st.matrix),
+      as_map(dense_to_sparse({{0, 0, 100, 0}, {0, 0, 0, 100}, {100, 0, 0, 0}, {0, 100, 0, 0}})));
+  const std::vector<BvnTerm> terms = bvn_decompose(st.matrix);
+  ASSERT_EQ(terms.size(), 1u);
+  EXPECT_EQ(terms[0].perm, (std::vector<std::uint32_t>{2, 3, 0, 1}));
+  const core::System sys = domain_system(1, 500, 2);
+  const schedule::Schedule s = run_scheduler("bvn", w, sys, {});
+  EXPECT_EQ(*s.period_ps, 1500);
+  ASSERT_EQ(s.timelines[0].circuits.size(), 2u);
+  EXPECT_EQ(std::tie(s.timelines[0].circuits[0].a, s.timelines[0].circuits[0].b),
+            std::tuple(Rank(0), Rank(2)));
+  EXPECT_EQ(std::tie(s.timelines[0].circuits[1].a, s.timelines[0].circuits[1].b),
+            std::tuple(Rank(1), Rank(3)));
+}
+
+// Domains {0, 1}, {2, 3}, {4, 5}; D = 2->0, 1->4, 4->2, 3->5, 5->3, 7 B
+// each: only row 0 and column 1 fall short, and (0, 1) lies inside a domain,
+// so stuffing within the cross-domain support cannot reach L. The block
+// takes it (no circuit); the cross walk adds nothing.
+TEST(BvnDomains, StuffingInsideABlockWhereTheCrossSupportCannot) {
+  SparseMatrix d{6, {{1, 4, 7}, {2, 0, 7}, {3, 5, 7}, {4, 2, 7}, {5, 3, 7}}};
+  const StuffedMatrix st = stuff_matrix(d, 2);
+  EXPECT_EQ(st.line_sum, 7u);
+  auto expected = as_map(d);
+  expected[{0, 1}] = 7;
+  EXPECT_EQ(as_map(st.matrix), expected);
+  const std::vector<BvnTerm> terms = bvn_decompose(st.matrix);
+  ASSERT_EQ(terms.size(), 1u);  // 0 -> 1 -> 4 -> 2 -> 0, 3 <-> 5
+  EXPECT_EQ(terms[0].perm, (std::vector<std::uint32_t>{1, 4, 0, 5, 2, 3}));
+  // The 4-cycle loses its edge {0, 1}: the path 1 - 4 - 2 - 0 alternates
+  // over two matchings; the 2-cycle {3, 5} joins the first.
+  const auto ms = permutation_matchings(terms[0].perm, 2);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[0], (Matching{{Rank(0), Rank(2)}, {Rank(1), Rank(4)}, {Rank(3), Rank(5)}}));
+  EXPECT_EQ(ms[1], (Matching{{Rank(2), Rank(4)}}));
+}
+
+TEST(BvnDomains, PermutationMatchingsSkipEdgesInsideADomain) {
+  // 0 -> 1 -> 2 -> 3 -> 0 with domains {0, 1}, {2, 3}: {1, 2} and {0, 3}.
+  auto ms = permutation_matchings(std::vector<std::uint32_t>{1, 2, 3, 0}, 2);
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0], (Matching{{Rank(0), Rank(3)}, {Rank(1), Rank(2)}}));
+  // The 3-cycle 0 -> 1 -> 2 -> 0 without {0, 1}: the path 1 - 2 - 0.
+  ms = permutation_matchings(std::vector<std::uint32_t>{1, 2, 0, 3}, 2);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(ms[0], (Matching{{Rank(1), Rank(2)}}));
+  EXPECT_EQ(ms[1], (Matching{{Rank(0), Rank(2)}}));
+  // Within the domains only: no circuit at all.
+  EXPECT_TRUE(permutation_matchings(std::vector<std::uint32_t>{1, 0, 3, 2}, 2).empty());
+  EXPECT_THROW((void)permutation_matchings(std::vector<std::uint32_t>{1, 2, 0}, 2),
+               core::InputError);
+}
+
+// Random workloads with domains: the stuffed matrix has every line at L,
+// dominates the cross-domain traffic and adds cross-domain entries only
+// where no block could take them; the schedule validates, and every
+// cross-domain pair with traffic is up for at least its bytes' time per cycle.
+TEST(BvnDomains, RandomWorkloadsValidateAndServeEveryCrossPair) {
+  for (const auto& [n, k] : {std::pair{8u, 2u}, {12u, 3u}, {12u, 4u}, {16u, 8u}}) {
+    const core::Workload w = random_sends(n, 4 * n, n + k);
+    const SparseMatrix d = sparse_traffic_matrix(w, k);
+    for (const MatrixEntry& e : d.entries) ASSERT_NE(e.row / k, e.col / k);
+    const StuffedMatrix st = stuff_matrix(d, k);
+    std::vector<std::uint64_t> rows(n, 0), cols(n, 0);
+    for (const MatrixEntry& e : st.matrix.entries) {
+      rows[e.row] += e.value;
+      cols[e.col] += e.value;
+    }
+    for (std::uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(rows[i], st.line_sum);
+      EXPECT_EQ(cols[i], st.line_sum);
+    }
+    const auto stuffed = as_map(st.matrix);
+    for (const MatrixEntry& e : d.entries) EXPECT_GE(stuffed.at({e.row, e.col}), e.value);
+    expect_exact_decomposition(st);
+    for (std::uint32_t s : {1u, 2u, 3u}) {
+      const core::System sys = domain_system(s, 10 * core::kPsPerUs, k);
+      const schedule::Schedule sched = run_scheduler("bvn", w, sys, {});
+      const schedule::ValidationReport report = schedule::validate(w, sched);
+      EXPECT_TRUE(report.ok()) << report.to_string();
+      const std::vector<BvnTerm> terms = bvn_decompose(st.matrix);
+      const BvnTimelines tl = bvn_timelines(terms, n, sys);
+      EXPECT_EQ(*sched.period_ps, tl.periodic.period_ps);
+      expect_bvn_slots(terms, tl, sys);
+      // Up-time per cycle of each pair, over all switches: each term holding
+      // (i, j) shows it for p(weight), and the weights sum to at least D_ij.
+      std::map<std::pair<std::uint32_t, std::uint32_t>, TimePs> up;
+      for (const auto& timeline : tl.periodic.timelines) {
+        for (const CircuitInterval& c : timeline.circuits) {
+          up[{c.a.value(), c.b.value()}] += c.down_ps - c.up_ps;
+        }
+      }
+      for (const MatrixEntry& e : d.entries) {
+        const auto key = std::pair{std::min(e.row, e.col), std::max(e.row, e.col)};
+        EXPECT_GE(up[key], sys.transmission_ps(e.value)) << e.row << "->" << e.col;
+      }
+    }
+  }
+}
+
+// Every baseline's schedule with domains passes the validator (which
+// refuses circuits inside a domain) on random workloads.
+TEST(BaselinesDomains, EveryScheduleValidates) {
+  for (const auto& [n, k] : {std::pair{6u, 2u}, {6u, 3u}, {9u, 3u}, {12u, 4u}}) {
+    const core::Workload w = random_sends(n, 3 * n, 100 + n * k);
+    for (const char* name : {"rotornet", "rotornet-vlb", "bvn", "ideal"}) {
+      const schedule::Schedule s = run_scheduler(name, w, domain_system(2, 1000, k), {});
+      const schedule::ValidationReport report = schedule::validate(w, s);
+      EXPECT_TRUE(report.ok()) << name << " n " << n << " k " << k << "\n" << report.to_string();
+      for (const auto& t : s.timelines) {
+        for (const CircuitInterval& c : t.circuits) EXPECT_NE(c.a.value() / k, c.b.value() / k);
+      }
+    }
+  }
+}
+
+// A (0->1, 1000 B) -> 5 ns compute -> B (1->2, 500 B = 5 ns). Domains of 2
+// at 1600 Gb/s: A is electrical, 5 ns: 15 ns. Without domains A takes
+// 10 ns: 20 ns.
+TEST(IdealDomains, CriticalPathWithEachSendsFabric) {
+  workload::WorkloadBuilder b("hand", 4);
+  const core::TaskIndex a = b.add_send(Rank(0), Rank(1), 1000);
+  b.add_dep(a, b.add_send(Rank(1), Rank(2), 500), 5000);
+  const core::Workload w = std::move(b).build();
+  const schedule::Schedule s = run_scheduler("ideal", w, domain_system(2, 1000, 2), {});
+  EXPECT_EQ(s.makespan_ps, 15000);
+  EXPECT_EQ(s.lower_bound_ps, 15000);
+  EXPECT_EQ(run_scheduler("ideal", w, domain_system(2, 1000, 1), {}).makespan_ps, 20000);
 }
 
 TEST(Registry, BaselinesAfterTheFluxSchedulers) {

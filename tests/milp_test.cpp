@@ -1,7 +1,5 @@
 // flux-milp against brute force and hand-computed optima.
 #include <gtest/gtest.h>
-#include <coin/CbcModel.hpp>
-#include <coin/OsiClpSolverInterface.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +10,7 @@
 #include "flux/core/error.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
+#include "milp_test_util.hpp"
 #include "sched/milp/solver.hpp"
 #include "sched_test_util.hpp"
 
@@ -155,19 +154,10 @@ TEST(Milp, ExportedModelsSolveToTheSameOptimum) {
     SchedulerOptions o = quiet();
     o.milp.export_path = (dir / (std::string("model") + ext)).string();
     const schedule::Schedule s = run_scheduler("flux-milp", w, sys, o);
-    OsiClpSolverInterface solver;
-    solver.messageHandler()->setLogLevel(0);
-    if (std::string(ext) == ".lp") {
-      ASSERT_EQ(solver.readLp(o.milp.export_path.c_str()), 0);
-    } else {
-      ASSERT_EQ(solver.readMps(o.milp.export_path.c_str(), "mps"), 0);
-    }
-    CbcModel model(solver);
-    model.setLogLevel(0);
-    model.branchAndBound();
-    ASSERT_TRUE(model.isProvenOptimal()) << ext;
+    const std::optional<double> optimum = testing::solve_model_file(o.milp.export_path);
+    ASSERT_TRUE(optimum.has_value()) << ext;
     // Objective in microseconds; the schedule's makespan in picoseconds.
-    EXPECT_NEAR(model.getObjValue() * 1e6, static_cast<double>(s.makespan_ps), 1.0) << ext;
+    EXPECT_NEAR(*optimum * 1e6, static_cast<double>(s.makespan_ps), 1.0) << ext;
   }
   std::filesystem::remove_all(dir);
 }

@@ -4,7 +4,10 @@
 // takes at link rate, in a cycle that repeats for ever.
 //
 // Traffic matrix. D[i][j] = bytes sent from i to j over the iteration
-// (summed over sends), kept sparse: the sorted nonzero entries.
+// (summed over sends), kept sparse: the sorted nonzero entries. With
+// scale-up domains (k consecutive ranks each) only the sends between
+// domains count: the others use the electrical fabric, which the simulator
+// runs on its own.
 //
 // Stuffing. L = the largest row or column sum of D. D is raised to a matrix
 // whose every line sums to L, in integers, exactly: first the diagonal takes
@@ -15,6 +18,21 @@
 // zeroes at least one of the two. The total row and column deficits are
 // equal (n L - sum D), so the walk ends with every line at L, after at most
 // 2n additions.
+//
+// Stuffing with domains. The diagonal step becomes a step per
+// domain-diagonal block: the same two-pointer walk over the rows and
+// columns of one domain. An entry inside a block, like a diagonal one, is
+// never a circuit (below), so it costs nothing. After a block's walk, either
+// all its rows or all its columns have no deficit left (the walk stops when
+// one side runs out), so the global walk that follows only ever pairs a row
+// and a column of different domains: it adds cross-domain entries only, and
+// only where needed. The counts are as before (at most 2n additions in the
+// blocks, 2n across) and every line ends at L for the same reason. For
+// k = 1 the blocks are the diagonal: the matrix is the one of the paper's
+// model, entry for entry. Stuffing inside the cross-domain support alone
+// (plus the diagonal) cannot always reach L: with domains {0, 1}, {2, 3},
+// {4, 5} and D = 2->0, 1->4, 4->2, 3->5, 5->3 (L each), only row 0 and
+// column 1 fall short, and (0, 1) lies inside a domain.
 //
 // Decomposition. An integer matrix with all line sums L > 0 has a perfect
 // matching on its positive entries (Hall's theorem; Birkhoff). Repeatedly:
@@ -32,13 +50,19 @@
 // Circuits of a permutation. i -> sigma(i) for i != sigma(i) gives the
 // undirected circuit {i, sigma(i)}; full duplex, so a 2-cycle is one circuit
 // serving both directions. Fixed points (diagonal entries, only ever from
-// stuffing) need no circuit. The circuits of a cycle of length l >= 3 form a
+// stuffing) need no circuit, nor, with domains, does any i -> sigma(i)
+// inside one domain (block entries, only ever from stuffing): no circuit
+// ever joins two ranks of one domain. The circuits of a cycle of length l >= 3 form a
 // ring: an accelerator has two of them, so they cannot share one switch;
 // they are split into matchings: even l alternately into 2 matchings, odd l
-// alternately into 2 with the last edge alone in a third. A permutation has
-// c = 0 (the identity: no circuits, skipped; stuff_matrix() never leads to
-// one, since a line with sum L gets no stuffing and so no diagonal entry),
-// 1 (2-cycles only), 2 or 3 matchings.
+// alternately into 2 with the last edge alone in a third. A cycle with
+// edges inside a domain falls into paths between them, each alternately
+// into 2 matchings (a path is 2-colourable, and two paths touch no common
+// rank). A permutation has c = 0 (no circuits, skipped: without domains the
+// identity, which stuff_matrix() never leads to, since a line with sum L
+// gets no stuffing and so no diagonal entry; with domains a permutation
+// within the blocks, which carries only stuffing), 1 (2-cycles only), 2 or
+// 3 matchings.
 //
 // Slots. The c matchings of a permutation of weight w are laid on the s
 // switches in ceil(c / s) consecutive sub-slots; sub-slot m shows matching
@@ -277,6 +301,14 @@ class Decomposer {
 
 constexpr std::uint32_t kMaxBvnRanks = 1u << 20;
 
+// Scale-up domains of k consecutive ranks must tile the n ranks (the
+// System's own check and message).
+void check_domains(std::size_t n, std::uint32_t k) {
+  core::System domains;
+  domains.scaleup_size = k;
+  domains.validate_for(n);
+}
+
 TimePs checked_add(TimePs a, TimePs b) {
   TimePs r = 0;
   if (__builtin_add_overflow(a, b, &r)) {
@@ -288,15 +320,19 @@ TimePs checked_add(TimePs a, TimePs b) {
 
 }  // namespace
 
-SparseMatrix sparse_traffic_matrix(const core::Workload& w) {
+SparseMatrix sparse_traffic_matrix(const core::Workload& w, std::uint32_t scaleup_size) {
   std::vector<MatrixEntry> entries;
   entries.reserve(w.num_tasks());
-  for (const core::Task& t : w.tasks()) entries.push_back({t.src.value(), t.dst.value(), t.bytes});
+  for (const core::Task& t : w.tasks()) {
+    if (t.src.value() / scaleup_size == t.dst.value() / scaleup_size) continue;  // electrical
+    entries.push_back({t.src.value(), t.dst.value(), t.bytes});
+  }
   return {w.accelerators(), merge_entries(std::move(entries))};
 }
 
-StuffedMatrix stuff_matrix(const SparseMatrix& m) {
+StuffedMatrix stuff_matrix(const SparseMatrix& m, std::uint32_t scaleup_size) {
   check_matrix(m);
+  check_domains(m.n, scaleup_size);
   const LineSums sums = line_sums(m);
   const std::uint64_t l = sums.max;
   std::vector<std::uint64_t> row_deficit(m.n), col_deficit(m.n);
@@ -312,13 +348,20 @@ StuffedMatrix stuff_matrix(const SparseMatrix& m) {
     row_deficit[i] -= d;
     col_deficit[j] -= d;
   };
-  for (std::uint32_t i = 0; i < m.n; ++i) add(i, i);
-  for (std::uint32_t i = 0, j = 0;;) {
-    while (i < m.n && row_deficit[i] == 0) ++i;
-    while (j < m.n && col_deficit[j] == 0) ++j;
-    if (i == m.n || j == m.n) break;
-    add(i, j);
+  // Two pointers over the rows and columns [first, last) with a deficit.
+  const auto walk = [&](std::uint32_t first, std::uint32_t last) {
+    for (std::uint32_t i = first, j = first;;) {
+      while (i < last && row_deficit[i] == 0) ++i;
+      while (j < last && col_deficit[j] == 0) ++j;
+      if (i == last || j == last) break;
+      add(i, j);
+    }
+  };
+  // Domain-diagonal blocks first (k = 1: the diagonal), then across.
+  for (std::uint32_t first = 0; first < m.n; first += scaleup_size) {
+    walk(first, first + scaleup_size);
   }
+  walk(0, m.n);
   return {{m.n, merge_entries(std::move(entries))}, l};
 }
 
@@ -338,7 +381,9 @@ std::vector<BvnTerm> bvn_decompose(const SparseMatrix& m) {
   return Decomposer(m, sums.max).run();
 }
 
-std::vector<Matching> permutation_matchings(std::span<const std::uint32_t> perm) {
+std::vector<Matching> permutation_matchings(std::span<const std::uint32_t> perm,
+                                            std::uint32_t scaleup_size) {
+  check_domains(perm.size(), scaleup_size);
   const std::size_t n = perm.size();
   std::vector<std::uint8_t> seen(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -363,11 +408,31 @@ std::vector<Matching> permutation_matchings(std::span<const std::uint32_t> perm)
       cycle.push_back(x);
     }
     const std::size_t len = cycle.size();
-    if (len == 2) put(0, cycle[0], cycle[1]);
+    // Edge e joins cycle[e] and cycle[e + 1]; inside a domain it is no circuit.
+    const auto circuit = [&](std::size_t e) {
+      return cycle[e] / scaleup_size != cycle[(e + 1) % len] / scaleup_size;
+    };
+    if (len == 2 && circuit(0)) put(0, cycle[0], cycle[1]);
     if (len < 3) continue;
-    for (std::size_t k = 0; k < len; ++k) {
-      const std::size_t index = len % 2 == 1 && k == len - 1 ? 2 : k % 2;
-      put(index, cycle[k], cycle[(k + 1) % len]);
+    std::size_t cut = 0;
+    while (cut < len && circuit(cut)) ++cut;
+    if (cut == len) {  // a ring of circuits
+      for (std::size_t k = 0; k < len; ++k) {
+        const std::size_t index = len % 2 == 1 && k == len - 1 ? 2 : k % 2;
+        put(index, cycle[k], cycle[(k + 1) % len]);
+      }
+      continue;
+    }
+    // Paths between the edges inside a domain, each alternately in 2.
+    std::size_t parity = 0;
+    for (std::size_t step = 1; step < len; ++step) {
+      const std::size_t e = (cut + step) % len;
+      if (!circuit(e)) {
+        parity = 0;
+        continue;
+      }
+      put(parity, cycle[e], cycle[(e + 1) % len]);
+      parity ^= 1;
     }
   }
   for (Matching& m : matchings) std::sort(m.begin(), m.end());
@@ -389,7 +454,8 @@ BvnTimelines bvn_timelines(std::span<const BvnTerm> terms, std::uint32_t n,
                              std::to_string(terms[t].perm.size()) + " entries",
                              "needs one per accelerator (" + std::to_string(n) + ")");
     }
-    const std::vector<Matching> matchings = permutation_matchings(terms[t].perm);
+    const std::vector<Matching> matchings =
+        permutation_matchings(terms[t].perm, system.scaleup_size);
     const auto c = static_cast<std::uint32_t>(matchings.size());
     const TimePs length = checked_add(tau, system.transmission_ps(terms[t].weight));
     for (std::uint32_t first = 0; first < c; first += s) {
@@ -426,7 +492,8 @@ schedule::Schedule BvnScheduler::run(const core::Workload& w, const core::System
                            "bvn decomposes the n x n traffic matrix, each term a matching of "
                            "all n ranks: at most 2^20 accelerators");
   }
-  const StuffedMatrix stuffed = stuff_matrix(sparse_traffic_matrix(w));
+  const std::uint32_t k = system.scaleup_size;
+  const StuffedMatrix stuffed = stuff_matrix(sparse_traffic_matrix(w, k), k);
   const std::vector<BvnTerm> terms = bvn_decompose(stuffed.matrix);
   BvnTimelines built = bvn_timelines(terms, w.accelerators(), system);
   schedule::Schedule s;

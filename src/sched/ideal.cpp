@@ -3,7 +3,10 @@
 // empty timelines). Every send starts as soon as its parents' compute allows,
 // so the iteration time is the DAG's critical path with the transmission
 // times p_v on `system`'s links (core::ideal_timing, docs/model.md "Ideal
-// timing"): T_ideal = max_v head_v + p_v + tail_v. It is exact for this
+// timing"): T_ideal = max_v head_v + p_v + tail_v. With scale-up domains
+// p_v is on each send's own fabric (core::transmission_times): bytes /
+// scale-up rate inside a domain, bytes / link rate across; no port is ever
+// shared, electrical or optical. It is exact for this
 // network (lower bound == makespan, status kOptimal) and a lower bound on the
 // iteration time of every OCS schedule.
 #include <chrono>

@@ -12,6 +12,22 @@
 // n has M = n matchings of (n - 1) / 2 circuits, even n M = n - 1 matchings
 // of n / 2.
 //
+// Scale-up domains (docs/model.md, "Scale-up domains"; k = scaleup_size,
+// d = n / k domains). Traffic inside a domain takes the electrical fabric;
+// the rotors serve the cross-domain pairs only, and no circuit may join two
+// ranks of one domain. The matchings are those of the complete d-partite
+// graph K_{k,...,k}, built as domain matchings times shifts: the
+// round-robin matchings of the d domains (as above, on d nodes), and for
+// each of them k shifts h = 0 .. k-1 pairing rank i of domain A with rank
+// (i + h) mod k of domain B, for every pair (A, B) of the domain matching.
+// Matching r k + h is domain round r with shift h. A cross-domain pair
+// (A k + i, B k + j) meets in exactly one matching (the round joining A and
+// B, shift h = (j - i) mod k), so the rotation stays oblivious and fair: one
+// slot per pair per cycle. M = (d - 1) k for even d, d k for odd d (one
+// domain idles per matching), k for d = 2, none for d = 1 (all traffic is
+// electrical: no circuits, no period). For k = 1 the only shift is 0 and
+// the matchings are exactly those of K_n above.
+//
 // Slots. A slot lasts T = tau / (1 - duty_cycle), rounded to the picosecond
 // (duty_cycle = the share of the slot that carries data, 0.9 by default as
 // in the paper; T is at least tau + 1 ps). Slot k occupies [k T, (k+1) T):
@@ -28,8 +44,8 @@
 // period_ps = M T, and the timelines list the intervals of slots 0 .. M-1,
 // sorted by (up, a, b).
 //
-// n < 3 is refused: with 2 accelerators the single circuit never changes
-// (use `ideal`). tau = 0 is refused: the slot would be empty.
+// n < 3 is refused (k = 1): with 2 accelerators the single circuit never
+// changes (use `ideal`). tau = 0 is refused: the slot would be empty.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -63,6 +79,27 @@ std::vector<Matching> round_robin_matchings(std::uint32_t n) {
   return result;
 }
 
+std::vector<Matching> rotornet_matchings(std::uint32_t n, std::uint32_t k) {
+  core::System tiling;  // its check and message: k divides n
+  tiling.scaleup_size = k;
+  tiling.validate_for(n);
+  const std::vector<Matching> domains = round_robin_matchings(n / k);
+  std::vector<Matching> result;
+  result.reserve(domains.size() * k);
+  for (const Matching& round : domains) {
+    for (std::uint32_t h = 0; h < k; ++h) {
+      Matching& matching = result.emplace_back();
+      for (const auto& [a, b] : round) {
+        for (std::uint32_t i = 0; i < k; ++i) {
+          matching.emplace_back(Rank(a.value() * k + i), Rank(b.value() * k + (i + h) % k));
+        }
+      }
+      std::sort(matching.begin(), matching.end());
+    }
+  }
+  return result;
+}
+
 TimePs rotornet_slot_ps(TimePs tau_ps, double duty_cycle) {
   if (!(duty_cycle > 0) || !(duty_cycle < 1)) {
     throw core::InputError("", "duty_cycle", std::to_string(duty_cycle), "must be in (0, 1)");
@@ -82,7 +119,8 @@ TimePs rotornet_slot_ps(TimePs tau_ps, double duty_cycle) {
 
 PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system,
                                      double duty_cycle) {
-  if (n < 3) {
+  system.validate_for(n);
+  if (n < 3 && !system.has_scaleup()) {
     throw core::InputError(
         "", "accelerators", std::to_string(n),
         "rotornet needs at least 3 accelerators; with 2 the single circuit never changes: use "
@@ -90,15 +128,16 @@ PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system
   }
   const TimePs tau = system.reconfig_delay_ps;
   const TimePs slot = rotornet_slot_ps(tau, duty_cycle);
-  const std::vector<Matching> matchings = round_robin_matchings(n);
+  const std::vector<Matching> matchings = rotornet_matchings(n, system.scaleup_size);
   const std::uint64_t m = matchings.size();
   PeriodicTimelines out;
+  out.timelines.resize(system.switches);
+  if (m == 0) return out;  // one domain: every send is electrical
   if (__builtin_mul_overflow(slot, static_cast<TimePs>(m), &out.period_ps)) {
     throw core::InputError(
         "", "reconfig_delay", std::to_string(tau) + " ps",
         "the rotornet period (" + std::to_string(m) + " slots) exceeds the time range");
   }
-  out.timelines.resize(system.switches);
   for (std::uint32_t j = 0; j < system.switches; ++j) {
     auto& circuits = out.timelines[j].circuits;
     circuits.reserve(m * matchings.front().size());
@@ -122,7 +161,7 @@ schedule::Schedule RotorNetScheduler::run(const core::Workload& w, const core::S
   s.system = system;
   s.status = schedule::SolveStatus::kFeasible;
   s.timelines = std::move(periodic.timelines);
-  s.period_ps = periodic.period_ps;
+  if (periodic.period_ps > 0) s.period_ps = periodic.period_ps;
   s.routing = routing_;
   s.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;

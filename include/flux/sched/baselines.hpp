@@ -36,15 +36,27 @@ struct PeriodicTimelines {
 /// exactly one matching. Empty for n < 2.
 std::vector<Matching> round_robin_matchings(std::uint32_t n);
 
+/// The matchings RotorNet rotates through with scale-up domains of k
+/// consecutive ranks (k divides n; k = 1: exactly round_robin_matchings(n)):
+/// the 1-factorization of the complete d-partite graph between the d = n / k
+/// domains, as the round-robin matchings of the domains times k shifts
+/// (matching r k + h pairs rank i of domain A with rank (i + h) mod k of
+/// domain B for every domain pair {A, B} of round r). No circuit inside a
+/// domain; every cross-domain pair in exactly one matching. Empty for d = 1.
+/// Throws core::InputError (field scaleup_size) when k does not divide n.
+std::vector<Matching> rotornet_matchings(std::uint32_t n, std::uint32_t k);
+
 /// RotorNet's slot: tau / (1 - duty_cycle) rounded to the picosecond, at
 /// least tau + 1 ps. Throws core::InputError when tau == 0 (an empty slot),
 /// when duty_cycle is outside (0, 1) or the slot does not fit in TimePs.
 core::TimePs rotornet_slot_ps(core::TimePs tau_ps, double duty_cycle);
 
 /// RotorNet's timelines for n accelerators: in slot k switch j shows matching
-/// (k * s + j) mod M of round_robin_matchings(n) (M of them); every slot
-/// starts with tau of reconfiguration. Period M * slot. Throws
-/// core::InputError for n < 3 and for the cases of rotornet_slot_ps().
+/// (k * s + j) mod M of rotornet_matchings(n, system.scaleup_size) (M of
+/// them); every slot starts with tau of reconfiguration. Period M * slot;
+/// no circuits and period 0 when M = 0 (one scale-up domain). Throws
+/// core::InputError for n < 3, domains that do not tile n, and for the
+/// cases of rotornet_slot_ps().
 PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system,
                                      double duty_cycle);
 
@@ -63,18 +75,24 @@ struct SparseMatrix {
   std::vector<MatrixEntry> entries;
 };
 
-/// The iteration's traffic matrix: bytes per (src, dst), summed over sends.
-SparseMatrix sparse_traffic_matrix(const core::Workload& w);
+/// The iteration's traffic on the OCS: bytes per (src, dst), summed over the
+/// sends between different scale-up domains of `scaleup_size` consecutive
+/// ranks (1: every send). Sends inside a domain use the electrical fabric.
+SparseMatrix sparse_traffic_matrix(const core::Workload& w, std::uint32_t scaleup_size = 1);
 
 /// `m` plus non-negative integers so that every row and every column sums to
-/// L = the largest line sum of `m` (greedy; see src/sched/bvn.cpp).
+/// L = the largest line sum of `m` (greedy; see src/sched/bvn.cpp): first
+/// inside the domain-diagonal blocks of `scaleup_size` consecutive ranks (1:
+/// the diagonal), entries that never become circuits, then across domains
+/// only where a row and a column of different domains both fall short.
 struct StuffedMatrix {
   SparseMatrix matrix;
   std::uint64_t line_sum = 0;  ///< L
 };
 /// Throws core::InputError for a malformed matrix (entry out of range,
-/// unsorted or duplicate, zero value) or a line sum beyond 2^64.
-StuffedMatrix stuff_matrix(const SparseMatrix& m);
+/// unsorted or duplicate, zero value), a line sum beyond 2^64 or domains that
+/// do not tile n.
+StuffedMatrix stuff_matrix(const SparseMatrix& m, std::uint32_t scaleup_size = 1);
 
 /// One term of a decomposition: weight * the permutation matrix of `perm`
 /// (row i, column perm[i]).
@@ -93,8 +111,13 @@ std::vector<BvnTerm> bvn_decompose(const SparseMatrix& m);
 /// {i, perm[i]} (fixed points give none; a 2-cycle gives one edge serving
 /// both directions), split into matchings: none, 1 (only 2-cycles), 2
 /// (alternating around even cycles) or 3 (odd cycles: alternate, the last
-/// edge alone). Each matching sorted by (a, b).
-std::vector<Matching> permutation_matchings(std::span<const std::uint32_t> perm);
+/// edge alone). With scale-up domains of `scaleup_size` consecutive ranks an
+/// edge inside a domain (like a fixed point) gives no circuit; a cycle with
+/// such edges falls into paths, each alternating over 2 matchings. Each
+/// matching sorted by (a, b). Throws core::InputError for a perm that is no
+/// permutation or domains that do not tile it.
+std::vector<Matching> permutation_matchings(std::span<const std::uint32_t> perm,
+                                            std::uint32_t scaleup_size = 1);
 
 /// A bvn sub-slot: one switch-load of one term's matchings.
 struct BvnSlot {
@@ -112,7 +135,8 @@ struct BvnTimelines {
 
 /// The bvn schedule of the terms on `system` for n accelerators (see
 /// src/sched/bvn.cpp): per term ceil(c / s) sub-slots of tau +
-/// transmission(weight) each, c = permutation_matchings(perm).size().
+/// transmission(weight) each, c = permutation_matchings(perm,
+/// system.scaleup_size).size().
 BvnTimelines bvn_timelines(std::span<const BvnTerm> terms, std::uint32_t n,
                            const core::System& system);
 

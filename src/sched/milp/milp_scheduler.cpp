@@ -23,7 +23,8 @@ namespace {
 
 using core::TimePs;
 
-// Switch and exact start times from MILP column values.
+// Switch (the scale-up fabric for a send without switch columns) and exact
+// start times from MILP column values.
 Placement decode(const core::Workload& w, const core::System& system, std::span<const TimePs> p,
                  const MilpModel& m, const std::vector<double>& values) {
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
@@ -31,12 +32,16 @@ Placement decode(const core::Workload& w, const core::System& system, std::span<
   pl.sw.resize(n);
   std::vector<double> key(n);
   for (std::uint32_t v = 0; v < n; ++v) {
+    key[v] = values[m.t_col[v]];
+    if (m.x_col[v * m.switches] < 0) {  // no switch columns: a scale-up send
+      pl.sw[v] = core::kScaleUpSwitch;
+      continue;
+    }
     std::uint32_t best = 0;
     for (std::uint32_t s = 1; s < m.switches; ++s) {
       if (values[m.x_col[v * m.switches + s]] > values[m.x_col[v * m.switches + best]]) best = s;
     }
     pl.sw[v] = core::SwitchId(best);
-    key[v] = values[m.t_col[v]];
   }
   pl.start_ps = left_shift(w, p, system.reconfig_delay_ps, pl.sw, key);
   return pl;

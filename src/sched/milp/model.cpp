@@ -29,27 +29,48 @@ std::string name_of(const char* prefix, std::uint64_t a, std::uint64_t b) {
   return s;
 }
 
-// Conflicting pairs (u, v) with u before v in topological order, each once.
-std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(const core::Workload& w) {
+// Conflicting pairs (u, v) with u before v in topological order, each once:
+// two OCS sends sharing an endpoint (they conflict on a common switch), two
+// scale-up sends sharing a source (the egress) or a destination (the
+// ingress). An OCS send and a scale-up send never conflict.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(
+    const core::Workload& w, const std::vector<char>& electrical) {
   const auto tasks = w.tasks();
-  std::vector<std::vector<std::uint32_t>> by_port(w.accelerators());
+  const std::uint32_t ranks = w.accelerators();
+  const bool any_electrical =
+      std::find(electrical.begin(), electrical.end(), 1) != electrical.end();
+  // Ports [0, n): OCS; [n, 2n): electrical egress; [2n, 3n): electrical ingress.
+  std::vector<std::vector<std::uint32_t>> by_port(std::size_t{ranks} * (any_electrical ? 3 : 1));
   for (TaskIndex v : w.topo_order()) {
-    by_port[tasks[v.value()].src.value()].push_back(v.value());
-    by_port[tasks[v.value()].dst.value()].push_back(v.value());
+    const core::Task& t = tasks[v.value()];
+    if (electrical[v.value()]) {
+      by_port[ranks + t.src.value()].push_back(v.value());
+      by_port[2 * std::size_t{ranks} + t.dst.value()].push_back(v.value());
+    } else {
+      by_port[t.src.value()].push_back(v.value());
+      by_port[t.dst.value()].push_back(v.value());
+    }
   }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-  for (std::uint32_t x = 0; x < by_port.size(); ++x) {
+  for (std::size_t x = 0; x < by_port.size(); ++x) {
     const auto& list = by_port[x];
     for (std::size_t i = 0; i < list.size(); ++i) {
       const core::Task& a = tasks[list[i]];
       for (std::size_t j = i + 1; j < list.size(); ++j) {
         const core::Task& b = tasks[list[j]];
-        // The smallest shared endpoint owns the pair.
-        std::uint32_t shared = 0xffffffffu;
-        for (core::Rank e : {a.src, a.dst}) {
-          if (e == b.src || e == b.dst) shared = std::min(shared, e.value());
+        bool owner = false;
+        if (x >= 2 * std::size_t{ranks}) {
+          owner = a.src != b.src;  // sharing the source too: the egress owns it
+        } else if (x >= ranks) {
+          owner = true;
+        } else {  // the smallest shared endpoint owns the pair
+          std::uint32_t shared = 0xffffffffu;
+          for (core::Rank e : {a.src, a.dst}) {
+            if (e == b.src || e == b.dst) shared = std::min(shared, e.value());
+          }
+          owner = shared == x;
         }
-        if (shared == x) pairs.emplace_back(list[i], list[j]);
+        if (owner) pairs.emplace_back(list[i], list[j]);
       }
     }
   }
@@ -99,6 +120,11 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
 
   MilpModel m;
   m.switches = S;
+  // Sends inside a scale-up domain use the electrical fabric: no switch.
+  std::vector<char> electrical(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    electrical[v] = system.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
+  }
   // Global big-M (the paper's, extended by the largest release and tail).
   TimePs big = 0, max_release = 0, max_tail = 0;
   for (std::uint32_t v = 0; v < n; ++v) {
@@ -124,11 +150,18 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
     m.t_col[v] = m.add_col(units(t_lb(v)), horizon ? units(t_ub(v)) + slack : kInf, 0, false,
                            name_of("t_", tasks[v].id));
   }
-  m.x_col.resize(static_cast<std::size_t>(n) * S);
+  // Symmetry: the i-th OCS send in topological order may use switches 0..i
+  // (with no scale-up sends, i is the topological position).
+  std::vector<std::uint32_t> ocs_pos(n, 0);
+  std::uint32_t ocs_sends = 0;
+  for (TaskIndex v : w.topo_order()) {
+    if (!electrical[v.value()]) ocs_pos[v.value()] = ocs_sends++;
+  }
+  m.x_col.assign(static_cast<std::size_t>(n) * S, -1);
   for (std::uint32_t v = 0; v < n; ++v) {
-    const std::uint32_t pos = w.topo_position(TaskIndex(v));
+    if (electrical[v]) continue;
     for (std::uint32_t s = 0; s < S; ++s) {
-      const bool allowed = !options.symmetry_breaking || s <= pos;
+      const bool allowed = !options.symmetry_breaking || s <= ocs_pos[v];
       m.x_col[v * S + s] = m.add_col(0, allowed ? 1 : 0, 0, true, name_of("x_", tasks[v].id, s));
     }
   }
@@ -148,8 +181,9 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
     const double vals[] = {1, -1};
     m.add_row(cols, vals, units(p[v] + tasks[v].tail_ps), kInf);
   }
-  // (2) each task on one switch.
+  // (2) each OCS send on one switch.
   for (std::uint32_t v = 0; v < n; ++v) {
+    if (electrical[v]) continue;
     std::vector<double> ones(S, 1.0);
     m.add_row(std::span<const int>(&m.x_col[v * S], S), ones, 1, 1);
   }
@@ -165,15 +199,22 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
     if (!horizon) return m.big_m;
     return units(t_ub(a) + p[a] + r - t_lb(b)) + slack;
   };
-  // Adds, for every switch, t_b - t_a - M x_as - M x_bs [-+ M y] >= p_a + R - k M.
+  // Adds, for every switch, t_b - t_a - M x_as - M x_bs [-+ M y] >= p_a + R - k M;
+  // for two scale-up sends (no switch) the one row t_b - t_a [-+ M y] >= p_a [- M].
   auto add_pair_rows = [&](std::uint32_t a, std::uint32_t b, TimePs r, double big_m, int y_col,
                            double y_sign) {
-    for (std::uint32_t s = 0; s < S; ++s) {
-      const int xa = m.x_col[a * S + s], xb = m.x_col[b * S + s];
-      if (m.col_ub[xa] == 0 || m.col_ub[xb] == 0) continue;  // never both on s
-      std::vector<int> cols = {m.t_col[b], m.t_col[a], xa, xb};
-      std::vector<double> vals = {1, -1, -big_m, -big_m};
-      double rhs = units(p[a] + r) - 2 * big_m;
+    const bool on_switch = !electrical[a];
+    for (std::uint32_t s = 0; s < (on_switch ? S : 1); ++s) {
+      std::vector<int> cols = {m.t_col[b], m.t_col[a]};
+      std::vector<double> vals = {1, -1};
+      double rhs = units(p[a] + r);
+      if (on_switch) {
+        const int xa = m.x_col[a * S + s], xb = m.x_col[b * S + s];
+        if (m.col_ub[xa] == 0 || m.col_ub[xb] == 0) continue;  // never both on s
+        cols.insert(cols.end(), {xa, xb});
+        vals.insert(vals.end(), {-big_m, -big_m});
+        rhs -= 2 * big_m;
+      }
       if (y_col >= 0) {
         cols.push_back(y_col);
         vals.push_back(y_sign * big_m);
@@ -183,7 +224,7 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
     }
   };
 
-  const auto pairs = conflicting_pairs(w);
+  const auto pairs = conflicting_pairs(w, electrical);
   m.conflicting_pairs = pairs.size();
   std::vector<TimePs> dist;
   std::uint32_t dist_of = 0xffffffffu;
@@ -192,7 +233,8 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
       dist = core::longest_from(w, p, TaskIndex(u));
       dist_of = u;
     }
-    const TimePs r_uv = reconfig_penalty(tasks[u], tasks[v], tau);
+    // Electrical ports are always connected: R = 0.
+    const TimePs r_uv = electrical[u] ? 0 : reconfig_penalty(tasks[u], tasks[v], tau);
     if (dist[v] >= 0) {  // ordered: u is an ancestor of v
       ++m.ordered_pairs;
       if (options.drop_implied_pairs && dist[v] >= r_uv) continue;
@@ -203,14 +245,16 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
       continue;
     }
     ++m.incomparable_pairs;
-    const TimePs r_vu = reconfig_penalty(tasks[v], tasks[u], tau);
+    const TimePs r_vu = electrical[u] ? 0 : reconfig_penalty(tasks[v], tasks[u], tau);
     const double m_uv = row_m(u, v, r_uv), m_vu = row_m(v, u, r_vu);
     if (m_uv <= 0 || m_vu <= 0) continue;  // one order always holds: nothing to decide
     ++m.incomparable_kept;
     // y = 1: u before v. An order that cannot fit in the horizon fixes y.
     const bool uv_fits = !horizon || t_lb(u) + p[u] + r_uv <= t_ub(v);
     const bool vu_fits = !horizon || t_lb(v) + p[v] + r_vu <= t_ub(u);
-    if (!uv_fits && !vu_fits) {  // neither order fits: never on one switch
+    // Neither order fits: never on one switch. (Two scale-up sends always
+    // share their port; a valid incumbent orders them, so one order fits.)
+    if (!uv_fits && !vu_fits && !electrical[u]) {
       for (std::uint32_t s = 0; s < S; ++s) {
         const int cols[] = {m.x_col[u * S + s], m.x_col[v * S + s]};
         const double vals[] = {1, 1};
@@ -218,7 +262,7 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
       }
       continue;
     }
-    const int y = m.add_col(vu_fits ? 0 : 1, uv_fits ? 1 : 0, 0, true,
+    const int y = m.add_col(vu_fits || !uv_fits ? 0 : 1, uv_fits || !vu_fits ? 1 : 0, 0, true,
                             name_of("y_", tasks[u].id, tasks[v].id));
     m.y_pair.emplace_back(u, v);
     m.y_col.push_back(y);
@@ -229,28 +273,47 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
 }
 
 MilpSize estimate_milp_size(const core::Workload& w, const core::System& system) {
-  // Tasks per port: a pair shares a port, so there are at most sum C(k, 2).
-  std::vector<std::uint64_t> per_port(w.accelerators(), 0);
+  // Sends per port: a pair shares a port, so there are at most sum C(k, 2).
+  // OCS sends count on their OCS ports, scale-up sends on their electrical
+  // egress and ingress.
+  const std::uint32_t ranks = w.accelerators();
+  std::vector<std::uint64_t> per_port(ranks, 0);
+  std::vector<std::uint64_t> per_electrical(system.has_scaleup() ? 2 * std::size_t{ranks} : 0, 0);
+  double scaleup_sends = 0;
   for (const core::Task& t : w.tasks()) {
+    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) {
+      ++per_electrical[t.src.value()];
+      ++per_electrical[ranks + t.dst.value()];
+      ++scaleup_sends;
+      continue;
+    }
     ++per_port[t.src.value()];
     ++per_port[t.dst.value()];
   }
-  double pairs = 0;
-  for (std::uint64_t k : per_port)
-    pairs += 0.5 * static_cast<double>(k) * static_cast<double>(k - (k > 0));
+  const auto pairs_of = [](const std::vector<std::uint64_t>& count) {
+    double pairs = 0;
+    for (std::uint64_t k : count)
+      pairs += 0.5 * static_cast<double>(k) * static_cast<double>(k - (k > 0));
+    return pairs;
+  };
+  const double pairs = pairs_of(per_port), scaleup_pairs = pairs_of(per_electrical);
   const double n = static_cast<double>(w.num_tasks()), s = system.switches;
-  // Rows: one per dep and task (precedence, release, makespan), one per
-  // switch per order of a pair; 5 nonzeros in a pair row (t, t, x, x, y).
-  const double rows = n * 3 + static_cast<double>(w.num_deps()) + pairs * 2 * s;
-  const double cols = n * (s + 1) + 1 + pairs;
-  const double nonzeros = n * (s + 3) + 2 * static_cast<double>(w.num_deps()) + pairs * 2 * s * 5;
+  const double ocs_sends = n - scaleup_sends;
+  // Rows: one per dep and send (precedence, release, makespan), one per
+  // switch per order of an OCS pair, one per order of a scale-up pair; 5
+  // nonzeros in an OCS pair row (t, t, x, x, y), 3 in a scale-up one (t, t, y).
+  const double rows = n * 3 + static_cast<double>(w.num_deps()) + pairs * 2 * s + scaleup_pairs * 2;
+  const double cols = ocs_sends * (s + 1) + scaleup_sends + 1 + pairs + scaleup_pairs;
+  const double nonzeros = ocs_sends * (s + 3) + scaleup_sends * 3 +
+                          2 * static_cast<double>(w.num_deps()) + pairs * 2 * s * 5 +
+                          scaleup_pairs * 2 * 3;
   // Model: 12 B per nonzero (column index, value), 24 B per row (start, bounds),
   // ~64 B per column (bounds, cost, name); CBC holds ~3 more copies.
   const double bytes = 4 * (12 * nonzeros + 24 * rows + 64 * cols);
   const auto clamp = [](double x) {
     return x >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(x);
   };
-  return {clamp(pairs), clamp(rows), clamp(cols), clamp(nonzeros), clamp(bytes)};
+  return {clamp(pairs + scaleup_pairs), clamp(rows), clamp(cols), clamp(nonzeros), clamp(bytes)};
 }
 
 std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w,
@@ -261,7 +324,10 @@ std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w
   TimePs c = 0;
   for (std::uint32_t v = 0; v < n; ++v) {
     x[m.t_col[v]] = units(start_ps[v]);
-    x[m.x_col[v * m.switches + sw[v].value()]] = 1;
+    // A scale-up send has no switch columns.
+    if (m.x_col[v * m.switches] >= 0 && sw[v].value() < m.switches) {
+      x[m.x_col[v * m.switches + sw[v].value()]] = 1;
+    }
     c = std::max(c, start_ps[v] + p[v] + w.tasks()[v].tail_ps);
   }
   for (std::size_t k = 0; k < m.y_col.size(); ++k) {

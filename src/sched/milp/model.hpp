@@ -15,14 +15,22 @@
 //                                                   (5)  {u, v} in K||, every s
 //   t_v >= release_v (in fact >= head_v, the ideal earliest start)
 //
-// K = pairs sharing an endpoint; K< the ordered ones (u an ancestor of v),
-// K|| the incomparable ones; R = 0 when both use the same (src, dst), else
-// tau. Global big-M (the paper's, plus the extension's release and tail):
+// K = pairs of OCS sends sharing an endpoint; K< the ordered ones (u an
+// ancestor of v), K|| the incomparable ones; R = 0 when both use the same
+// (src, dst), else tau. With scale-up domains (docs/model.md) a send inside
+// a domain has no x (no switch; (2) skips it) and E = pairs of scale-up
+// sends sharing a source (egress) or a destination (ingress) get, R = 0:
+//   t_v >= t_u + p_u                                (6)  (u, v) in E<
+//   t_v >= t_u + p_u - M_uv (1 - y_uv)
+//   t_u >= t_v + p_v - M_vu y_uv                    (7)  {u, v} in E||
+// An OCS send and a scale-up send never conflict. Global big-M (the
+// paper's, plus the extension's release and tail):
 //   M = max release + max tail + |V| tau + sum p + sum c.
 // Reductions (each optional, each keeps the optimum; docs/model.md):
 //   implied pairs    drop (u, v) in K< when L(u, v) >= R_uv: the DAG already
 //                    forces the gap (all R = 0 pairs go);
-//   symmetry         task i in topological order may use switches 0..i only;
+//   symmetry         the i-th OCS send in topological order may use switches
+//                    0..i only;
 //   horizon big-M    with an incumbent of makespan H: C <= H, t_v <= H - to_end_v,
 //                    and M_uv = ub(t_u) + p_u + R_uv - lb(t_v) per row (rows
 //                    with M_uv <= 0 are implied and dropped; a pair whose one
@@ -53,7 +61,7 @@ struct MilpModel {
 
   // Where the decisions live.
   std::vector<int> t_col;  ///< per task
-  std::vector<int> x_col;  ///< task * switches + s
+  std::vector<int> x_col;  ///< task * switches + s; -1 for a scale-up send
   int c_col = -1;
   std::uint32_t switches = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> y_pair;  ///< y = 1: first before second
@@ -84,8 +92,10 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
                      const MilpOptions& options);
 
 /// Upper estimates of a model's size, before it is built: every conflicting
-/// pair (sharing a port) kept on every switch, as if neither the DAG nor the
-/// horizon removed a row. O(tasks) to compute.
+/// pair (OCS sends sharing a port, on every switch; scale-up sends sharing
+/// an electrical egress or ingress, counted on both when they share both)
+/// kept, as if neither the DAG nor the horizon removed a row. O(tasks) to
+/// compute.
 struct MilpSize {
   std::uint64_t pairs = 0;  ///< conflicting pairs, at most
   std::uint64_t rows = 0;
