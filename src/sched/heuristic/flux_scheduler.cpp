@@ -323,11 +323,8 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   // instance describes the symmetric schedules only, so its bounds are not
   // shown to hold for the job.
   const double limit = options.time_limit_s;
-  // The LP is the MILP's (milp/model.hpp): with scale-up domains it is a
-  // bound only once that model treats sends inside a domain as electrical
-  // (no switch, no tau); until then it is not computed there.
-  const bool lp =
-      options.lp_bound && n <= kLpMaxSends && !w.fold().folded() && !system.has_scaleup();
+  // The LP is the MILP's (milp/model.hpp), sends inside a domain included.
+  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded();
   const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * limit) : 0.0;
   const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded();
   const double restriction_budget =
