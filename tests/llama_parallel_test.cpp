@@ -324,7 +324,7 @@ TEST(Jobs, PresetsAndTheirSources) {
   EXPECT_EQ(j.config.order, RankOrder::kTpCpPpDp);
   EXPECT_EQ(j.config.micro_batches, 16u);
   EXPECT_EQ(j.config.gpu.name, "h100");
-  EXPECT_EQ(j.scaleup_size, 8u);
+  EXPECT_EQ(j.config.scaleup_size, 8u);
   EXPECT_NE(j.source.find("Table 4"), std::string::npos);
   const JobPreset l = job_preset("llama3-405b-16k-long");
   EXPECT_EQ(l.config.ranks(), 16384u);

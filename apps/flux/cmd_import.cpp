@@ -21,6 +21,7 @@ struct ImportCliOptions {
   std::string prefix;
   ChakraCliOptions chakra;
   std::string name;
+  std::uint32_t scaleup_size = 0;
   std::string output;
 };
 
@@ -30,6 +31,13 @@ void run_import(const ImportCliOptions& o) {
   std::vector<std::string> notes;
   chakra::ImportOptions options = o.chakra.resolve(o.prefix, notes);
   options.name = o.name;
+  options.scaleup_size = o.scaleup_size;
+  if (const std::size_t ranks = chakra::rank_files(o.prefix).size();
+      o.scaleup_size != 0 && ranks % o.scaleup_size != 0) {
+    throw core::InputError("", "--scaleup-size", std::to_string(o.scaleup_size),
+                           "must divide the " + std::to_string(ranks) +
+                               " ranks of the traces into whole scale-up domains");
+  }
   chakra::ImportResult r = chakra::import_chakra(o.prefix, options);
   formats::save_workload(o.output, r.workload);
   // Notes only once the command has succeeded: an error stays one line.
@@ -50,6 +58,10 @@ void register_import(CLI::App& app) {
   c->add_option("prefix", opts->prefix, "trace prefix: the files are PREFIX.<rank>.et")->required();
   opts->chakra.add_to(*c);
   c->add_option("--name", opts->name, "workload name (default: from the traces or the prefix)");
+  c->add_option("--scaleup-size", opts->scaleup_size,
+                "scale-up (NVLink) domain size the job is laid out for, recorded in the workload "
+                "(a trace does not say it; default: what Flux wrote into traces it exported)")
+      ->check(CLI::Range(1u, 1u << 20));
   c->add_option("-o,--output", opts->output, "workload file to write (flux.workload/v1 JSON)")
       ->required();
   c->callback([opts] { run_import(*opts); });

@@ -240,6 +240,7 @@ void parse_metadata(const Record& r, EtFile& file, std::set<int>& noted) {
     if (a.value_case() != pb::AttributeProto::kStringVal) continue;
     if (a.name() == "flux_workload") file.workload = a.string_val();
     if (a.name() == "flux_collective") file.collective = a.string_val();
+    if (a.name() == "flux_scaleup_size") file.scaleup_size = a.string_val();
   }
 }
 
@@ -369,8 +370,9 @@ std::string serialize_et(const EtFile& file, bool compress) {
   std::string out;
   pb::GlobalMetadata md;
   md.set_version(file.version.empty() ? std::string(kSchemaVersion) : file.version);
-  for (const auto& [name, value] : {std::pair{"flux_workload", &file.workload},
-                                    std::pair{"flux_collective", &file.collective}}) {
+  for (const auto& [name, value] :
+       {std::pair{"flux_workload", &file.workload}, std::pair{"flux_collective", &file.collective},
+        std::pair{"flux_scaleup_size", &file.scaleup_size}}) {
     if (value->empty()) continue;
     pb::AttributeProto* a = md.add_attr();
     a->set_name(name);

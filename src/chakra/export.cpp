@@ -261,6 +261,7 @@ ChakraTrace Exporter::run() {
     out_.ranks[r].source = "rank " + std::to_string(r);
     out_.ranks[r].version = std::string(kSchemaVersion);
     out_.ranks[r].workload = w_.name();
+    if (w_.scaleup_size() != 0) out_.ranks[r].scaleup_size = std::to_string(w_.scaleup_size());
     if (one_algorithm) {
       out_.ranks[r].collective = std::string(to_string(p_.collectives[0].spec.algorithm));
     }

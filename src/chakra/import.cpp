@@ -28,6 +28,7 @@
 // deterministic order; a trace Flux exported gets its tasks back in the
 // generator's order.
 #include <algorithm>
+#include <charconv>
 #include <functional>
 #include <map>
 #include <queue>
@@ -74,12 +75,15 @@ enum class State : std::uint8_t { kWaiting, kArrived, kDone };
 class Walk {
  public:
   Walk(std::vector<RankGraph>& graphs, std::vector<Collective>& colls,
-       workload::Algorithm algorithm, std::string name, std::vector<std::string>& warnings)
+       workload::Algorithm algorithm, std::string name, std::uint32_t scaleup_size,
+       std::vector<std::string>& warnings)
       : g_(graphs),
         colls_(colls),
         algorithm_(algorithm),
         warnings_(warnings),
-        b_(std::move(name), static_cast<std::uint32_t>(graphs.size())) {}
+        b_(std::move(name), static_cast<std::uint32_t>(graphs.size())) {
+    b_.set_scaleup_size(scaleup_size);
+  }
 
   core::Workload run();
   /// Frees the walk's per-node and per-task state (about 35 bytes a send)
@@ -524,8 +528,19 @@ ImportResult import_traces(const std::vector<EtFile>& ranks, const ImportOptions
       throw core::InputError(ranks[0].source, "flux_collective", ranks[0].collective, e.problem());
     }
   }
+  std::uint32_t scaleup_size = options.scaleup_size;
+  if (scaleup_size == 0 && !ranks[0].scaleup_size.empty() &&
+      std::all_of(ranks.begin(), ranks.end(),
+                  [&](const EtFile& f) { return f.scaleup_size == ranks[0].scaleup_size; })) {
+    const std::string& text = ranks[0].scaleup_size;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), scaleup_size);
+    if (ec != std::errc() || end != text.data() + text.size() || scaleup_size == 0) {
+      throw core::InputError(ranks[0].source, "flux_scaleup_size", text,
+                             "not a positive integer below 2^32");
+    }
+  }
   try {
-    Walk walk(graphs, colls, algorithm, name, warnings);
+    Walk walk(graphs, colls, algorithm, name, scaleup_size, warnings);
     core::Workload w = walk.run();
     return ImportResult{std::move(w), stats, std::move(warnings)};
   } catch (const core::InputError& e) {

@@ -114,6 +114,7 @@ class Generator {
     if (c.generated_dp() != c.dp) {
       lower_.builder().set_fold(core::Fold{c.dp / c.generated_dp(), c.tp * c.cp * c.pp});
     }
+    lower_.builder().set_scaleup_size(c.scaleup_size);
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t d = 0; d < c.generated_dp(); ++d) {
         for (std::uint32_t k = 0; k < c.cp; ++k) {

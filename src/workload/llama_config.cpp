@@ -135,6 +135,11 @@ void TrainingConfig::validate() const {
   if (ranks() > (1u << 20)) {
     throw core::InputError("", "dp", str(dp), "tp * cp * pp * dp exceeds 2^20 ranks");
   }
+  if (scaleup_size != 0 && generated_ranks() % scaleup_size != 0) {
+    throw core::InputError("", "scaleup_size", str(scaleup_size),
+                           "must divide the " + str(generated_ranks()) +
+                               " generated ranks into whole scale-up domains");
+  }
   if (ranks() < 2) {
     throw core::InputError("", "tp", t,
                            "tp * cp * pp * dp must be at least 2 (one rank sends nothing)");
@@ -204,8 +209,8 @@ std::uint32_t TrainingConfig::first_layer(std::uint32_t stage) const {
 JobPreset job_preset(std::string_view name) {
   JobPreset j;
   j.name = std::string(name);
-  j.scaleup_size = 8;  // 8-GPU NVLink servers (H100 HGX)
   TrainingConfig& c = j.config;
+  c.scaleup_size = 8;  // 8-GPU NVLink servers (H100 HGX)
   c.gpu = GpuSpec::preset("h100");
   c.order = RankOrder::kTpCpPpDp;
   c.sequence_parallel = true;

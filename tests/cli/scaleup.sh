@@ -88,13 +88,36 @@ cmp -s "$DIR/ideal.json" "$DIR/ideal.again.json" && pass || fail "ideal: metrics
 [ "$(num iteration_time_s "$DIR/ideal.json")" = "$(sed -nE 's/^ *"makespan_s": *([0-9.e+-]+),$/\1/p' "$DIR/ideal.schedule.json")" ] &&
   pass || fail "ideal: replay differs from the critical path"
 
-# Task-level schedulers with domains: greedy's support lands on another
-# branch; when it schedules, its schedule must validate and replay exactly.
-if "$FLUX" schedule "$w" --scheduler greedy --scaleup-size 4 -o "$DIR/g.json" >"$DIR/greedy.out" 2>&1; then
-  expect_ok validate-g -- "$FLUX" validate "$w" "$DIR/g.json"
-  expect_ok replay-g -- "$FLUX" simulate "$w" --schedule "$DIR/g.json"
-  expect_grep equal-g '^schedule says .*\(equal\)$' "$DIR/replay-g.out"
-else
-  echo "note: greedy does not schedule scale-up domains yet (see $DIR/greedy.out)"
-fi
+# Task-level schedulers with domains: each schedule validates and replays
+# exactly.
+for sched in greedy flux flux-milp; do
+  expect_ok "sched-$sched" -- "$FLUX" schedule "$w" --scheduler "$sched" --scaleup-size 4 \
+    --time-limit 5s -o "$DIR/$sched.json"
+  expect_ok "validate-$sched" -- "$FLUX" validate "$w" "$DIR/$sched.json"
+  expect_ok "replay-$sched" -- "$FLUX" simulate "$w" --schedule "$DIR/$sched.json"
+  expect_grep "equal-$sched" '^schedule says .*\(equal\)$' "$DIR/replay-$sched.out"
+done
+
+# The domain size a job is laid out for travels with its workload: generate
+# records it, Chakra export and import carry it (or --scaleup-size sets it),
+# and schedule uses it when --scaleup-size is not given.
+expect_ok hint-gen -- "$FLUX" generate llama3 --tp 2 --pp 2 --dp 2 --layers 2 \
+  --micro-batches 2 --scaleup-size 4 -o "$DIR/hint-w.json"
+expect_grep hint-json '"scaleup_size": 4,' "$DIR/hint-w.json"
+expect_ok hint-chakra -- "$FLUX" generate llama3 --tp 2 --pp 2 --dp 2 --layers 2 \
+  --micro-batches 2 --scaleup-size 4 --format chakra -o "$DIR/hint"
+expect_ok hint-import -- "$FLUX" import chakra "$DIR/hint" -o "$DIR/hint-back.json"
+expect_grep hint-carried '"scaleup_size": 4,' "$DIR/hint-back.json"
+expect_ok hint-import2 -- "$FLUX" import chakra "$DIR/hint" --scaleup-size 2 -o "$DIR/hint2.json"
+expect_grep hint-set '"scaleup_size": 2,' "$DIR/hint2.json"
+expect_error hint-import-bad 2 '--scaleup-size = 3: must divide the 8 ranks' -- \
+  "$FLUX" import chakra "$DIR/hint" --scaleup-size 3 -o "$DIR/hint3.json"
+[ ! -e "$DIR/hint3.json" ] && pass || fail "a workload was written despite the error"
+expect_error hint-gen-bad 2 '--scaleup-size = 3: must divide the 8 generated ranks' -- \
+  "$FLUX" generate llama3 --tp 2 --pp 2 --dp 2 --scaleup-size 3 -o "$DIR/hint3.json"
+expect_ok hint-schedule -- "$FLUX" schedule "$DIR/hint-w.json" --scheduler greedy -o "$DIR/hint-s.json"
+expect_grep hint-used '"scaleup_size": 4, "scaleup_gbps": 2400' "$DIR/hint-s.json"
+expect_ok hint-override -- "$FLUX" schedule "$DIR/hint-w.json" --scheduler greedy --scaleup-size 1 \
+  -o "$DIR/hint-s1.json"
+expect_grep hint-overridden '"format": "flux.schedule/v1"' "$DIR/hint-s1.json"
 finish

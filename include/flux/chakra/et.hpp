@@ -89,6 +89,9 @@ struct EtFile {
   /// Collective algorithm of the workload Flux exported (metadata attribute
   /// "flux_collective": "ring", "direct" or "halving-doubling"), if any.
   std::string collective;
+  /// The scale-up domain size the workload Flux exported was laid out for
+  /// (metadata attribute "flux_scaleup_size", decimal), if any.
+  std::string scaleup_size;
   std::vector<EtNode> nodes;          ///< in file order
   std::vector<std::string> warnings;  ///< e.g. fields of a newer schema that were ignored
 };

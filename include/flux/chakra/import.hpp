@@ -71,6 +71,10 @@ struct ImportOptions {
   /// The workload's name; empty: the name Flux wrote into the traces, or
   /// the prefix's file name.
   std::string name;
+  /// The scale-up domain size the job is laid out for, recorded in the
+  /// workload (core::WorkloadData::scaleup_size): a trace does not say it.
+  /// 0: the size Flux wrote into the traces it exported, else not said.
+  std::uint32_t scaleup_size = 0;
 
   /// Throws core::InputError naming the field.
   void validate() const;

@@ -5,8 +5,8 @@
 // sequence parallelism), context parallelism (CP, ring attention), pipeline
 // parallelism (PP, the 1F1B schedule, interleaved or not) and data
 // parallelism (DP, its gradient group DP x CP, optionally sharded: ZeRO-1 /
-// distributed optimizer or ZeRO-3 / FSDP). Ranks are numbered TP innermost, then CP, then DP and PP in
-// the chosen order (RankOrder).
+// distributed optimizer or ZeRO-3 / FSDP). Ranks are numbered TP innermost, then CP, then DP and PP
+// in the chosen order (RankOrder).
 //
 // Per micro-batch and layer (Megatron-LM): forward, an all-reduce of the
 // activation (micro_batch * seq/cp * hidden bf16 values) after the attention
@@ -108,6 +108,11 @@ struct TrainingConfig {
   /// where the ring needs two), and every DP collective's bytes a multiple
   /// of dp * cp. 0 (or dp): not folded.
   std::uint32_t fold_dp = 0;
+  /// The scale-up (NVLink) domain size the job is laid out for, recorded in
+  /// the workload (core::WorkloadData::scaleup_size), which `flux schedule`
+  /// and `simulate` take as their --scaleup-size default. 0: not said. Must
+  /// divide the generated ranks.
+  std::uint32_t scaleup_size = 0;
 
   /// Throws core::InputError naming the field: zero sizes, tp not dividing
   /// heads / ffn / hidden, layers < pp, cp not dividing seq, a fold that
@@ -140,8 +145,7 @@ struct TrainingConfig {
 struct JobPreset {
   std::string name;
   TrainingConfig config;
-  std::uint32_t scaleup_size = 1;  ///< consecutive GPUs per scale-up domain
-  std::string source;              ///< where the layout comes from
+  std::string source;  ///< where the layout comes from
 };
 /// "llama3-405b-16k", "llama3-405b-16k-long", "llama3-70b-1k"; throws
 /// core::InputError ("job").
@@ -199,6 +203,11 @@ inline constexpr auto kTrainingOptions = std::tuple{
     core::NumberOption<TrainingConfig, std::uint32_t>{"micro_batches", "--micro-batches",
                                                       "micro-batches per iteration",
                                                       &TrainingConfig::micro_batches, 1, 1u << 16},
+    core::NumberOption<TrainingConfig, std::uint32_t>{
+        "scaleup_size", "--scaleup-size",
+        "scale-up (NVLink) domain size the job is laid out for, recorded in the workload: "
+        "schedule and simulate take it as their --scaleup-size (0: not said)",
+        &TrainingConfig::scaleup_size, 0, 1u << 20},
 };
 
 /// Compute time of each phase of one transformer layer on one TP (and CP)
