@@ -46,6 +46,26 @@ TEST(Eval, PresetIsThePapersSetup) {
   EXPECT_THROW(EvalConfig::preset_named("fig3"), core::InputError);
 }
 
+TEST(Eval, RealJobsPresetIsTheNamedJobsFolded) {
+  const EvalConfig c = EvalConfig::preset_named("real-jobs");
+  EXPECT_TRUE(c.layers.empty());
+  ASSERT_EQ(c.named_jobs.size(), 2u);
+  EXPECT_EQ(c.named_jobs[0].name, "llama3-405b-16k");
+  EXPECT_EQ(c.named_jobs[0].training.ranks(), 16384u);
+  EXPECT_EQ(c.named_jobs[0].training.generated_ranks(), 512u);  // 4 of 128 DP replicas
+  EXPECT_EQ(c.named_jobs[0].scaleup_size, 8u);
+  EXPECT_EQ(c.named_jobs[0].scaleup_gbps, core::kNvlink4Gbps);
+  EXPECT_EQ(c.named_jobs[1].name, "llama3-70b-1k");
+  EXPECT_EQ(c.named_jobs[1].training.ranks(), 1024u);
+  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{10 * kPsPerUs, kPsPerMs}));
+  EXPECT_EQ(c.schedulers.front(), "flux");
+  EXPECT_EQ(c.file_stem, "jobs");
+  EXPECT_NO_THROW(c.validate());
+  EvalConfig both = c;
+  both.layers = {8};
+  EXPECT_THROW(both.validate(), core::InputError);
+}
+
 TEST(Eval, ConfigErrors) {
   EvalConfig c = small();
   c.schedulers = {"flux-milp", "magic"};

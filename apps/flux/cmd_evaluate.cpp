@@ -61,6 +61,12 @@ eval::EvalConfig make_config(const EvaluateOptions& o, bool time_limit_given) {
   } catch (const core::InputError& e) {
     throw option_error(e);
   }
+  const bool training_given = !o.training.model.empty() || !o.training.gpu.empty() ||
+                              !o.training.overrides.empty() || !o.layers.empty();
+  if (!c.named_jobs.empty() && training_given) {
+    throw core::InputError("", o.layers.empty() ? "--model/--gpu/--tp/--dp" : "--layers", "",
+                           "preset " + c.preset + " runs named jobs: their layout is fixed");
+  }
   if (!o.layers.empty()) c.layers = o.layers;
   if (!o.taus.empty()) {
     c.taus_ps.clear();
@@ -223,7 +229,10 @@ void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
 void register_evaluate(CLI::App& app) {
   auto o = std::make_shared<EvaluateOptions>();
   auto* cmd = app.add_subcommand("evaluate", "run the paper's evaluation (Figure 2) end to end");
-  cmd->add_option("--preset", o->preset, "paper-fig2")->capture_default_str();
+  cmd->add_option("--preset", o->preset,
+                  "paper-fig2 (Figure 2: layer counts x tau) or real-jobs (Llama 3 405B on 16,384 "
+                  "and 70B on 1,024 H100s in 8-GPU domains, folded; docs/results.md)")
+      ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "directory for fig2.csv, summary.txt and the plots")
       ->capture_default_str();
   cmd->add_option("--layers", o->layers, "layer counts, e.g. 8,16 (default: the preset's)")

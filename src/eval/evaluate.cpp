@@ -25,6 +25,9 @@ namespace {
 using core::kPsPerMs;
 using core::kPsPerUs;
 
+// DP replicas the real-jobs preset generates (docs/model.md, "Folding").
+constexpr std::uint32_t kRealJobsFold = 4;
+
 std::size_t rank_of(const std::vector<std::string>& names, const std::string& name) {
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
@@ -136,6 +139,29 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
   return row;
 }
 
+// The jobs people run (workload::job_preset): Llama 3 405B on 16,384 H100s
+// (folded to 4 of its 128 DP replicas) and 70B on 1,024, with TP inside
+// 8-GPU NVLink 4 servers, on the paper's optical fabric (2 OCS, 800 Gb/s).
+EvalConfig real_jobs() {
+  EvalConfig c;
+  c.preset = "real-jobs";
+  c.file_stem = "jobs";
+  for (const char* name : {"llama3-405b-16k", "llama3-70b-1k"}) {
+    const workload::JobPreset p = workload::job_preset(name);
+    EvalJob j;
+    j.name = p.name;
+    j.training = p.config;
+    j.training.fold_dp = kRealJobsFold;
+    j.scaleup_size = p.config.scaleup_size;
+    j.scaleup_gbps = core::kNvlink4Gbps;
+    c.named_jobs.push_back(std::move(j));
+  }
+  c.training = c.named_jobs.front().training;
+  c.taus_ps = {10 * kPsPerUs, kPsPerMs};
+  c.schedulers = {"flux", "rotornet", "rotornet-vlb", "bvn", "ideal"};
+  return c;
+}
+
 }  // namespace
 
 std::string layer_job_name(std::uint32_t layers) {
@@ -145,8 +171,9 @@ std::string layer_job_name(std::uint32_t layers) {
 }
 
 EvalConfig EvalConfig::preset_named(const std::string& name) {
+  if (name == "real-jobs") return real_jobs();
   if (name != "paper-fig2") {
-    throw core::InputError("", "preset", name, "unknown preset (known: paper-fig2)");
+    throw core::InputError("", "preset", name, "unknown preset (known: paper-fig2, real-jobs)");
   }
   EvalConfig c;
   c.preset = name;

@@ -53,8 +53,11 @@ std::string block_name(std::size_t job, const std::string& scheduler) {
 std::string describe(const EvalJob& j) {
   const workload::TrainingConfig& t = j.training;
   std::ostringstream out;
-  out << "Llama 3 " << upper(t.model.name) << ", " << t.model.layers << " layers, TP" << t.tp
-      << " x DP" << t.dp << " on " << t.ranks() << " " << upper(t.gpu.name) << " GPUs";
+  out << "Llama 3 " << upper(t.model.name) << ", " << t.model.layers << " layers, TP" << t.tp;
+  if (t.cp > 1) out << " x CP" << t.cp;
+  if (t.pp > 1) out << " x PP" << t.pp;
+  out << " x DP" << t.dp << " on " << t.ranks() << " " << upper(t.gpu.name) << " GPUs";
+  if (t.generated_dp() != t.dp) out << " (folded: " << t.generated_dp() << " DP replicas)";
   if (j.scaleup_size > 1) out << " in scale-up domains of " << j.scaleup_size;
   return out.str();
 }
