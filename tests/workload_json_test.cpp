@@ -215,10 +215,13 @@ TEST(WorkloadJson, RoundTripSparseIds) {
 TEST(WorkloadJson, ScaleupSizeHintRoundTripsAndIsChecked) {
   core::WorkloadData d = sample().data();
   d.scaleup_size = 2;
+  d.scaleup_gbps = 3600;
   const core::Workload w(std::move(d));
   const std::string text = to_text(w);
   EXPECT_NE(text.find("\"scaleup_size\": 2,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"scaleup_gbps\": 3600,"), std::string::npos) << text;
   EXPECT_EQ(parse_workload(text, "mem").scaleup_size(), 2u);
+  EXPECT_EQ(parse_workload(text, "mem").scaleup_gbps(), 3600);
   EXPECT_EQ(to_text(sample()).find("scaleup_size"), std::string::npos);  // not said: not written
   EXPECT_EQ(core::unfold(w).scaleup_size(), 2u);
   const std::string head = R"({"format": "flux.workload/v1", "name": "t", "accelerators": 4, )";
@@ -226,6 +229,8 @@ TEST(WorkloadJson, ScaleupSizeHintRoundTripsAndIsChecked) {
                "at least 1");
   expect_error(head + R"("scaleup_size": 3, "tasks": [], "deps": []})", "scaleup_size", "3",
                "must divide the 4 accelerators");
+  expect_error(head + R"("scaleup_gbps": 0, "tasks": [], "deps": []})", "scaleup_gbps", "0",
+               "must be in (0, 1e9] Gb/s");
 }
 
 TEST(WorkloadJson, RoundTripThroughFile) {
@@ -380,7 +385,7 @@ TEST(WorkloadJsonError, UnknownKey) {
   expect_error(doc(R"([{"id": 1, "src": 0, "dst": 1, "bytes": 4, "colour": "red"}])"),
                "tasks[0].colour", "", "unknown key");
   expect_error(R"({"format": "flux.workload/v1", "version": 2})", "version", "",
-               "allows here: format, name, accelerators, fold, scaleup_size, tasks, deps");
+               "allows here: format, name, accelerators, fold, scaleup_size, scaleup_gbps, tasks, deps");
 }
 
 TEST(WorkloadJsonError, DuplicateKey) {

@@ -17,6 +17,7 @@ namespace flux::cli {
 void SystemOptions::add_to(CLI::App& app, std::initializer_list<std::string_view> skip) {
   add_options(app, core::kSystemOptions, system, skip);
   scaleup_size_ = app.get_option_no_throw("--scaleup-size");
+  scaleup_gbps_ = app.get_option_no_throw("--scaleup-gbps");
 }
 
 core::System SystemOptions::to_system() const {
@@ -32,6 +33,9 @@ core::System SystemOptions::to_system(const core::Workload& w) const {
   core::System s = system;
   if (w.scaleup_size() != 0 && (scaleup_size_ == nullptr || scaleup_size_->count() == 0)) {
     s.scaleup_size = w.scaleup_size();
+  }
+  if (w.scaleup_gbps() != 0 && (scaleup_gbps_ == nullptr || scaleup_gbps_->count() == 0)) {
+    s.scaleup_gbps = w.scaleup_gbps();
   }
   try {
     s.validate_for(w.accelerators());

@@ -25,14 +25,15 @@ struct SystemOptions {
   void add_to(CLI::App& app, std::initializer_list<std::string_view> skip = {});
   /// Validates; throws core::InputError naming the option.
   [[nodiscard]] core::System to_system() const;
-  /// The system for workload `w`: without --scaleup-size on the command line,
-  /// the workload's domain size hint (core::Workload::scaleup_size) if it has
-  /// one; validated, and the scale-up domains must tile its accelerators
+  /// The system for workload `w`: without --scaleup-size (--scaleup-gbps)
+  /// on the command line, the workload's hint (core::Workload::scaleup_size,
+  /// scaleup_gbps) if it has one; validated, and the scale-up domains must tile its accelerators
   /// (core::System::validate_for). Errors name the option.
   [[nodiscard]] core::System to_system(const core::Workload& w) const;
 
  private:
   const CLI::Option* scaleup_size_ = nullptr;
+  const CLI::Option* scaleup_gbps_ = nullptr;
 };
 
 /// The options of a scheduler run (`flux schedule`, `flux simulate`,

@@ -241,6 +241,7 @@ void parse_metadata(const Record& r, EtFile& file, std::set<int>& noted) {
     if (a.name() == "flux_workload") file.workload = a.string_val();
     if (a.name() == "flux_collective") file.collective = a.string_val();
     if (a.name() == "flux_scaleup_size") file.scaleup_size = a.string_val();
+    if (a.name() == "flux_scaleup_gbps") file.scaleup_gbps = a.string_val();
   }
 }
 
@@ -372,7 +373,8 @@ std::string serialize_et(const EtFile& file, bool compress) {
   md.set_version(file.version.empty() ? std::string(kSchemaVersion) : file.version);
   for (const auto& [name, value] :
        {std::pair{"flux_workload", &file.workload}, std::pair{"flux_collective", &file.collective},
-        std::pair{"flux_scaleup_size", &file.scaleup_size}}) {
+        std::pair{"flux_scaleup_size", &file.scaleup_size},
+        std::pair{"flux_scaleup_gbps", &file.scaleup_gbps}}) {
     if (value->empty()) continue;
     pb::AttributeProto* a = md.add_attr();
     a->set_name(name);

@@ -12,6 +12,7 @@
 // which visits ready nodes by (id, rank), creates tasks in the generator's
 // order.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -28,6 +29,13 @@ using core::TaskIndex;
 using workload::CollectiveKind;
 using workload::Program;
 using workload::ProgramCollective;
+
+// The shortest decimal that reads back as v.
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
 
 std::int64_t comm_type_of(CollectiveKind k) {
   switch (k) {
@@ -262,6 +270,7 @@ ChakraTrace Exporter::run() {
     out_.ranks[r].version = std::string(kSchemaVersion);
     out_.ranks[r].workload = w_.name();
     if (w_.scaleup_size() != 0) out_.ranks[r].scaleup_size = std::to_string(w_.scaleup_size());
+    if (w_.scaleup_gbps() != 0) out_.ranks[r].scaleup_gbps = shortest(w_.scaleup_gbps());
     if (one_algorithm) {
       out_.ranks[r].collective = std::string(to_string(p_.collectives[0].spec.algorithm));
     }

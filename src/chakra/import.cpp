@@ -76,13 +76,14 @@ class Walk {
  public:
   Walk(std::vector<RankGraph>& graphs, std::vector<Collective>& colls,
        workload::Algorithm algorithm, std::string name, std::uint32_t scaleup_size,
-       std::vector<std::string>& warnings)
+       double scaleup_gbps, std::vector<std::string>& warnings)
       : g_(graphs),
         colls_(colls),
         algorithm_(algorithm),
         warnings_(warnings),
         b_(std::move(name), static_cast<std::uint32_t>(graphs.size())) {
     b_.set_scaleup_size(scaleup_size);
+    b_.set_scaleup_gbps(scaleup_gbps);
   }
 
   core::Workload run();
@@ -539,8 +540,21 @@ ImportResult import_traces(const std::vector<EtFile>& ranks, const ImportOptions
                              "not a positive integer below 2^32");
     }
   }
+  // The bandwidth Flux wrote, when every rank says the same.
+  double scaleup_gbps = 0;
+  if (!ranks[0].scaleup_gbps.empty() &&
+      std::all_of(ranks.begin(), ranks.end(),
+                  [&](const EtFile& f) { return f.scaleup_gbps == ranks[0].scaleup_gbps; })) {
+    const std::string& text = ranks[0].scaleup_gbps;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), scaleup_gbps);
+    if (ec != std::errc() || end != text.data() + text.size() ||
+        !(scaleup_gbps > 0 && scaleup_gbps <= 1e9)) {
+      throw core::InputError(ranks[0].source, "flux_scaleup_gbps", text,
+                             "not a bandwidth in (0, 1e9] Gb/s");
+    }
+  }
   try {
-    Walk walk(graphs, colls, algorithm, name, scaleup_size, warnings);
+    Walk walk(graphs, colls, algorithm, name, scaleup_size, scaleup_gbps, warnings);
     core::Workload w = walk.run();
     return ImportResult{std::move(w), stats, std::move(warnings)};
   } catch (const core::InputError& e) {

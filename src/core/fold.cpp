@@ -108,6 +108,7 @@ Workload unfold(const Workload& folded) {
   out.name = folded.name() + (copies > 1 ? "-unfolded" : "");
   out.accelerators = static_cast<std::uint32_t>(folded.job_accelerators());
   out.scaleup_size = folded.scaleup_size();
+  out.scaleup_gbps = folded.scaleup_gbps();
   out.labels.assign(folded.labels().begin(), folded.labels().end());
   out.tasks.reserve(n * copies);
   out.deps.reserve(folded.num_deps() * copies);

@@ -91,12 +91,17 @@ Workload::Workload(WorkloadData data)
       deps_(std::move(data.deps)),
       labels_(std::move(data.labels)),
       fold_(data.fold),
-      scaleup_size_(data.scaleup_size) {
+      scaleup_size_(data.scaleup_size),
+      scaleup_gbps_(data.scaleup_gbps) {
   validate_plain(accelerators_, tasks_, deps_, labels_.size());
   if (scaleup_size_ != 0 && (accelerators_ == 0 || accelerators_ % scaleup_size_ != 0)) {
     throw InputError("", "scaleup_size", std::to_string(scaleup_size_),
                      "must divide the " + std::to_string(accelerators_) +
                          " accelerators into whole scale-up domains");
+  }
+  if (!(scaleup_gbps_ >= 0 && scaleup_gbps_ <= 1e9)) {
+    throw InputError("", "scaleup_gbps", std::to_string(scaleup_gbps_),
+                     "must be in [0, 1e9] Gb/s (0: not said)");
   }
   check_fold(*this);  // fold.hpp; on the deps in the caller's order
   const std::size_t n = tasks_.size();
@@ -221,7 +226,8 @@ std::uint64_t Workload::total_bytes() const {
 }
 
 WorkloadData Workload::data() const {
-  return WorkloadData{name_, accelerators_, tasks_, deps_, labels_, fold_, scaleup_size_};
+  return WorkloadData{name_,   accelerators_, tasks_,        deps_,
+                      labels_, fold_,         scaleup_size_, scaleup_gbps_};
 }
 
 }  // namespace flux::core

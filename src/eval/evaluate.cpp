@@ -153,7 +153,7 @@ EvalConfig real_jobs() {
     j.training = p.config;
     j.training.fold_dp = kRealJobsFold;
     j.scaleup_size = p.config.scaleup_size;
-    j.scaleup_gbps = core::kNvlink4Gbps;
+    j.scaleup_gbps = p.config.gpu.nvlink_gbps;  // NVLink 4 on H100
     c.named_jobs.push_back(std::move(j));
   }
   c.training = c.named_jobs.front().training;

@@ -50,14 +50,16 @@ enum NodeId : int {
   kFoldCopies,
   kFoldBlockRanks,
   kScaleupSize,
+  kScaleupGbps,
   kNumNodes
 };
 
-constexpr std::array<Field, 7> kRootFields = {{{"format", kFormat, true},
+constexpr std::array<Field, 8> kRootFields = {{{"format", kFormat, true},
                                                {"name", kName, true},
                                                {"accelerators", kAccelerators, true},
                                                {"fold", kFold, false},
                                                {"scaleup_size", kScaleupSize, false},
+                                               {"scaleup_gbps", kScaleupGbps, false},
                                                {"tasks", kTasks, true},
                                                {"deps", kDeps, true}}};
 constexpr std::array<Field, 2> kFoldFields = {
@@ -95,6 +97,7 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kUint},                 // kFoldCopies
     {Kind::kUint},                 // kFoldBlockRanks
     {Kind::kUint},                 // kScaleupSize
+    {Kind::kNumber},               // kScaleupGbps
 }};
 
 constexpr io::Schema kSchema{kNodes, kWorkloadFormat};
@@ -163,6 +166,13 @@ class WorkloadHandler final : public io::Handler {
         if (data_.scaleup_size == 0) {
           throw core::InputError("", at.path(), "0", "must be at least 1 (omit it when unknown)");
         }
+        break;
+      case kScaleupGbps:
+        if (!(v.d > 0 && v.d <= 1e9)) {
+          throw core::InputError("", at.path(), std::string(v.text),
+                                 "must be in (0, 1e9] Gb/s (omit it when unknown)");
+        }
+        data_.scaleup_gbps = v.d;
         break;
       case kTaskId:
         task_.id = v.u;
@@ -316,6 +326,7 @@ void write_workload(std::ostream& out, const core::Workload& w) {
     j.end_object();
   }
   if (w.scaleup_size() != 0) j.member("scaleup_size", w.scaleup_size());
+  if (w.scaleup_gbps() != 0) j.member("scaleup_gbps", w.scaleup_gbps());
   j.key("tasks").begin_array();
   for (const core::Task& t : tasks) {
     j.begin_object();

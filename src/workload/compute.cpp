@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "flux/core/error.hpp"
+#include "flux/core/system.hpp"
 
 namespace flux::workload {
 
@@ -15,11 +16,13 @@ GpuSpec GpuSpec::preset(std::string_view name) {
     g.name = "a100";
     g.peak_flops = 312e12;
     g.hbm_bytes_per_s = 2039e9;
+    g.nvlink_gbps = core::kNvlink3Gbps;  // NVLink 3: 600 GB/s both directions
   } else if (name == "h100") {
     // NVIDIA H100 SXM5 80 GB datasheet: 989 TFLOP/s dense BF16, 3.35 TB/s HBM3.
     g.name = "h100";
     g.peak_flops = 989e12;
     g.hbm_bytes_per_s = 3350e9;
+    g.nvlink_gbps = core::kNvlink4Gbps;  // NVLink 4: 900 GB/s both directions
   } else {
     throw core::InputError("", "gpu", std::string(name), "unknown GPU preset (use a100 or h100)");
   }

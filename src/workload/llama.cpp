@@ -115,6 +115,7 @@ class Generator {
       lower_.builder().set_fold(core::Fold{c.dp / c.generated_dp(), c.tp * c.cp * c.pp});
     }
     lower_.builder().set_scaleup_size(c.scaleup_size);
+    if (c.scaleup_size != 0) lower_.builder().set_scaleup_gbps(c.gpu.nvlink_gbps);
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t d = 0; d < c.generated_dp(); ++d) {
         for (std::uint32_t k = 0; k < c.cp; ++k) {

@@ -104,10 +104,12 @@ done
 expect_ok hint-gen -- "$FLUX" generate llama3 --tp 2 --pp 2 --dp 2 --layers 2 \
   --micro-batches 2 --scaleup-size 4 -o "$DIR/hint-w.json"
 expect_grep hint-json '"scaleup_size": 4,' "$DIR/hint-w.json"
+expect_grep hint-json-gbps '"scaleup_gbps": 2400,' "$DIR/hint-w.json"  # A100: NVLink 3
 expect_ok hint-chakra -- "$FLUX" generate llama3 --tp 2 --pp 2 --dp 2 --layers 2 \
   --micro-batches 2 --scaleup-size 4 --format chakra -o "$DIR/hint"
 expect_ok hint-import -- "$FLUX" import chakra "$DIR/hint" -o "$DIR/hint-back.json"
 expect_grep hint-carried '"scaleup_size": 4,' "$DIR/hint-back.json"
+expect_grep hint-carried-gbps '"scaleup_gbps": 2400,' "$DIR/hint-back.json"
 expect_ok hint-import2 -- "$FLUX" import chakra "$DIR/hint" --scaleup-size 2 -o "$DIR/hint2.json"
 expect_grep hint-set '"scaleup_size": 2,' "$DIR/hint2.json"
 expect_error hint-import-bad 2 '--scaleup-size = 3: must divide the 8 ranks' -- \
@@ -120,4 +122,7 @@ expect_grep hint-used '"scaleup_size": 4, "scaleup_gbps": 2400' "$DIR/hint-s.jso
 expect_ok hint-override -- "$FLUX" schedule "$DIR/hint-w.json" --scheduler greedy --scaleup-size 1 \
   -o "$DIR/hint-s1.json"
 expect_grep hint-overridden '"format": "flux.schedule/v1"' "$DIR/hint-s1.json"
+expect_ok hint-gbps -- "$FLUX" schedule "$DIR/hint-w.json" --scheduler greedy --scaleup-gbps 3600 \
+  -o "$DIR/hint-s2.json"
+expect_grep hint-gbps-given '"scaleup_size": 4, "scaleup_gbps": 3600' "$DIR/hint-s2.json"
 finish

@@ -92,6 +92,8 @@ struct EtFile {
   /// The scale-up domain size the workload Flux exported was laid out for
   /// (metadata attribute "flux_scaleup_size", decimal), if any.
   std::string scaleup_size;
+  /// And its bandwidth per GPU and direction, Gb/s ("flux_scaleup_gbps").
+  std::string scaleup_gbps;
   std::vector<EtNode> nodes;          ///< in file order
   std::vector<std::string> warnings;  ///< e.g. fields of a newer schema that were ignored
 };

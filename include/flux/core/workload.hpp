@@ -69,6 +69,9 @@ struct WorkloadData {
   /// trace importer's hint; core::System::scaleup_size is what a schedule
   /// uses, and the CLI takes this as its default). 0: not said.
   std::uint32_t scaleup_size = 0;
+  /// Its electrical bandwidth per accelerator and direction, Gb/s (a hint
+  /// like scaleup_size: the CLI's --scaleup-gbps default). 0: not said.
+  double scaleup_gbps = 0;
 };
 
 /// Memory a Workload of `tasks` sends and `deps` dependencies takes while it
@@ -101,6 +104,8 @@ class Workload {
   /// The scale-up domain size the job was laid out for; 0: not said
   /// (WorkloadData::scaleup_size).
   [[nodiscard]] std::uint32_t scaleup_size() const { return scaleup_size_; }
+  /// The scale-up bandwidth hint, Gb/s; 0: not said (WorkloadData).
+  [[nodiscard]] double scaleup_gbps() const { return scaleup_gbps_; }
   /// Accelerators of the job the workload stands for (accelerators() * copies).
   [[nodiscard]] std::uint64_t job_accelerators() const {
     return static_cast<std::uint64_t>(accelerators_) * fold_.copies;
@@ -132,6 +137,7 @@ class Workload {
   std::vector<std::string> labels_;
   Fold fold_;
   std::uint32_t scaleup_size_ = 0;
+  double scaleup_gbps_ = 0;
   std::vector<std::uint32_t> out_offsets_;  // deps_[out_offsets_[u] .. out_offsets_[u+1])
   std::vector<std::uint32_t> in_offsets_;
   std::vector<std::uint32_t> in_edges_;

@@ -32,6 +32,8 @@ class WorkloadBuilder {
   void set_fold(core::Fold fold) { data_.fold = fold; }
   /// The scale-up domain size the job is laid out for (core::WorkloadData).
   void set_scaleup_size(std::uint32_t k) { data_.scaleup_size = k; }
+  /// Its scale-up bandwidth per accelerator and direction, Gb/s.
+  void set_scaleup_gbps(double gbps) { data_.scaleup_gbps = gbps; }
   [[nodiscard]] std::size_t num_tasks() const { return data_.tasks.size(); }
   [[nodiscard]] std::size_t num_deps() const { return data_.deps.size(); }
   [[nodiscard]] const core::Task& task(core::TaskIndex v) const { return data_.tasks[v.value()]; }

@@ -22,6 +22,9 @@ struct GpuSpec {
   double gemm_efficiency = 0.7;  ///< achieved fraction of peak on large GEMMs
   double attention_efficiency = 0.5;
   double memory_efficiency = 0.8;  ///< achieved fraction of HBM bandwidth
+  /// NVLink bandwidth per GPU and direction, Gb/s: the scale-up fabric a job
+  /// on these GPUs has (core::System::scaleup_gbps; docs/model.md).
+  double nvlink_gbps = 0;
 
   /// "a100" (SXM4 80 GB) or "h100" (SXM5 80 GB); throws core::InputError.
   static GpuSpec preset(std::string_view name);
