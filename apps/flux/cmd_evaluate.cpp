@@ -54,7 +54,14 @@ std::string job_label(const eval::EvalRow& r) {
   return s;
 }
 
-eval::EvalConfig make_config(const EvaluateOptions& o, bool time_limit_given) {
+// Which options the command line gave (their defaults do not count).
+struct Given {
+  bool time_limit = false;
+  bool scaleup_size = false;
+  bool scaleup_gbps = false;
+};
+
+eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   eval::EvalConfig c;
   try {
     c = eval::EvalConfig::preset_named(o.preset);
@@ -74,9 +81,13 @@ eval::EvalConfig make_config(const EvaluateOptions& o, bool time_limit_given) {
   }
   if (!o.schedulers.empty()) c.schedulers = o.schedulers;
   c.training = o.training.resolve(c.training);
-  c.system = o.system.to_system();  // each job's domains checked by c.validate()
+  c.system = o.system.to_system();         // each job's domains checked by c.validate()
+  for (eval::EvalJob& j : c.named_jobs) {  // a named job's fabric, unless given
+    if (given.scaleup_size) j.scaleup_size = c.system.scaleup_size;
+    if (given.scaleup_gbps) j.scaleup_gbps = c.system.scaleup_gbps;
+  }
   c.sched = o.run.resolve();
-  if (o.full && !time_limit_given) c.sched.time_limit_s = kFullLimitS;
+  if (o.full && !given.time_limit) c.sched.time_limit_s = kFullLimitS;
   try {
     c.validate();
   } catch (const core::InputError& e) {
@@ -165,8 +176,8 @@ bool plot(const eval::EvalConfig& c, const std::vector<eval::EvalRow>& rows,
   return true;
 }
 
-void run_evaluate(const EvaluateOptions& o, bool time_limit_given) {
-  const eval::EvalConfig c = make_config(o, time_limit_given);
+void run_evaluate(const EvaluateOptions& o, const Given& given) {
+  const eval::EvalConfig c = make_config(o, given);
   const std::filesystem::path dir = o.output;
   // Before any point is solved: the directory, and no other run writing it.
   io::prepare_output_directory(dir, "-o");
@@ -248,7 +259,10 @@ void register_evaluate(CLI::App& app) {
   cmd->add_flag("--full", o->full, "longer solves: 600 s per instance (unless --time-limit)");
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in fig2.csv and start over");
   cmd->add_flag("--no-plot", o->no_plot, "write fig2.gp but do not run gnuplot");
-  cmd->callback([o, cmd] { run_evaluate(*o, cmd->count("--time-limit") > 0); });
+  cmd->callback([o, cmd] {
+    run_evaluate(*o, Given{cmd->count("--time-limit") > 0, cmd->count("--scaleup-size") > 0,
+                           cmd->count("--scaleup-gbps") > 0});
+  });
 }
 
 }  // namespace flux::cli

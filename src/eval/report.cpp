@@ -144,7 +144,9 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
                            const std::string& png, const std::string& svg) {
   std::ostringstream g;
   const std::vector<EvalJob> jobs = c.jobs();
-  g << "# Figure 2 of the paper as measured by `flux evaluate --preset " << c.preset
+  g << "# "
+    << (c.named_jobs.empty() ? "Figure 2 of the paper" : "Figure 2's panels for training jobs")
+    << " as measured by `flux evaluate --preset " << c.preset
     << "`; data inline.\n# Render: gnuplot " << c.file_stem << ".gp\n";
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     for (const std::string& s : c.schedulers) {

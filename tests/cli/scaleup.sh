@@ -125,4 +125,11 @@ expect_grep hint-overridden '"format": "flux.schedule/v1"' "$DIR/hint-s1.json"
 expect_ok hint-gbps -- "$FLUX" schedule "$DIR/hint-w.json" --scheduler greedy --scaleup-gbps 3600 \
   -o "$DIR/hint-s2.json"
 expect_grep hint-gbps-given '"scaleup_size": 4, "scaleup_gbps": 3600' "$DIR/hint-s2.json"
+# The real-jobs preset: named layouts, refused training options, a domain
+# size that does not tile a job (checked before anything is generated).
+expect_error jobs-layers 2 'preset real-jobs runs named jobs' -- \
+  "$FLUX" evaluate --preset real-jobs --layers 1 -o "$DIR/jobs.d" --no-plot
+expect_error jobs-domain 2 'scaleup-size = 3: must divide the 512' -- \
+  "$FLUX" evaluate --preset real-jobs --scaleup-size 3 -o "$DIR/jobs.d" --no-plot
+[ ! -e "$DIR/jobs.d/jobs.csv" ] && pass || fail "a CSV was written despite the errors"
 finish
