@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "cli_common.hpp"
 #include "cli_options.hpp"
@@ -23,6 +24,16 @@ struct ImportCliOptions {
   std::string name;
   std::uint32_t scaleup_size = 0;
   std::string output;
+};
+
+// The import's own numeric option, from a table like every other
+// (core/option.hpp): its errors read as the rest of the CLI's.
+inline constexpr auto kImportCliOptions = std::tuple{
+    core::NumberOption<ImportCliOptions, std::uint32_t>{
+        "scaleup_size", "--scaleup-size",
+        "scale-up (NVLink) domain size the job is laid out for, recorded in the workload (a "
+        "trace does not say it; 0: what Flux wrote into traces it exported)",
+        &ImportCliOptions::scaleup_size, 0, 1u << 20},
 };
 
 void run_import(const ImportCliOptions& o) {
@@ -58,10 +69,7 @@ void register_import(CLI::App& app) {
   c->add_option("prefix", opts->prefix, "trace prefix: the files are PREFIX.<rank>.et")->required();
   opts->chakra.add_to(*c);
   c->add_option("--name", opts->name, "workload name (default: from the traces or the prefix)");
-  c->add_option("--scaleup-size", opts->scaleup_size,
-                "scale-up (NVLink) domain size the job is laid out for, recorded in the workload "
-                "(a trace does not say it; default: what Flux wrote into traces it exported)")
-      ->check(CLI::Range(1u, 1u << 20));
+  add_options(*c, kImportCliOptions, *opts);
   c->add_option("-o,--output", opts->output, "workload file to write (flux.workload/v1 JSON)")
       ->required();
   c->callback([opts] { run_import(*opts); });

@@ -11,7 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -244,10 +244,10 @@ void EvalConfig::validate() const {
 void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row) {
   config.validate();
   const std::vector<EvalJob> jobs = config.jobs();
-  std::map<std::tuple<std::string, core::TimePs, std::string>, std::size_t> have;
+  std::set<std::tuple<std::string, core::TimePs, std::string>> have;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     check_same_config(config, jobs, rows[i], i);
-    have[{rows[i].job, rows[i].tau_ps, rows[i].scheduler}] = i;
+    have.insert({rows[i].job, rows[i].tau_ps, rows[i].scheduler});
   }
   const std::size_t total = jobs.size() * config.taus_ps.size() * config.schedulers.size();
   std::size_t done = 0;
@@ -255,19 +255,18 @@ void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const 
     std::optional<core::Workload> w;  // generated when first needed
     for (core::TimePs tau : config.taus_ps) {
       for (const std::string& name : config.schedulers) {
-        if (auto it = have.find({job.name, tau, name}); it != have.end()) {
+        if (have.count({job.name, tau, name}) != 0) {
           ++done;
-          if (on_row) on_row(done, total, rows[it->second], true);
+          const auto it = std::find_if(rows.begin(), rows.end(), [&](const EvalRow& r) {
+            return r.job == job.name && r.tau_ps == tau && r.scheduler == name;
+          });
+          if (on_row) on_row(done, total, *it, true);
           continue;
         }
         if (!w) w.emplace(workload::generate_llama(job.training));
         EvalRow row = measure(config, job, *w, tau, name);
         rows.push_back(row);
         sort_rows(config, rows);
-        have.clear();
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-          have[{rows[i].job, rows[i].tau_ps, rows[i].scheduler}] = i;
-        }
         ++done;
         if (on_row) on_row(done, total, row, false);
       }
