@@ -153,6 +153,11 @@ void run_simulate(SimulateOptions& o, bool system_given) {
     });
     if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
   }
+  if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= w.accelerators()) {
+    throw core::InputError("", "--straggler", std::to_string(o.sim.perturbation.straggler->rank),
+                           "the rank is not an accelerator of " + o.input + " (it has " +
+                               std::to_string(w.accelerators()) + ")");
+  }
   sim::TrialsResult trials;
   try {
     trials = blame_workload(o.input, [&] { return sim::simulate_trials(w, s, o.sim); });
