@@ -38,7 +38,7 @@ struct SimulateOptions {
 };
 
 void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule& s,
-                   const sim::SimResult& r) {
+                   const sim::SimResult& r, bool perturbed) {
   const sim::Metrics& m = r.metrics;
   std::fprintf(out, "workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(),
                w.num_tasks(), w.accelerators());
@@ -61,7 +61,9 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
   std::fprintf(out, "iteration time   %s\n", core::format_duration(m.iteration_time_ps).c_str());
   if (!s.tasks.empty()) {
     std::fprintf(out, "schedule says    %s (%s)\n", core::format_duration(s.makespan_ps).c_str(),
-                 s.makespan_ps == m.iteration_time_ps ? "equal" : "DIFFERENT");
+                 perturbed                              ? "planned for unperturbed compute"
+                 : s.makespan_ps == m.iteration_time_ps ? "equal"
+                                                        : "DIFFERENT");
   }
   const auto peak_nic = std::max_element(m.nic_peak_bytes.begin(), m.nic_peak_bytes.end());
   std::fprintf(out, "peak NIC memory  %s",
@@ -179,7 +181,7 @@ void run_simulate(SimulateOptions& o, bool system_given) {
   }
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
-  print_summary(out, w, s, r);
+  print_summary(out, w, s, r, o.sim.perturbation.any());
   if (robust) print_trials(out, o.sim, trials);
   print_notes(loaded.notes);
 }
