@@ -133,6 +133,34 @@ TEST(OrderedExecution, ByHand) {
   EXPECT_EQ(sim::simulate(h.w, h.s, o).metrics.iteration_time_ps, 4100);
 }
 
+// One scale-up domain {0, 1} at 1600 Gb/s (100 B = 500 ps). A: 0 -> 1,
+// release 500, planned [500, 1000); B: 0 -> 1, release 0, planned after A on
+// the same egress and ingress, [1000, 1500). Rank 0 straggling x2: A's
+// release is 1000, so A runs [1000, 1500) and B keeps its place after it:
+// [1500, 2000).
+TEST(OrderedExecution, ScaleUpSendsKeepTheirOrderPerPort) {
+  workload::WorkloadBuilder b("domain", 2);
+  const auto a = b.add_send(Rank(0), Rank(1), 100);
+  b.raise_release(a, 500);
+  b.add_send(Rank(0), Rank(1), 100);
+  const core::Workload w = std::move(b).build();
+  schedule::Schedule s;
+  s.scheduler = "hand";
+  s.workload = "domain";
+  s.system = sched::testing::domain_system(1, 100, 2, 1600);
+  s.tasks = {{0, core::kScaleUpSwitch, 500}, {1, core::kScaleUpSwitch, 1000}};
+  s.timelines.resize(1);
+  s.makespan_ps = 1500;
+  expect_modes_agree(w, s, "domain");
+  sim::SimOptions o;
+  o.perturbation.straggler = sim::Straggler{0, 2.0};
+  const sim::SimResult r = sim::simulate(w, s, o);
+  EXPECT_EQ(r.sends[0].issue_ps, 1000);
+  EXPECT_EQ(r.sends[1].issue_ps, 1500);
+  EXPECT_EQ(r.metrics.iteration_time_ps, 2000);
+  EXPECT_EQ(r.metrics.scaleup_sends, 2u);
+}
+
 TEST(OrderedExecution, ReproducesStrictOnLlama) {
   for (const std::uint32_t layers : {8u, 16u}) {
     const core::Workload w = llama(layers);
