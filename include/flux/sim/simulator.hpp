@@ -7,7 +7,9 @@
 //     incoming edges has elapsed (and not before its release);
 //   - it is issued at its ready time (circuit-only schedules: rotornet, bvn,
 //     ideal) or, for task-level schedules (flux-milp, greedy), at its
-//     scheduled start once its circuit on its assigned switch is up;
+//     scheduled start once its circuit on its assigned switch is up (strict
+//     execution; ordered execution first recomputes the plan's times in its
+//     order, src/sim/ordered.cpp, then replays them strictly);
 //   - from its issue, the source NIC takes its bytes at link rate; bytes
 //     leave only over a circuit joining src and dst (direct routing; any
 //     switch for circuit-only schedules, only the assigned one for
@@ -176,7 +178,10 @@ struct TrialsResult {
   double wall_time_s = 0;
 };
 
-/// Simulates `w` over the circuits of `s`. Throws core::InputError on bad
+/// Simulates `w` over the circuits of `s`, executed as
+/// options.resolved_execution() says; with a perturbation, `w` perturbed
+/// for trial options.trace_trial (the schedule is validated against `w`
+/// itself). Throws core::InputError on bad
 /// options, schedule::ScheduleError when the schedule does not fit the
 /// workload (validator), and core::Error when some send can never be
 /// delivered (no circuit ever joins its endpoints) or max_time_ps passes.
