@@ -32,7 +32,6 @@ struct SimulateOptions {
   SystemOptions system;
   SchedulerCliOptions run;
   sim::SimOptions sim;
-  std::string execution = "auto";
   std::optional<std::string> compute_jitter;
   std::optional<std::string> straggler;
 };
@@ -116,7 +115,6 @@ void print_trials(FILE* out, const sim::SimOptions& o, const sim::TrialsResult& 
 
 void run_simulate(SimulateOptions& o, bool system_given) {
   try {
-    o.sim.execution = sim::execution_from_string(o.execution);
     if (o.compute_jitter) {
       o.sim.perturbation.compute_jitter = sim::parse_percent("compute_jitter", *o.compute_jitter);
     }
@@ -201,10 +199,6 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--save-schedule", o->save_schedule,
                   "with --scheduler: also write the schedule it made");
   add_options(*cmd, sim::kSimOptions, o->sim);
-  cmd->add_option("--execution", o->execution,
-                  "task-level schedules: strict (planned times), ordered (planned order, as "
-                  "early as ready), ordered-no-early, or auto (strict; ordered when perturbed)")
-      ->capture_default_str();
   cmd->add_option("--compute-jitter", o->compute_jitter,
                   "lognormal jitter on every compute duration, coefficient of variation, e.g. 5%");
   cmd->add_option("--straggler", o->straggler,

@@ -91,6 +91,11 @@ inline constexpr auto kSimOptions = std::tuple{
         "stop with an error if the iteration has not ended by this simulated time",
         &SimOptions::max_time_ps, 1, 100 * 24 * 3600 * core::kPsPerS, false, false,
         core::OptionUnit::kPicoseconds},
+    core::ChoiceOption<SimOptions, Execution>{
+        "execution", "--execution",
+        "task-level schedules: strict (planned times), ordered (planned order, as early as "
+        "ready), ordered-no-early, or auto (strict; ordered when perturbed)",
+        &SimOptions::execution, &execution_from_string, &to_string},
     core::NumberOption<SimOptions, std::uint32_t>{"trials", "--trials",
                                                   "perturbed runs (trial k draws with (seed, k))",
                                                   &SimOptions::trials, 1, 1000000},
