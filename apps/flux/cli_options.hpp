@@ -93,6 +93,19 @@ void add_options(CLI::App& app, const Table& table, S& target,
              },
              help_of(option, target))
           ->type_name(type_name(option));
+    } else if constexpr (requires { option.parse; }) {
+      app.add_option_function<std::string>(
+             flag,
+             [&target, option](const std::string& text) {
+               try {
+                 target.*option.member = option.parse(text);
+               } catch (const core::InputError& e) {
+                 throw core::InputError("", std::string(option.flag), e.value(), e.problem());
+               }
+             },
+             std::string(option.help) + " [default " +
+                 std::string(option.name(target.*option.member)) + "]")
+          ->type_name("NAME");
     } else {
       app.add_flag_function(
           flag,

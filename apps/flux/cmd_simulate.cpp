@@ -32,10 +32,12 @@ struct SimulateOptions {
   SystemOptions system;
   SchedulerCliOptions run;
   sim::SimOptions sim;
+  std::optional<std::string> compute_jitter;
+  std::optional<std::string> straggler;
 };
 
 void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule& s,
-                   const sim::SimResult& r) {
+                   const sim::SimResult& r, bool perturbed) {
   const sim::Metrics& m = r.metrics;
   std::fprintf(out, "workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(),
                w.num_tasks(), w.accelerators());
@@ -58,7 +60,9 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
   std::fprintf(out, "iteration time   %s\n", core::format_duration(m.iteration_time_ps).c_str());
   if (!s.tasks.empty()) {
     std::fprintf(out, "schedule says    %s (%s)\n", core::format_duration(s.makespan_ps).c_str(),
-                 s.makespan_ps == m.iteration_time_ps ? "equal" : "DIFFERENT");
+                 perturbed                              ? "planned for unperturbed compute"
+                 : s.makespan_ps == m.iteration_time_ps ? "equal"
+                                                        : "DIFFERENT");
   }
   const auto peak_nic = std::max_element(m.nic_peak_bytes.begin(), m.nic_peak_bytes.end());
   std::fprintf(out, "peak NIC memory  %s",
@@ -87,8 +91,34 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
                m.wall_time_s);
 }
 
-void run_simulate(const SimulateOptions& o, bool system_given) {
+void print_trials(FILE* out, const sim::SimOptions& o, const sim::TrialsResult& t) {
+  std::fprintf(out, "trials           %zu (%s execution, jitter %g%%", t.trials.size(),
+               std::string(sim::to_string(t.execution)).c_str(),
+               100 * o.perturbation.compute_jitter);
+  if (o.perturbation.straggler) {
+    std::fprintf(out, ", straggler %u x %g", o.perturbation.straggler->rank,
+                 o.perturbation.straggler->factor);
+  }
+  std::fprintf(out, ", seed %llu; above: trial %u), %s, %.3f s\n",
+               static_cast<unsigned long long>(o.perturbation.seed), o.trace_trial,
+               t.all_delivered ? "every byte delivered in every trial" : "BYTES MISSING",
+               t.wall_time_s);
+  auto dur = [](std::int64_t ps) { return core::format_duration(ps); };
+  std::fprintf(out, "iteration time   p50 %s, p95 %s, p99 %s, max %s\n",
+               dur(t.iteration_time_ps.p50).c_str(), dur(t.iteration_time_ps.p95).c_str(),
+               dur(t.iteration_time_ps.p99).c_str(), dur(t.iteration_time_ps.max).c_str());
+  auto mem = [](std::int64_t b) { return human_bytes(static_cast<double>(b)); };
+  std::fprintf(out, "peak NIC memory  p50 %s, p95 %s, p99 %s, max %s\n",
+               mem(t.peak_nic_bytes.p50).c_str(), mem(t.peak_nic_bytes.p95).c_str(),
+               mem(t.peak_nic_bytes.p99).c_str(), mem(t.peak_nic_bytes.max).c_str());
+}
+
+void run_simulate(SimulateOptions& o, bool system_given) {
   try {
+    if (o.compute_jitter) {
+      o.sim.perturbation.compute_jitter = sim::parse_percent("compute_jitter", *o.compute_jitter);
+    }
+    if (o.straggler) o.sim.perturbation.straggler = sim::parse_straggler(*o.straggler);
     o.sim.validate();
   } catch (const core::InputError& e) {
     throw option_error(e, sim::kSimOptions);
@@ -123,23 +153,34 @@ void run_simulate(const SimulateOptions& o, bool system_given) {
     });
     if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
   }
-  sim::SimResult r;
+  if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= w.accelerators()) {
+    throw core::InputError("", "--straggler", std::to_string(o.sim.perturbation.straggler->rank),
+                           "the rank is not an accelerator of " + o.input + " (it has " +
+                               std::to_string(w.accelerators()) + ")");
+  }
+  sim::TrialsResult trials;
   try {
-    r = blame_workload(o.input, [&] { return sim::simulate(w, s, o.sim); });
+    trials = blame_workload(o.input, [&] { return sim::simulate_trials(w, s, o.sim); });
   } catch (const schedule::ScheduleError& e) {
     if (o.schedule_file.empty()) throw;  // a scheduler's bug, not the user's input
     throw core::InputError(o.schedule_file, "", "", e.what());
   }
+  const sim::SimResult& r = trials.chosen;
+  const bool robust = o.sim.trials > 1 || o.sim.perturbation.any();
   if (o.output) {
-    io::save_file(*o.output,
-                  [&](std::ostream& out) { formats::write_metrics(out, w, s, o.sim, r.metrics); });
+    io::save_file(*o.output, [&](std::ostream& out) {
+      formats::write_metrics(out, w, s, o.sim, r.metrics, robust ? &trials : nullptr);
+    });
   }
   if (o.trace) {
-    io::save_file(*o.trace, [&](std::ostream& out) { formats::write_chrome_trace(out, w, s, r); });
+    io::save_file(*o.trace, [&](std::ostream& out) {
+      formats::write_chrome_trace(out, w, r.executed ? *r.executed : s, r);
+    });
   }
-  print_summary(
-      report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")}), w,
-      s, r);
+  FILE* out =
+      report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
+  print_summary(out, w, s, r, o.sim.perturbation.any());
+  if (robust) print_trials(out, o.sim, trials);
   print_notes(loaded.notes);
 }
 
@@ -158,6 +199,13 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--save-schedule", o->save_schedule,
                   "with --scheduler: also write the schedule it made");
   add_options(*cmd, sim::kSimOptions, o->sim);
+  cmd->add_option("--compute-jitter", o->compute_jitter,
+                  "lognormal jitter on every compute duration, coefficient of variation, e.g. 5%");
+  cmd->add_option("--straggler", o->straggler,
+                  "RANK:FACTOR: every compute duration of that rank scaled by FACTOR");
+  cmd->add_option("--perturb-seed", o->sim.perturbation.seed,
+                  "seed of the perturbations (trial k of every schedule draws the same compute)")
+      ->capture_default_str();
   o->system.add_to(*cmd);
   o->run.add_to(*cmd, true, false);
   cmd->callback([o, cmd] {

@@ -5,9 +5,56 @@
 #include "flux/io/json_writer.hpp"
 
 namespace flux::formats {
+namespace {
+
+void write_percentiles(io::JsonWriter& j, const sim::Percentiles<std::int64_t>& p, bool seconds) {
+  auto v = [&](const char* name, std::int64_t x) {
+    if (seconds) {
+      j.member(name, core::ps_to_seconds(x));
+    } else {
+      j.member(name, static_cast<std::uint64_t>(x));
+    }
+  };
+  v("p50", p.p50);
+  v("p95", p.p95);
+  v("p99", p.p99);
+  v("max", p.max);
+}
+
+void write_trials(io::JsonWriter& j, const sim::SimOptions& o, const sim::TrialsResult& t) {
+  j.key("trials").begin_object();
+  j.member("count", static_cast<std::uint64_t>(t.trials.size()));
+  j.member("execution", std::string(sim::to_string(t.execution)));
+  j.member("seed", o.perturbation.seed);
+  j.member("compute_jitter_cv", o.perturbation.compute_jitter);
+  if (o.perturbation.straggler) {
+    j.key("straggler").begin_object();
+    j.member("rank", o.perturbation.straggler->rank);
+    j.member("factor", o.perturbation.straggler->factor);
+    j.end_object();
+  }
+  j.member("trace_trial", o.trace_trial);
+  j.member("all_bytes_delivered", t.all_delivered);
+  j.key("iteration_time_s").begin_object();
+  write_percentiles(j, t.iteration_time_ps, true);
+  j.key("values").begin_array();
+  for (const sim::Metrics& m : t.trials) j.value(core::ps_to_seconds(m.iteration_time_ps));
+  j.end_array();
+  j.end_object();
+  j.key("peak_nic_bytes").begin_object();
+  write_percentiles(j, t.peak_nic_bytes, false);
+  j.key("values").begin_array();
+  for (const sim::Metrics& m : t.trials) j.value(m.peak_nic_bytes);
+  j.end_array();
+  j.end_object();
+  j.end_object();
+}
+
+}  // namespace
 
 void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
-                   const sim::SimOptions& options, const sim::Metrics& m) {
+                   const sim::SimOptions& options, const sim::Metrics& m,
+                   const sim::TrialsResult* trials) {
   io::JsonWriter j(out);
   j.begin_object();
   // v1 without domains: those files stay as they were, byte for byte.
@@ -53,6 +100,7 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   j.key("nic_peak_bytes").begin_array();
   for (std::uint64_t b : m.nic_peak_bytes) j.value(b);
   j.end_array();
+  if (trials) write_trials(j, options, *trials);
   j.end_object();
   j.finish();
 }

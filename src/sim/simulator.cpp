@@ -10,10 +10,12 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "engine.hpp"
 #include "flux/core/error.hpp"
 #include "flux/schedule/validator.hpp"
+#include "ordered.hpp"
 
 namespace flux::sim {
 namespace {
@@ -61,14 +63,7 @@ std::uint64_t units_to_bytes(detail::Units units, const core::System& system) {
   return static_cast<std::uint64_t>(std::ceil(bytes - 1e-9L));
 }
 
-}  // namespace
-
-void SimOptions::validate() const {
-  core::check_options(kSimOptions, *this);
-}
-
-SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
-                   const SimOptions& options) {
+void check_inputs(const core::Workload& w, const schedule::Schedule& s, const SimOptions& options) {
   options.validate();
   s.system.validate();
   if (options.validate_schedule) {
@@ -76,7 +71,17 @@ SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
   } else {
     s.system.validate_for(w.accelerators());
   }
+}
+
+SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
+                      const SimOptions& options, Execution execution) {
   const auto t0 = std::chrono::steady_clock::now();
+  std::optional<schedule::Schedule> executed;
+  if ((execution == Execution::kOrdered || execution == Execution::kOrderedNoEarly) &&
+      !plan.tasks.empty()) {
+    executed = detail::retime(w, plan, execution == Execution::kOrderedNoEarly);
+  }
+  const schedule::Schedule& s = executed ? *executed : plan;
   detail::Engine engine(w, s, options);
   const auto t1 = std::chrono::steady_clock::now();
   engine.run();
@@ -121,6 +126,114 @@ SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
   m.events = engine.events();
   m.loop_time_s = std::chrono::duration<double>(t2 - t1).count();
   m.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.executed = std::move(executed);
+  return r;
+}
+
+}  // namespace
+
+std::string_view to_string(Execution e) {
+  switch (e) {
+    case Execution::kAuto:
+      return "auto";
+    case Execution::kStrict:
+      return "strict";
+    case Execution::kOrdered:
+      return "ordered";
+    case Execution::kOrderedNoEarly:
+      return "ordered-no-early";
+  }
+  return "?";
+}
+
+Execution execution_from_string(std::string_view s) {
+  for (const Execution e :
+       {Execution::kAuto, Execution::kStrict, Execution::kOrdered, Execution::kOrderedNoEarly}) {
+    if (s == to_string(e)) return e;
+  }
+  throw core::InputError("", "execution", std::string(s),
+                         "expected strict, ordered, ordered-no-early or auto");
+}
+
+Execution SimOptions::resolved_execution() const {
+  if (execution == Execution::kAuto) {
+    return perturbation.any() ? Execution::kOrdered : Execution::kStrict;
+  }
+  if (execution == Execution::kStrict && perturbation.any()) {
+    throw core::InputError("", "execution", "strict",
+                           "strict replays every send at its planned start, which perturbed "
+                           "compute may not have readied: use ordered or ordered-no-early (the "
+                           "default with a perturbation is ordered)");
+  }
+  return execution;
+}
+
+void SimOptions::validate() const {
+  core::check_options(kSimOptions, *this);
+  perturbation.validate();
+  if (trace_trial >= trials) {
+    throw core::InputError("", "trace_trial", std::to_string(trace_trial),
+                           "must be below --trials (" + std::to_string(trials) + ")");
+  }
+  (void)resolved_execution();
+}
+
+SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
+                   const SimOptions& options) {
+  check_inputs(w, s, options);
+  if (options.perturbation.any()) {
+    const core::Workload wp = perturb(w, options.perturbation, options.trace_trial);
+    return run_checked(wp, s, options, options.resolved_execution());
+  }
+  return run_checked(w, s, options, options.resolved_execution());
+}
+
+Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values) {
+  Percentiles<std::int64_t> r;
+  if (values.empty()) return r;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  auto at = [&](std::size_t p) {  // rank ceil(p n / 100), 1-based
+    const std::size_t rank = std::max<std::size_t>(1, (p * n + 99) / 100);
+    return values[rank - 1];
+  };
+  r.p50 = at(50);
+  r.p95 = at(95);
+  r.p99 = at(99);
+  r.max = values.back();
+  return r;
+}
+
+TrialsResult simulate_trials(const core::Workload& w, const schedule::Schedule& s,
+                             const SimOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  check_inputs(w, s, options);
+  TrialsResult r;
+  r.execution = options.resolved_execution();
+  std::vector<std::int64_t> times, peaks;
+  const std::uint64_t total = w.total_bytes();
+  for (std::uint32_t k = 0; k < options.trials; ++k) {
+    SimResult one;
+    if (options.perturbation.any()) {
+      const core::Workload wp = perturb(w, options.perturbation, k);
+      one = run_checked(wp, s, options, r.execution);
+    } else {
+      one = run_checked(w, s, options, r.execution);
+    }
+    const Metrics& m = one.metrics;
+    r.all_delivered = r.all_delivered && m.bytes_sent == total && m.bytes_delivered == total;
+    times.push_back(m.iteration_time_ps);
+    peaks.push_back(static_cast<std::int64_t>(m.peak_nic_bytes));
+    if (k == options.trace_trial) {
+      r.trials.push_back(one.metrics);
+      r.chosen = std::move(one);
+    } else {
+      r.trials.push_back(std::move(one.metrics));
+    }
+  }
+  r.iteration_time_ps = nearest_rank(times);
+  r.peak_nic_bytes = nearest_rank(peaks);
+  r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 

@@ -130,6 +130,21 @@ struct FlagOption {
   bool negated = false;
 };
 
+/// A field of S chosen by name from a fixed set (an enum): `parse` maps a
+/// name to its value (throwing InputError naming `field` for another name),
+/// `name` maps a value back.
+template <class S, class E>
+struct ChoiceOption {
+  using Struct = S;
+  using Value = E;
+  std::string_view field;
+  std::string_view flag;
+  std::string_view help;
+  E S::*member;
+  E (*parse)(std::string_view);
+  std::string_view (*name)(E);
+};
+
 /// Calls f on every entry of a table (a std::tuple of options).
 template <class Table, class F>
 constexpr void for_each_option(const Table& table, F&& f) {

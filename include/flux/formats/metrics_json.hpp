@@ -16,8 +16,12 @@ inline constexpr const char* kMetricsFormatV1 = "flux.metrics/v1";
 /// Writes the metrics of simulating `w` over `s` as flux.metrics/v2, or v1
 /// when s.system has no scale-up domain. Only
 /// deterministic fields: the same inputs give the same file, byte for byte
-/// (wall times go to the terminal, not here).
+/// (wall times go to the terminal, not here). With `trials` (perturbed or
+/// repeated runs), `m` is the trace trial's and an optional "trials" object
+/// holds the execution, the perturbation, per-trial values and nearest-rank
+/// percentiles (docs/formats.md); files without it are unchanged.
 void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
-                   const sim::SimOptions& options, const sim::Metrics& m);
+                   const sim::SimOptions& options, const sim::Metrics& m,
+                   const sim::TrialsResult* trials = nullptr);
 
 }  // namespace flux::formats

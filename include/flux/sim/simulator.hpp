@@ -7,7 +7,9 @@
 //     incoming edges has elapsed (and not before its release);
 //   - it is issued at its ready time (circuit-only schedules: rotornet, bvn,
 //     ideal) or, for task-level schedules (flux-milp, greedy), at its
-//     scheduled start once its circuit on its assigned switch is up;
+//     scheduled start once its circuit on its assigned switch is up (strict
+//     execution; ordered execution first recomputes the plan's times in its
+//     order, src/sim/ordered.cpp, then replays them strictly);
 //   - from its issue, the source NIC takes its bytes at link rate; bytes
 //     leave only over a circuit joining src and dst (direct routing; any
 //     switch for circuit-only schedules, only the assigned one for
@@ -34,8 +36,22 @@
 #include "flux/core/time.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/schedule/schedule.hpp"
+#include "flux/sim/perturb.hpp"
 
 namespace flux::sim {
+
+/// How a task-level schedule is executed (docs/model.md, "Execution modes").
+/// Circuit-only schedules (rotornet, bvn, ideal) are data-driven in every mode.
+enum class Execution : std::uint8_t {
+  kAuto,            ///< strict, or ordered when compute is perturbed
+  kStrict,          ///< every circuit and send at its planned time
+  kOrdered,         ///< the planned order per switch port, circuit and port; as early as possible
+  kOrderedNoEarly,  ///< ordered, and nothing before its planned time
+};
+std::string_view to_string(Execution e);
+/// "strict", "ordered", "ordered-no-early" (or "auto"); throws
+/// core::InputError naming the field execution.
+Execution execution_from_string(std::string_view s);
 
 struct SimOptions {
   /// Packet size for NIC memory accounting (a packet occupies memory from
@@ -47,7 +63,19 @@ struct SimOptions {
   /// Check the schedule with the validator before simulating (always on in
   /// the CLI; tests switch it off to feed deliberately odd timelines).
   bool validate_schedule = true;
+  /// Execution of a task-level schedule; kAuto: strict unless perturbed.
+  Execution execution = Execution::kAuto;
+  /// Compute jitter, straggler and seed of perturbed runs.
+  Perturbation perturbation;
+  /// Runs of simulate_trials (trial k perturbed with (seed, k)).
+  std::uint32_t trials = 1;
+  /// The trial whose records simulate_trials keeps (for --trace), < trials.
+  std::uint32_t trace_trial = 0;
 
+  /// The execution actually used: kAuto resolved. Throws core::InputError
+  /// for strict with a perturbation (a planned start the data are not ready
+  /// for cannot happen).
+  [[nodiscard]] Execution resolved_execution() const;
   /// Throws core::InputError naming the field (bounds in kSimOptions).
   void validate() const;
 };
@@ -63,6 +91,17 @@ inline constexpr auto kSimOptions = std::tuple{
         "stop with an error if the iteration has not ended by this simulated time",
         &SimOptions::max_time_ps, 1, 100 * 24 * 3600 * core::kPsPerS, false, false,
         core::OptionUnit::kPicoseconds},
+    core::ChoiceOption<SimOptions, Execution>{
+        "execution", "--execution",
+        "task-level schedules: strict (planned times), ordered (planned order, as early as "
+        "ready), ordered-no-early, or auto (strict; ordered when perturbed)",
+        &SimOptions::execution, &execution_from_string, &to_string},
+    core::NumberOption<SimOptions, std::uint32_t>{"trials", "--trials",
+                                                  "perturbed runs (trial k draws with (seed, k))",
+                                                  &SimOptions::trials, 1, 1000000},
+    core::NumberOption<SimOptions, std::uint32_t>{"trace_trial", "--trace-trial",
+                                                  "the trial --trace writes (0-based, < --trials)",
+                                                  &SimOptions::trace_trial, 0, 999999},
 };
 
 /// What happened to one send (indexed by TaskIndex).
@@ -116,13 +155,49 @@ struct Metrics {
 struct SimResult {
   Metrics metrics;
   std::vector<SendRecord> sends;
+  /// Ordered execution of a task-level schedule: the plan as executed (its
+  /// circuits and starts at the times they happened).
+  std::optional<schedule::Schedule> executed;
 };
 
-/// Simulates `w` over the circuits of `s`. Throws core::InputError on bad
+/// Nearest-rank percentiles of one metric over the trials: the p-th
+/// percentile of N sorted values x_1 <= ... <= x_N is x_ceil(p N / 100).
+template <class T>
+struct Percentiles {
+  T p50{};
+  T p95{};
+  T p99{};
+  T max{};
+};
+Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values);
+
+struct TrialsResult {
+  Execution execution = Execution::kStrict;  ///< resolved
+  std::vector<Metrics> trials;               ///< per trial
+  Percentiles<std::int64_t> iteration_time_ps;
+  Percentiles<std::int64_t> peak_nic_bytes;
+  /// Every trial delivered every byte of the workload.
+  bool all_delivered = true;
+  /// The trace trial: its records (and executed plan), its workload.
+  SimResult chosen;
+  double wall_time_s = 0;
+};
+
+/// Simulates `w` over the circuits of `s`, executed as
+/// options.resolved_execution() says; with a perturbation, `w` perturbed
+/// for trial options.trace_trial (the schedule is validated against `w`
+/// itself). Throws core::InputError on bad
 /// options, schedule::ScheduleError when the schedule does not fit the
 /// workload (validator), and core::Error when some send can never be
 /// delivered (no circuit ever joins its endpoints) or max_time_ps passes.
 SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
                    const SimOptions& options = {});
+
+/// options.trials runs of `s` over `w` perturbed per trial
+/// (options.perturbation, sim/perturb.hpp), each with
+/// options.resolved_execution(). The schedule is validated once against the
+/// unperturbed `w`. Throws as simulate() and perturb() do.
+TrialsResult simulate_trials(const core::Workload& w, const schedule::Schedule& s,
+                             const SimOptions& options);
 
 }  // namespace flux::sim
