@@ -14,6 +14,7 @@
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/io/save.hpp"
+#include "flux/runtime/failure.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/simulator.hpp"
 #include "outputs.hpp"
@@ -34,10 +35,28 @@ struct SimulateOptions {
   sim::SimOptions sim;
   std::optional<std::string> compute_jitter;
   std::optional<std::string> straggler;
+  std::optional<std::string> fail_switch;
+  std::string replan_scheduler;
+  runtime::ReplanOptions replan;
 };
 
+// The iteration time line's note on a failed switch: what was re-planned,
+// by which scheduler, and the re-planning's wall time.
+std::string failure_note(const runtime::FailureTrials& f) {
+  const runtime::FailureOutcome& o = f.chosen.outcome;
+  std::string note = " (switch " + std::to_string(f.failure.switch_index) + " dark at " +
+                     core::format_duration(f.failure.time_ps) + ": ";
+  if (!o.disrupted) return note + "nothing to re-plan; the plain run)";
+  char wall[64];
+  std::snprintf(wall, sizeof wall, "%.3f s", o.replan_wall_time_s);
+  return note + std::to_string(o.replanned_sends) + " sends re-planned by " + o.scheduler + " in " +
+         wall + " wall time; the remainder took " +
+         core::format_duration(o.remainder_iteration_ps) + " from " +
+         core::format_duration(o.restart_ps) + ")";
+}
+
 void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule& s,
-                   const sim::SimResult& r, bool perturbed) {
+                   const sim::SimResult& r, bool perturbed, const runtime::FailureTrials* failure) {
   const sim::Metrics& m = r.metrics;
   std::fprintf(out, "workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(),
                w.num_tasks(), w.accelerators());
@@ -57,10 +76,13 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
                  static_cast<unsigned long long>(m.scaleup_sends),
                  human_bytes(static_cast<double>(m.scaleup_bytes)).c_str());
   }
-  std::fprintf(out, "iteration time   %s\n", core::format_duration(m.iteration_time_ps).c_str());
+  std::fprintf(out, "iteration time   %s%s\n", core::format_duration(m.iteration_time_ps).c_str(),
+               failure ? failure_note(*failure).c_str() : "");
+  const bool disrupted = failure && failure->chosen.outcome.disrupted;
   if (!s.tasks.empty()) {
     std::fprintf(out, "schedule says    %s (%s)\n", core::format_duration(s.makespan_ps).c_str(),
-                 perturbed                              ? "planned for unperturbed compute"
+                 disrupted                              ? "planned without the failure"
+                 : perturbed                            ? "planned for unperturbed compute"
                  : s.makespan_ps == m.iteration_time_ps ? "equal"
                                                         : "DIFFERENT");
   }
@@ -113,7 +135,45 @@ void print_trials(FILE* out, const sim::SimOptions& o, const sim::TrialsResult& 
                mem(t.peak_nic_bytes.p99).c_str(), mem(t.peak_nic_bytes.max).c_str());
 }
 
-void run_simulate(SimulateOptions& o, bool system_given) {
+// The failed switch's options, checked; nullopt without --fail-switch
+// (then no --replan-* option may be given).
+std::optional<runtime::Failure> failure_options(SimulateOptions& o, bool replan_given) {
+  if (!o.fail_switch) {
+    if (replan_given) {
+      throw core::InputError("", "--replan-scheduler", "",
+                             "--replan-scheduler, --replan-time-limit and --replan-delay apply "
+                             "with --fail-switch only");
+    }
+    return std::nullopt;
+  }
+  try {
+    o.replan.scheduler = o.replan_scheduler;
+    o.replan.validate();
+    return runtime::parse_failure(*o.fail_switch);
+  } catch (const core::InputError& e) {
+    throw option_error(e, runtime::kReplanOptions);
+  }
+}
+
+// Runs the trials with the failure; errors of the re-planning scheduler's
+// name name --replan-scheduler, the failure's --fail-switch.
+runtime::FailureTrials run_failure(const SimulateOptions& o, const core::Workload& w,
+                                   const schedule::Schedule& s, const runtime::Failure& f) {
+  try {
+    return blame_workload(o.input, [&] {
+      return runtime::run_trials_with_failure(w, s, f, o.replan, o.run.resolve(), o.sim);
+    });
+  } catch (const core::InputError& e) {
+    if (e.field() == "scheduler") {
+      throw core::InputError(e.source(), "--replan-scheduler", e.value(), e.problem());
+    }
+    if (e.field() == "fail_switch") throw option_error(e, runtime::kReplanOptions);
+    throw;
+  }
+}
+
+void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
+  const std::optional<runtime::Failure> failure = failure_options(o, replan_given);
   try {
     if (o.compute_jitter) {
       o.sim.perturbation.compute_jitter = sim::parse_percent("compute_jitter", *o.compute_jitter);
@@ -159,27 +219,42 @@ void run_simulate(SimulateOptions& o, bool system_given) {
                                std::to_string(w.accelerators()) + ")");
   }
   sim::TrialsResult trials;
+  std::optional<runtime::FailureTrials> failed;
   try {
-    trials = blame_workload(o.input, [&] { return sim::simulate_trials(w, s, o.sim); });
+    if (failure) {
+      failed = run_failure(o, w, s, *failure);
+      trials = std::move(failed->trials);
+    } else {
+      trials = blame_workload(o.input, [&] { return sim::simulate_trials(w, s, o.sim); });
+    }
   } catch (const schedule::ScheduleError& e) {
     if (o.schedule_file.empty()) throw;  // a scheduler's bug, not the user's input
     throw core::InputError(o.schedule_file, "", "", e.what());
   }
   const sim::SimResult& r = trials.chosen;
   const bool robust = o.sim.trials > 1 || o.sim.perturbation.any();
+  const runtime::FailureTrials* f = failed ? &*failed : nullptr;
   if (o.output) {
     io::save_file(*o.output, [&](std::ostream& out) {
-      formats::write_metrics(out, w, s, o.sim, r.metrics, robust ? &trials : nullptr);
+      formats::write_metrics(out, w, s, o.sim, r.metrics, robust ? &trials : nullptr, f);
     });
   }
   if (o.trace) {
     io::save_file(*o.trace, [&](std::ostream& out) {
-      formats::write_chrome_trace(out, w, r.executed ? *r.executed : s, r);
+      if (f && f->chosen.outcome.disrupted) {  // the remainder, from the restart
+        const runtime::FailureRun& c = f->chosen;
+        formats::write_chrome_trace(out, *c.remainder,
+                                    c.continuation.executed ? *c.continuation.executed : *c.replan,
+                                    c.continuation);
+      } else {
+        const sim::SimResult& p = f ? f->chosen.plain : r;
+        formats::write_chrome_trace(out, w, p.executed ? *p.executed : s, p);
+      }
     });
   }
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
-  print_summary(out, w, s, r, o.sim.perturbation.any());
+  print_summary(out, w, s, r, o.sim.perturbation.any(), f);
   if (robust) print_trials(out, o.sim, trials);
   print_notes(loaded.notes);
 }
@@ -206,6 +281,12 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--perturb-seed", o->sim.perturbation.seed,
                   "seed of the perturbations (trial k of every schedule draws the same compute)")
       ->capture_default_str();
+  cmd->add_option("--fail-switch", o->fail_switch,
+                  "SWITCH@TIME: that switch (from 0) goes dark at that time (e.g. 1@2.5ms); the "
+                  "unfinished sends are re-planned on the others (docs/model.md)");
+  cmd->add_option("--replan-scheduler", o->replan_scheduler,
+                  "re-plans after --fail-switch [default: the schedule's scheduler, else flux]");
+  add_options(*cmd, runtime::kReplanOptions, o->replan);
   o->system.add_to(*cmd);
   o->run.add_to(*cmd, true, false);
   cmd->callback([o, cmd] {
@@ -213,7 +294,10 @@ void register_simulate(CLI::App& app) {
                                   cmd->count("--link-gbps") + cmd->count("--scaleup-size") +
                                   cmd->count("--scaleup-gbps") >
                               0;
-    run_simulate(*o, system_given);
+    const bool replan_given = cmd->count("--replan-scheduler") + cmd->count("--replan-time-limit") +
+                                  cmd->count("--replan-delay") >
+                              0;
+    run_simulate(*o, system_given, replan_given);
   });
 }
 

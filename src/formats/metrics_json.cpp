@@ -21,7 +21,43 @@ void write_percentiles(io::JsonWriter& j, const sim::Percentiles<std::int64_t>& 
   v("max", p.max);
 }
 
-void write_trials(io::JsonWriter& j, const sim::SimOptions& o, const sim::TrialsResult& t) {
+// The failure and what it did to the trace trial (docs/formats.md).
+void write_failure(io::JsonWriter& j, const runtime::FailureTrials& f) {
+  const runtime::FailureOutcome& o = f.chosen.outcome;
+  j.key("failure").begin_object();
+  j.member("switch", f.failure.switch_index);
+  j.member("time_ps", static_cast<std::uint64_t>(f.failure.time_ps));
+  j.member("disrupted", o.disrupted);
+  j.member("done_sends", o.done_sends).member("replanned_sends", o.replanned_sends);
+  j.member("replanned_bytes", o.replanned_bytes);
+  if (o.disrupted) {
+    j.member("replan_scheduler", o.scheduler);
+    j.member("replan_status", std::string(schedule::to_string(o.replan_status)));
+    j.member("restart_s", core::ps_to_seconds(o.restart_ps));
+    j.member("remainder_makespan_s", core::ps_to_seconds(o.remainder_makespan_ps));
+    j.member("remainder_iteration_time_s", core::ps_to_seconds(o.remainder_iteration_ps));
+    j.member("replan_wall_time_s", o.replan_wall_time_s);
+  }
+  j.end_object();
+}
+
+// Per trial, in the trials object.
+void write_failure_trials(io::JsonWriter& j, const runtime::FailureTrials& f) {
+  j.key("failure").begin_object();
+  j.key("replanned_sends").begin_array();
+  for (const auto& o : f.outcomes) j.value(o.replanned_sends);
+  j.end_array();
+  j.key("remainder_iteration_time_s").begin_array();
+  for (const auto& o : f.outcomes) j.value(core::ps_to_seconds(o.remainder_iteration_ps));
+  j.end_array();
+  j.key("replan_wall_time_s").begin_array();
+  for (const auto& o : f.outcomes) j.value(o.replan_wall_time_s);
+  j.end_array();
+  j.end_object();
+}
+
+void write_trials(io::JsonWriter& j, const sim::SimOptions& o, const sim::TrialsResult& t,
+                  const runtime::FailureTrials* failure) {
   j.key("trials").begin_object();
   j.member("count", static_cast<std::uint64_t>(t.trials.size()));
   j.member("execution", std::string(sim::to_string(t.execution)));
@@ -47,6 +83,7 @@ void write_trials(io::JsonWriter& j, const sim::SimOptions& o, const sim::Trials
   for (const sim::Metrics& m : t.trials) j.value(m.peak_nic_bytes);
   j.end_array();
   j.end_object();
+  if (failure) write_failure_trials(j, *failure);
   j.end_object();
 }
 
@@ -54,7 +91,7 @@ void write_trials(io::JsonWriter& j, const sim::SimOptions& o, const sim::Trials
 
 void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
                    const sim::SimOptions& options, const sim::Metrics& m,
-                   const sim::TrialsResult* trials) {
+                   const sim::TrialsResult* trials, const runtime::FailureTrials* failure) {
   io::JsonWriter j(out);
   j.begin_object();
   // v1 without domains: those files stay as they were, byte for byte.
@@ -100,7 +137,8 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   j.key("nic_peak_bytes").begin_array();
   for (std::uint64_t b : m.nic_peak_bytes) j.value(b);
   j.end_array();
-  if (trials) write_trials(j, options, *trials);
+  if (failure) write_failure(j, *failure);
+  if (trials) write_trials(j, options, *trials, failure);
   j.end_object();
   j.finish();
 }

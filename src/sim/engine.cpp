@@ -191,6 +191,7 @@ void Engine::run() {
     if (queue_.empty()) stuck(now_);
     const Event e = queue_.top();
     queue_.pop();
+    if (options_.cut_ps && !cut_taken_ && e.t > *options_.cut_ps) take_cut(*options_.cut_ps);
     if (e.t > options_.max_time_ps) {
       std::ostringstream m;
       m << "the iteration has not finished after " << core::format_duration(options_.max_time_ps)
@@ -231,6 +232,16 @@ void Engine::run() {
     }
     ++events_;
     reallocate_touched(e.t);
+  }
+  if (options_.cut_ps && !cut_taken_) take_cut(now_);
+}
+
+void Engine::take_cut(TimePs cut) {
+  cut_taken_ = true;
+  cut_events_ = events_;
+  cut_peaks_.reserve(nics_.size());
+  for (const Nic& n : nics_) {
+    cut_peaks_.push_back(std::max(n.peak, n.value + n.slope * (cut - n.t) + n.packets));
   }
 }
 

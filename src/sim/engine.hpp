@@ -200,6 +200,10 @@ class Engine {
   [[nodiscard]] Units busy_units() const { return busy_units_; }
   [[nodiscard]] Units relayed_units() const { return hop1_units_; }
   [[nodiscard]] Units second_hop_units() const { return hop2_units_; }
+  /// With SimOptions::cut_ps: each NIC's peak over [0, cut] (units), and
+  /// the events processed up to the cut.
+  [[nodiscard]] const std::vector<Units>& cut_peaks() const { return cut_peaks_; }
+  [[nodiscard]] std::uint64_t cut_events() const { return cut_events_; }
 
  private:
   // engine.cpp: the loop, sends, circuits.
@@ -231,6 +235,9 @@ class Engine {
   void on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t);
   std::uint32_t flow_of(std::uint32_t a, std::uint32_t b) const;
   [[noreturn]] void stuck(TimePs t) const;
+  // Records each NIC's peak over [0, cut]: every event up to the cut is
+  // processed and NIC memory is linear since each NIC's last update.
+  void take_cut(TimePs cut);
 
   // flows.cpp: data movement and rates.
   Units ingested(const SendState& s, TimePs t) const;
@@ -296,6 +303,9 @@ class Engine {
   std::vector<std::uint8_t> touched_mark_;
   std::size_t finished_ = 0;
   std::uint64_t events_ = 0;
+  bool cut_taken_ = false;
+  std::vector<Units> cut_peaks_;
+  std::uint64_t cut_events_ = 0;
   Units busy_units_ = 0;
   Units hop1_units_ = 0;
   Units hop2_units_ = 0;

@@ -63,6 +63,22 @@ std::uint64_t units_to_bytes(detail::Units units, const core::System& system) {
   return static_cast<std::uint64_t>(std::ceil(bytes - 1e-9L));
 }
 
+// Adds send `t`'s finish, wait, bytes and fabric to `m`.
+void add_send(Metrics& m, const detail::SendState& st, const core::Task& t) {
+  m.iteration_time_ps = std::max(m.iteration_time_ps, st.finish + t.tail_ps);
+  const core::TimePs wait = st.finish - st.ready - st.work;
+  m.wait_total_ps += wait;
+  m.wait_max_ps = std::max(m.wait_max_ps, wait);
+  if (st.departed == st.work) m.bytes_sent += t.bytes;
+  if (st.delivered == st.work) m.bytes_delivered += t.bytes;
+  if (st.scaleup) {
+    ++m.scaleup_sends;
+    m.scaleup_bytes += t.bytes;
+    m.scaleup_wait_total_ps += wait;
+    m.scaleup_wait_max_ps = std::max(m.scaleup_wait_max_ps, wait);
+  }
+}
+
 void check_inputs(const core::Workload& w, const schedule::Schedule& s, const SimOptions& options) {
   options.validate();
   s.system.validate();
@@ -91,22 +107,13 @@ SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
   Metrics& m = r.metrics;
   const auto& sends = engine.sends();
   r.sends.resize(sends.size());
+  Metrics cut;  // the sends finished by options.cut_ps
   for (std::size_t v = 0; v < sends.size(); ++v) {
     const detail::SendState& st = sends[v];
-    const core::Task& t = w.task(core::TaskIndex(v));
     r.sends[v] = SendRecord{st.ready, st.issue, st.finish};
-    m.iteration_time_ps = std::max(m.iteration_time_ps, st.finish + t.tail_ps);
-    const core::TimePs wait = st.finish - st.ready - st.work;
-    m.wait_total_ps += wait;
-    m.wait_max_ps = std::max(m.wait_max_ps, wait);
-    if (st.departed == st.work) m.bytes_sent += t.bytes;
-    if (st.delivered == st.work) m.bytes_delivered += t.bytes;
-    if (st.scaleup) {
-      ++m.scaleup_sends;
-      m.scaleup_bytes += t.bytes;
-      m.scaleup_wait_total_ps += wait;
-      m.scaleup_wait_max_ps = std::max(m.scaleup_wait_max_ps, wait);
-    }
+    add_send(m, st, w.task(core::TaskIndex(v)));
+    if (options.cut_ps && st.finish <= *options.cut_ps)
+      add_send(cut, st, w.task(core::TaskIndex(v)));
   }
   for (const detail::Nic& n : engine.nics()) {
     m.nic_peak_bytes.push_back(units_to_bytes(n.peak, s.system));
@@ -122,6 +129,17 @@ SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
   if (cs.up_units > 0) {
     m.circuit_utilization =
         static_cast<double>(engine.busy_units()) / static_cast<double>(cs.up_units);
+  }
+  if (options.cut_ps) {
+    for (const detail::Units peak : engine.cut_peaks()) {
+      cut.nic_peak_bytes.push_back(units_to_bytes(peak, s.system));
+      cut.peak_nic_bytes = std::max(cut.peak_nic_bytes, cut.nic_peak_bytes.back());
+    }
+    const CircuitStats before = circuit_stats(s, *options.cut_ps);
+    cut.reconfigurations = before.reconfigurations;
+    cut.circuits_set_up = before.circuits_set_up;
+    cut.events = engine.cut_events();
+    r.at_cut = std::move(cut);
   }
   m.events = engine.events();
   m.loop_time_s = std::chrono::duration<double>(t2 - t1).count();

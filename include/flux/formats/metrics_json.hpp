@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "flux/core/workload.hpp"
+#include "flux/runtime/failure.hpp"
 #include "flux/schedule/schedule.hpp"
 #include "flux/sim/simulator.hpp"
 
@@ -19,9 +20,15 @@ inline constexpr const char* kMetricsFormatV1 = "flux.metrics/v1";
 /// (wall times go to the terminal, not here). With `trials` (perturbed or
 /// repeated runs), `m` is the trace trial's and an optional "trials" object
 /// holds the execution, the perturbation, per-trial values and nearest-rank
-/// percentiles (docs/formats.md); files without it are unchanged.
+/// percentiles (docs/formats.md); files without it are unchanged. With
+/// `failure` (a failed switch, runtime/failure.hpp), `m` and `trials` are
+/// those of the runs with the failure, a "failure" object describes the
+/// trace trial's and the trials object gains per-trial re-planning values;
+/// its replan_wall_time_s fields are the file's only wall times (not
+/// reproducible).
 void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
                    const sim::SimOptions& options, const sim::Metrics& m,
-                   const sim::TrialsResult* trials = nullptr);
+                   const sim::TrialsResult* trials = nullptr,
+                   const runtime::FailureTrials* failure = nullptr);
 
 }  // namespace flux::formats

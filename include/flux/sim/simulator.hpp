@@ -71,6 +71,9 @@ struct SimOptions {
   std::uint32_t trials = 1;
   /// The trial whose records simulate_trials keeps (for --trace), < trials.
   std::uint32_t trace_trial = 0;
+  /// Also measure the run up to this instant (SimResult::at_cut; the
+  /// runtime's failed switch, runtime/failure.hpp). Not an option of the CLI.
+  std::optional<core::TimePs> cut_ps;
 
   /// The execution actually used: kAuto resolved. Throws core::InputError
   /// for strict with a perturbation (a planned start the data are not ready
@@ -155,6 +158,11 @@ struct Metrics {
 struct SimResult {
   Metrics metrics;
   std::vector<SendRecord> sends;
+  /// With SimOptions::cut_ps = T: the metrics of the run up to T, i.e. of the
+  /// sends finished by T (finish <= T: iteration time = max finish + tail,
+  /// waits, bytes, scale-up counts), the NIC peaks over [0, T], the circuits
+  /// whose setup starts before T, the events processed by T; no utilisation.
+  std::optional<Metrics> at_cut;
   /// Ordered execution of a task-level schedule: the plan as executed (its
   /// circuits and starts at the times they happened).
   std::optional<schedule::Schedule> executed;
