@@ -15,6 +15,7 @@
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
 #include "flux/workload/llama.hpp"
+#include "sched_test_util.hpp"
 
 namespace flux {
 namespace {
@@ -25,10 +26,7 @@ using core::TimePs;
 using runtime::Failure;
 
 core::System system(std::uint32_t switches, TimePs tau) {
-  core::System s;
-  s.switches = switches;
-  s.reconfig_delay_ps = tau;
-  return s;
+  return sched::testing::system_with(tau, switches);
 }
 
 sched::SchedulerOptions fixed_search() {
