@@ -157,6 +157,12 @@ TEST(Failure, AfterTheIterationIsThePlainRun) {
       EXPECT_FALSE(r.outcome.disrupted) << name;
       EXPECT_EQ(r.outcome.replanned_sends, 0u) << name;
       expect_same_metrics(r.metrics, plain.metrics, name);
+      // Measured up to a cut at or after the end: every send, every peak.
+      ASSERT_TRUE(r.plain.at_cut.has_value());
+      EXPECT_EQ(r.plain.at_cut->iteration_time_ps, end) << name;
+      EXPECT_EQ(r.plain.at_cut->nic_peak_bytes, plain.metrics.nic_peak_bytes) << name;
+      EXPECT_EQ(r.plain.at_cut->bytes_delivered, w.total_bytes()) << name;
+      EXPECT_EQ(r.plain.at_cut->wait_total_ps, plain.metrics.wait_total_ps) << name;
     }
   }
 }
