@@ -2,6 +2,7 @@
 #include "csv_fields.hpp"
 
 #include <fstream>
+#include <sstream>
 
 namespace flux::eval {
 
@@ -34,6 +35,14 @@ double RowReader::real(std::size_t col) const {
 void RowReader::fail(std::size_t col, const std::string& problem) const {
   throw core::InputError(file_, "line " + std::to_string(line_) + ", " + std::string(columns_[col]),
                          fields_[col], problem);
+}
+
+void throw_resume_mismatch(std::size_t index, const std::string& field, const std::string& have,
+                           const std::string& want) {
+  std::ostringstream m;
+  m << "row " << index + 1 << " was measured with " << field << " = " << have
+    << ", this sweep uses " << want << ": write to another directory (-o) or start over (--fresh)";
+  throw core::InputError("", field, have, m.str());
 }
 
 std::vector<std::string> split(const std::string& line) {

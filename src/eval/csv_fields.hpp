@@ -63,6 +63,11 @@ class RowReader {
   std::vector<std::string> fields_;
 };
 
+/// The error for row `index` (0-based) of a CSV being resumed, measured
+/// with `field` = `have` where the sweep uses `want`.
+[[noreturn]] void throw_resume_mismatch(std::size_t index, const std::string& field,
+                                        const std::string& have, const std::string& want);
+
 /// Reads `file`: its header must be one of `headers` (their column counts);
 /// calls row(reader, columns) for every non-empty line after it. Throws
 /// core::InputError naming the file and line.

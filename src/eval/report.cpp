@@ -111,6 +111,19 @@ std::string style(const std::string& s) {
   return "lw 1.5" + lc + " pt 3";
 }
 
+std::string gnuplot_terminal(int pass, std::size_t width, std::size_t height,
+                             const std::string& png, const std::string& svg) {
+  std::ostringstream g;
+  if (pass == 0) {
+    g << "set terminal pngcairo size " << width << "," << height << " font ',10'\n";
+    g << "set output '" << png << "'\n";
+  } else {
+    g << "set terminal svg size " << width << "," << height << " dynamic font 'sans,10'\n";
+    g << "set output '" << svg << "'\n";
+  }
+  return g.str();
+}
+
 }  // namespace detail
 
 std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows) {
@@ -192,13 +205,7 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
   }
   const std::size_t n = jobs.size();
   for (int pass = 0; pass < 2; ++pass) {
-    if (pass == 0) {
-      g << "set terminal pngcairo size 1500," << 430 * n + 60 << " font ',10'\n";
-      g << "set output '" << png << "'\n";
-    } else {
-      g << "set terminal svg size 1500," << 430 * n + 60 << " dynamic font 'sans,10'\n";
-      g << "set output '" << svg << "'\n";
-    }
+    g << detail::gnuplot_terminal(pass, 1500, 430 * n + 60, png, svg);
     g << "set multiplot layout " << n << ",3 title '";
     if (c.named_jobs.empty()) {
       g << "Llama 3 " << upper(c.training.model.name) << ", TP" << c.training.tp << " x DP"

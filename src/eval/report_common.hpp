@@ -21,5 +21,9 @@ std::string gnuplot_block(const std::string& prefix, const std::string& schedule
 /// A scheduler's colour ("#d62728") and full line style, the same in every plot.
 std::string color(const std::string& scheduler);
 std::string style(const std::string& scheduler);
+/// The terminal and output lines of a script's pass 0 (PNG) or 1 (SVG),
+/// `width` x `height` pixels.
+std::string gnuplot_terminal(int pass, std::size_t width, std::size_t height,
+                             const std::string& png, const std::string& svg);
 
 }  // namespace flux::eval::detail

@@ -136,13 +136,7 @@ std::string robustness_gnuplot(const RobustnessConfig& c, const std::vector<Robu
   }
   const std::size_t n = panel;
   for (int pass = 0; pass < 2; ++pass) {
-    if (pass == 0) {
-      g << "set terminal pngcairo size 1300," << 380 * n + 60 << " font ',10'\n";
-      g << "set output '" << png << "'\n";
-    } else {
-      g << "set terminal svg size 1300," << 380 * n + 60 << " dynamic font 'sans,10'\n";
-      g << "set output '" << svg << "'\n";
-    }
+    g << detail::gnuplot_terminal(pass, 1300, 380 * n + 60, png, svg);
     g << "set multiplot layout " << n
       << ",2 title 'Iteration time under perturbed compute: " << sim::to_string(c.execution)
       << " execution, " << c.trials << " trials per jitter (line p50, band to p95), "

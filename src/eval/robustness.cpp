@@ -12,6 +12,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "csv_fields.hpp"
 #include "flux/core/error.hpp"
 #include "flux/eval/robustness.hpp"
 #include "flux/workload/robust.hpp"
@@ -46,12 +47,7 @@ void check_same_config(const RobustnessConfig& c, const std::vector<EvalJob>& jo
       std::find_if(jobs.begin(), jobs.end(), [&](const EvalJob& j) { return j.name == r.job; });
   if (job == jobs.end()) return;
   auto mismatch = [&](const std::string& field, const std::string& have, const std::string& want) {
-    if (have == want) return;
-    std::ostringstream m;
-    m << "row " << index + 1 << " was measured with " << field << " = " << have
-      << ", this sweep uses " << want
-      << ": write to another directory (-o) or start over (--fresh)";
-    throw core::InputError("", field, have, m.str());
+    if (have != want) detail::throw_resume_mismatch(index, field, have, want);
   };
   const workload::TrainingConfig& t = job->training;
   mismatch("model", r.model, t.model.name);
