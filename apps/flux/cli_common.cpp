@@ -11,6 +11,7 @@
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
 #include "flux/core/summary.hpp"
+#include "flux/sim/perturb.hpp"
 
 namespace flux::cli {
 
@@ -53,6 +54,10 @@ void SchedulerCliOptions::add_to(CLI::App& app, bool with_scheduler, bool with_m
       names += n;
     }
     app.add_option("--scheduler", scheduler, names)->capture_default_str();
+    const auto& robust = std::get<0>(workload::kRobustPlanningOptions);
+    app.add_option(std::string(robust.flag), robust_jitter,
+                   std::string(robust.help) + " [" + robust.range_text() +
+                       "; docs/model.md, Robust planning]");
   }
   add_options(app, sched::kSchedulerOptions, sched);
   add_options(app, sched::kMilpOptions, sched.milp);
@@ -64,6 +69,26 @@ void SchedulerCliOptions::add_to(CLI::App& app, bool with_scheduler, bool with_m
                    "decode a solver's .sol file for the exported model instead of solving")
         ->check(non_empty_path());
   }
+}
+
+workload::RobustPlanning SchedulerCliOptions::robust_planning() const {
+  workload::RobustPlanning r;
+  if (robust_jitter.empty()) return r;
+  try {
+    r.jitter = sim::parse_percent("robust_jitter", robust_jitter);
+    r.validate();
+  } catch (const core::InputError& e) {
+    throw option_error(e, workload::kRobustPlanningOptions);
+  }
+  return r;
+}
+
+schedule::Schedule SchedulerCliOptions::run(const core::Workload& w,
+                                            const core::System& system) const {
+  const workload::RobustPlanning r = robust_planning();
+  if (!r.any()) return run_named_scheduler(scheduler, w, system, resolve());
+  const core::Workload planned = workload::robust_plan_workload(w, r);
+  return sched::adopt_plan(run_named_scheduler(scheduler, planned, system, resolve()), w);
 }
 
 sched::SchedulerOptions SchedulerCliOptions::resolve() const {

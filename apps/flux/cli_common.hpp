@@ -13,6 +13,7 @@
 #include "flux/core/workload.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/llama.hpp"
+#include "flux/workload/robust.hpp"
 
 namespace flux::cli {
 
@@ -41,12 +42,21 @@ struct SystemOptions {
 struct SchedulerCliOptions {
   std::string scheduler = "flux";
   sched::SchedulerOptions sched;
+  /// --robust-jitter as given ("" : plan for the mean compute).
+  std::string robust_jitter;
 
   /// `with_scheduler`: also --scheduler; `with_milp_files`: also
   /// --export-milp and --solution.
   void add_to(CLI::App& app, bool with_scheduler, bool with_milp_files);
   /// Validates; throws core::InputError naming the option.
   [[nodiscard]] sched::SchedulerOptions resolve() const;
+  /// --robust-jitter (workload::kRobustPlanningOptions), validated; throws
+  /// core::InputError naming the option.
+  [[nodiscard]] workload::RobustPlanning robust_planning() const;
+  /// The scheduler's schedule of `w`, planned on
+  /// workload::robust_plan_workload(w, robust_planning()) and adopted for
+  /// `w` (sched::adopt_plan) when --robust-jitter is given.
+  [[nodiscard]] schedule::Schedule run(const core::Workload& w, const core::System& system) const;
 };
 
 /// The training job's options (`flux generate llama3`, `flux evaluate`):

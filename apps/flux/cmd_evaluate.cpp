@@ -13,8 +13,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -22,6 +24,7 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/eval/evaluate.hpp"
+#include "flux/eval/robustness.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
 
@@ -42,6 +45,10 @@ struct EvaluateOptions {
   bool full = false;
   bool fresh = false;
   bool no_plot = false;
+  // The robustness preset's axes and options (eval::kRobustnessOptions).
+  std::vector<std::string> jitters;
+  std::vector<std::string> straggler_factors;
+  std::vector<std::function<void(eval::RobustnessConfig&)>> robust;
 };
 
 constexpr double kFullLimitS = 600;
@@ -62,6 +69,11 @@ struct Given {
 };
 
 eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
+  if (!o.jitters.empty() || !o.straggler_factors.empty() || !o.robust.empty()) {
+    throw core::InputError("", "--preset", o.preset,
+                           "--jitters, --straggler-factors, --trials, --perturb-seed and "
+                           "--straggler-rank only apply to --preset robustness");
+  }
   eval::EvalConfig c;
   try {
     c = eval::EvalConfig::preset_named(o.preset);
@@ -92,6 +104,43 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
     c.validate();
   } catch (const core::InputError& e) {
     throw option_error(e, core::kSystemOptions, sched::kSchedulerOptions);
+  }
+  return c;
+}
+
+eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given& given) {
+  eval::RobustnessConfig c = eval::RobustnessConfig::preset_robustness();
+  if (!o.layers.empty()) c.layers = o.layers;
+  if (!o.training.gpu.empty()) c.gpus = {o.training.gpu};
+  c.training = o.training.resolve(c.training);
+  if (!o.taus.empty()) {
+    c.taus_ps.clear();
+    for (const std::string& t : o.taus) c.taus_ps.push_back(core::parse_duration(t, "--tau"));
+  }
+  if (!o.schedulers.empty()) c.schedulers = o.schedulers;
+  if (!o.jitters.empty()) {
+    c.jitters.clear();
+    for (const std::string& j : o.jitters) c.jitters.push_back(sim::parse_percent("--jitters", j));
+  }
+  if (!o.straggler_factors.empty()) {
+    c.straggler_factors.clear();
+    for (const std::string& f : o.straggler_factors) {
+      char* end = nullptr;
+      const double v = std::strtod(f.c_str(), &end);
+      if (f.empty() || end != f.c_str() + f.size() || !(v > 0 && v <= 1000)) {
+        throw core::InputError("", "--straggler-factors", f, "expected a factor in (0, 1000]");
+      }
+      c.straggler_factors.push_back(v);
+    }
+  }
+  for (const auto& set : o.robust) set(c);
+  c.system = o.system.to_system();
+  c.sched = o.run.resolve();
+  if (o.full && !given.time_limit) c.sched.time_limit_s = kFullLimitS;
+  try {
+    c.validate();
+  } catch (const core::InputError& e) {
+    throw option_error(e, eval::kRobustnessOptions, core::kSystemOptions, sched::kSchedulerOptions);
   }
   return c;
 }
@@ -158,14 +207,16 @@ void check_plot(const io::OutputFile& plot, const std::filesystem::path& file,
 
 // <stem>.png and <stem>.svg through gnuplot, each checked complete before it
 // is renamed into place; false when gnuplot is not installed.
-bool plot(const eval::EvalConfig& c, const std::vector<eval::EvalRow>& rows,
-          const std::filesystem::path& dir) {
-  const std::filesystem::path png_file = dir / (c.file_stem + ".png");
-  const std::filesystem::path svg_file = dir / (c.file_stem + ".svg");
+// `script(png, svg)` is the gnuplot script drawing into those files.
+using Script = std::function<std::string(const std::string& png, const std::string& svg)>;
+
+bool plot(const std::string& stem, const std::filesystem::path& dir, const Script& script_of) {
+  const std::filesystem::path png_file = dir / (stem + ".png");
+  const std::filesystem::path svg_file = dir / (stem + ".svg");
   io::OutputFile png(io::resolve_output(png_file, false));
   io::OutputFile svg(io::resolve_output(svg_file, false));
   // gnuplot opens its outputs by name: the descriptors we pass it (3, 4).
-  const std::string script = eval::gnuplot_script(c, rows, "/proc/self/fd/3", "/proc/self/fd/4");
+  const std::string script = script_of("/proc/self/fd/3", "/proc/self/fd/4");
   if (!run_gnuplot(script, {png.fd(), svg.fd()})) return false;
   // The PNG's last chunk, IEND: length 0, type, CRC.
   constexpr char kIend[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', '\xAE', '\x42', '\x60', '\x82'};
@@ -176,14 +227,78 @@ bool plot(const eval::EvalConfig& c, const std::vector<eval::EvalRow>& rows,
   return true;
 }
 
+// After the sweep: summary.txt, <stem>.gp and, through gnuplot, the plots.
+void finish(const std::filesystem::path& dir, const std::string& stem, const std::string& summary,
+            bool no_plot, const Script& script_of) {
+  const std::filesystem::path csv = dir / (stem + ".csv");
+  const std::filesystem::path gp = dir / (stem + ".gp");
+  io::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
+  std::printf("%s", summary.c_str());
+  // The script as a user reruns it in the directory: gnuplot <stem>.gp.
+  const std::string script = script_of(stem + ".png", stem + ".svg");
+  io::save_file(gp, [&](std::ostream& out) { out << script; });
+  std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
+              gp.string().c_str());
+  if (no_plot) return;
+  if (!plot(stem, dir, script_of)) {
+    std::printf(
+        "gnuplot is not installed: no plots (apt-get install gnuplot-nox, then gnuplot %s)\n",
+        gp.string().c_str());
+    return;
+  }
+  std::printf("plotted %s and %s\n", (dir / (stem + ".png")).string().c_str(),
+              (dir / (stem + ".svg")).string().c_str());
+}
+
+void run_robustness(const EvaluateOptions& o, const Given& given) {
+  const eval::RobustnessConfig c = make_robust_config(o, given);
+  const std::filesystem::path dir = o.output;
+  io::prepare_output_directory(dir, "-o");
+  const io::DirectoryLock lock(dir, ".flux-evaluate.lock", "flux evaluate");
+  const std::filesystem::path csv = dir / (c.file_stem + ".csv");
+  std::vector<eval::RobustRow> rows;
+  if (!o.fresh && std::filesystem::exists(csv)) rows = eval::read_robust_csv(csv);
+  std::fprintf(stderr,
+               "flux evaluate: preset %s, %zu points (%zu jobs x %zu delays x %zu schedulers x "
+               "%zu perturbations, %u trials per jitter), results in %s/\n",
+               c.preset.c_str(), c.points(), c.jobs().size(), c.taus_ps.size(), c.schedulers.size(),
+               c.perturbations().size(), c.trials, dir.string().c_str());
+  if (!rows.empty()) {
+    std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
+                 csv.string().c_str());
+  }
+  eval::run_robustness(
+      c, rows, [&](std::size_t done, std::size_t n, const eval::RobustRow& r, bool resumed) {
+        if (resumed) return;
+        eval::write_robust_csv(csv, rows);
+        std::fprintf(stderr,
+                     "[%3zu/%zu] %s, tau %-7s %-13s %-9s %5g%% x%-4g p50 %10.2f ms  p95 %10.2f ms  "
+                     "peak p95 %-10s%s (%.2f s)\n",
+                     done, n, r.job.c_str(), core::format_duration(r.tau_ps).c_str(),
+                     r.scheduler.c_str(), std::string(eval::to_string(r.perturbation)).c_str(),
+                     100 * r.jitter, r.straggler_factor, r.iteration_time_s.p50 * 1e3,
+                     r.iteration_time_s.p95 * 1e3,
+                     human_bytes(static_cast<double>(r.peak_nic_bytes.p95)).c_str(),
+                     r.all_delivered ? "" : "  BYTES MISSING", r.sim_time_s);
+      });
+  eval::write_robust_csv(csv, rows);
+  finish(dir, c.file_stem, eval::robustness_summary(c, rows), o.no_plot,
+         [&](const std::string& png, const std::string& svg) {
+           return eval::robustness_gnuplot(c, rows, png, svg);
+         });
+}
+
 void run_evaluate(const EvaluateOptions& o, const Given& given) {
+  if (o.preset == "robustness") {
+    run_robustness(o, given);
+    return;
+  }
   const eval::EvalConfig c = make_config(o, given);
   const std::filesystem::path dir = o.output;
   // Before any point is solved: the directory, and no other run writing it.
   io::prepare_output_directory(dir, "-o");
   const io::DirectoryLock lock(dir, ".flux-evaluate.lock", "flux evaluate");
   const std::filesystem::path csv = dir / (c.file_stem + ".csv");
-  const std::filesystem::path gp = dir / (c.file_stem + ".gp");
   std::vector<eval::EvalRow> rows;
   if (!o.fresh && std::filesystem::exists(csv)) rows = eval::read_csv(csv);
 
@@ -214,25 +329,10 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
             static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(), r.solve_time_s);
       });
   eval::write_csv(csv, rows);
-  const std::string summary = eval::summary_table(c, rows);
-  io::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
-  std::printf("%s", summary.c_str());
-
-  // The script as a user reruns it in the directory: gnuplot <stem>.gp.
-  const std::string script =
-      eval::gnuplot_script(c, rows, c.file_stem + ".png", c.file_stem + ".svg");
-  io::save_file(gp, [&](std::ostream& out) { out << script; });
-  std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
-              gp.string().c_str());
-  if (o.no_plot) return;
-  if (!plot(c, rows, dir)) {
-    std::printf(
-        "gnuplot is not installed: no plots (apt-get install gnuplot-nox, then gnuplot %s)\n",
-        gp.string().c_str());
-    return;
-  }
-  std::printf("plotted %s and %s\n", (dir / (c.file_stem + ".png")).string().c_str(),
-              (dir / (c.file_stem + ".svg")).string().c_str());
+  finish(dir, c.file_stem, eval::summary_table(c, rows), o.no_plot,
+         [&](const std::string& png, const std::string& svg) {
+           return eval::gnuplot_script(c, rows, png, svg);
+         });
 }
 
 }  // namespace
@@ -241,8 +341,9 @@ void register_evaluate(CLI::App& app) {
   auto o = std::make_shared<EvaluateOptions>();
   auto* cmd = app.add_subcommand("evaluate", "run the paper's evaluation (Figure 2) end to end");
   cmd->add_option("--preset", o->preset,
-                  "paper-fig2 (Figure 2: layer counts x tau) or real-jobs (Llama 3 405B on 16,384 "
-                  "and 70B on 1,024 H100s in 8-GPU domains, folded; docs/results.md)")
+                  "paper-fig2 (Figure 2: layer counts x tau), real-jobs (Llama 3 405B on 16,384 "
+                  "and 70B on 1,024 H100s in 8-GPU domains, folded) or robustness (jitter and "
+                  "stragglers, 8 layers on A100 and H100; docs/results.md)")
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "directory for fig2.csv, summary.txt and the plots")
       ->capture_default_str();
@@ -256,6 +357,14 @@ void register_evaluate(CLI::App& app) {
   o->training.add_to(*cmd, eval::EvalConfig::preset_named("paper-fig2").training, false);
   o->system.add_to(*cmd, {"--tau"});  // --tau is the sweep's list
   o->run.add_to(*cmd, false, false);
+  cmd->add_option("--jitters", o->jitters,
+                  "robustness: compute jitters, e.g. 0,5%,20% (default 0,2%,5%,10%,20%)")
+      ->delimiter(',');
+  cmd->add_option("--straggler-factors", o->straggler_factors,
+                  "robustness: the straggler's compute factors, e.g. 1.1,1.5 (default)")
+      ->delimiter(',');
+  const auto robust_defaults = eval::RobustnessConfig::preset_robustness();
+  add_overrides(*cmd, eval::kRobustnessOptions, o->robust, &robust_defaults);
   cmd->add_flag("--full", o->full, "longer solves: 600 s per instance (unless --time-limit)");
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in fig2.csv and start over");
   cmd->add_flag("--no-plot", o->no_plot, "write fig2.gp but do not run gnuplot");

@@ -52,6 +52,7 @@ void print_summary(FILE* out, const schedule::Schedule& s) {
 void run_schedule(const ScheduleOptions& o) {
   (void)o.system.to_system();  // option errors before any file is read
   const sched::SchedulerOptions options = o.run.resolve();
+  (void)o.run.robust_planning();
   std::vector<io::OutputSpec> outputs;
   if (o.output) outputs.push_back({*o.output, "the schedule output (-o)", "-o", true});
   if (!options.milp.export_path.empty()) {
@@ -64,8 +65,7 @@ void run_schedule(const ScheduleOptions& o) {
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
   const core::System system = o.system.to_system(w);
-  const schedule::Schedule s = blame_workload(
-      o.input, [&] { return run_named_scheduler(o.run.scheduler, w, system, options); });
+  const schedule::Schedule s = blame_workload(o.input, [&] { return o.run.run(w, system); });
   if (o.output) formats::save_schedule(*o.output, s);
   print_summary(report_stream({o.output.value_or("")}), s);
   print_notes(loaded.notes);

@@ -183,6 +183,11 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
   } catch (const core::InputError& e) {
     throw option_error(e, sim::kSimOptions);
   }
+  (void)o.run.robust_planning();
+  if (!o.schedule_file.empty() && !o.run.robust_jitter.empty()) {
+    throw core::InputError("", "--robust-jitter", o.run.robust_jitter,
+                           "plans with --scheduler; a schedule file is already planned");
+  }
   if (o.schedule_file.empty() == o.run.scheduler.empty()) {
     throw core::InputError("", "--schedule", "", "give either --schedule FILE or --scheduler NAME");
   }
@@ -208,9 +213,7 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
   if (!o.schedule_file.empty()) {
     s = formats::read_schedule(o.schedule_file);
   } else {
-    s = blame_workload(o.input, [&] {
-      return run_named_scheduler(o.run.scheduler, w, o.system.to_system(w), o.run.resolve());
-    });
+    s = blame_workload(o.input, [&] { return o.run.run(w, o.system.to_system(w)); });
     if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
   }
   if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= w.accelerators()) {

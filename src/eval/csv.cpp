@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "csv_fields.hpp"
 #include "flux/core/error.hpp"
 #include "flux/eval/evaluate.hpp"
 #include "flux/io/save.hpp"
@@ -46,110 +47,16 @@ constexpr std::size_t kNumColumns = std::size(kColumns);
 // Files written before the sweep had jobs end at time_limit_s.
 constexpr std::size_t kOldColumns = kNumColumns - 3;
 
-std::string num(double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, end);
-}
-std::string num(std::uint64_t v) {
-  return std::to_string(v);
-}
-std::string opt(const std::optional<double>& v) {
-  return v ? num(*v) : std::string();
-}
-
-std::string name(const std::string& s, std::string_view column) {
-  if (s.find_first_of(",\"\n\r") != std::string::npos) {
-    throw core::InputError("", std::string(column), s,
-                           "a CSV name must not contain , \" or newlines");
-  }
-  return s;
-}
-
-class RowReader {
- public:
-  RowReader(const std::filesystem::path& file, std::size_t line, std::vector<std::string> fields)
-      : file_(file.string()), line_(line), fields_(std::move(fields)) {}
-
-  [[nodiscard]] const std::string& text(std::size_t col) const { return fields_[col]; }
-  template <class T>
-  T integer(std::size_t col) const {
-    T v{};
-    const std::string& s = fields_[col];
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) fail(col, "not a non-negative integer");
-    return v;
-  }
-  [[nodiscard]] double real(std::size_t col) const {
-    double v = 0;
-    const std::string& s = fields_[col];
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) {
-      fail(col, "not a finite number");
-    }
-    return v;
-  }
-  [[nodiscard]] std::optional<double> optional_real(std::size_t col) const {
-    if (fields_[col].empty()) return std::nullopt;
-    return real(col);
-  }
-  [[noreturn]] void fail(std::size_t col, const std::string& problem) const {
-    throw core::InputError(file_,
-                           "line " + std::to_string(line_) + ", " + std::string(kColumns[col]),
-                           fields_[col], problem);
-  }
-
- private:
-  std::string file_;
-  std::size_t line_;
-  std::vector<std::string> fields_;
-};
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-std::string header(std::size_t columns = kNumColumns) {
-  std::string h;
-  for (std::size_t i = 0; i < columns; ++i) {
-    if (!h.empty()) h += ',';
-    h += kColumns[i];
-  }
-  return h;
-}
+using detail::name;
+using detail::num;
+using detail::opt;
 
 }  // namespace
 
 std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw core::InputError(file.string(), "", "", "cannot open the file");
-  std::string line;
-  const bool read = static_cast<bool>(std::getline(in, line));
-  const std::size_t columns = line == header()              ? kNumColumns
-                              : line == header(kOldColumns) ? kOldColumns
-                                                            : 0;
-  if (!read || columns == 0) {
-    throw core::InputError(
-        file.string(), "line 1", line.substr(0, 60),
-        "not a flux evaluation CSV (expected the header " + header().substr(0, 40) + "...)");
-  }
   std::vector<EvalRow> rows;
-  for (std::size_t n = 2; std::getline(in, line); ++n) {
-    if (line.empty()) continue;
-    std::vector<std::string> f = split(line);
-    if (f.size() != columns) {
-      throw core::InputError(file.string(), "line " + std::to_string(n), std::to_string(f.size()),
-                             "expected " + std::to_string(columns) + " columns");
-    }
-    const RowReader r(file, n, std::move(f));
+  const std::size_t counts[] = {kNumColumns, kOldColumns};
+  detail::read_rows(file, kColumns, counts, [&](const detail::RowReader& r, std::size_t columns) {
     EvalRow row;
     row.layers = r.integer<std::uint32_t>(0);
     const double tau = r.real(1);
@@ -189,13 +96,13 @@ std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
     }
     if (row.scheduler.empty()) r.fail(2, "empty");
     rows.push_back(std::move(row));
-  }
+  });
   return rows;
 }
 
 void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows) {
   std::ostringstream out;
-  out << header() << '\n';
+  out << detail::header(kColumns, kNumColumns) << '\n';
   for (const EvalRow& r : rows) {
     out << r.layers << ',' << num(core::ps_to_seconds(r.tau_ps)) << ','
         << name(r.scheduler, "scheduler") << ',' << num(r.iteration_time_s) << ','

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "csv_fields.hpp"
 #include "flux/core/error.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
@@ -54,11 +55,7 @@ void check_same_config(const EvalConfig& c, const std::vector<EvalJob>& jobs, co
       std::find_if(jobs.begin(), jobs.end(), [&](const EvalJob& j) { return j.name == r.job; });
   if (job == jobs.end()) return;
   auto mismatch = [&](const std::string& field, const std::string& have, const std::string& want) {
-    std::ostringstream m;
-    m << "row " << index + 1 << " was measured with " << field << " = " << have
-      << ", this sweep uses " << want
-      << ": write to another directory (-o) or start over (--fresh)";
-    throw core::InputError("", field, have, m.str());
+    detail::throw_resume_mismatch(index, field, have, want);
   };
   const workload::TrainingConfig& t = job->training;
   if (r.model != t.model.name) mismatch("model", r.model, t.model.name);

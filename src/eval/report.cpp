@@ -8,9 +8,16 @@
 
 #include "flux/core/format.hpp"
 #include "flux/eval/evaluate.hpp"
+#include "report_common.hpp"
 
 namespace flux::eval {
 namespace {
+
+using detail::describe;
+using detail::fmt;
+using detail::pad;
+using detail::style;
+using detail::upper;
 
 const EvalRow* find(const std::vector<EvalRow>& rows, const std::string& job, core::TimePs tau,
                     const std::string& s) {
@@ -20,16 +27,6 @@ const EvalRow* find(const std::vector<EvalRow>& rows, const std::string& job, co
   return nullptr;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s + " " : std::string(width - s.size(), ' ') + s;
-}
-
 // A flux-milp cell carries its status: "opt" when proven optimal, else the gap.
 std::string status_mark(const EvalRow& r) {
   if (!r.schedule_makespan_s) return "";
@@ -37,17 +34,25 @@ std::string status_mark(const EvalRow& r) {
   return r.gap ? fmt(" %.1f%%", 100 * *r.gap) : " " + r.status;
 }
 
-std::string upper(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
+std::string block_name(std::size_t job, const std::string& scheduler) {
+  std::string prefix = "J";
+  prefix += std::to_string(job);
+  return detail::gnuplot_block(prefix, scheduler);
 }
 
-// A gnuplot data block name: letters, digits and underscores.
-std::string block_name(std::size_t job, const std::string& scheduler) {
-  std::string n = "$J" + std::to_string(job) + "_";
-  for (char c : scheduler) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return n;
+// The panel's title: the layer count of a layer sweep, else the job.
+std::string title(const EvalJob& j) {
+  if (j.name == layer_job_name(j.training.model.layers)) {
+    std::string t = std::to_string(j.training.model.layers);
+    t += " layers";
+    return t;
+  }
+  return j.name;
 }
+
+}  // namespace
+
+namespace detail {
 
 // "Llama 3 8B, 8 layers, TP4 x DP2 on 8 A100 GPUs": what one job runs.
 std::string describe(const EvalJob& j) {
@@ -62,26 +67,64 @@ std::string describe(const EvalJob& j) {
   return out.str();
 }
 
-// The panel's title: the layer count of a layer sweep, else the job.
-std::string title(const EvalJob& j) {
-  if (j.name == layer_job_name(j.training.model.layers)) {
-    std::string t = std::to_string(j.training.model.layers);
-    t += " layers";
-    return t;
-  }
-  return j.name;
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s + " " : std::string(width - s.size(), ' ') + s;
+}
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string gnuplot_block(const std::string& prefix, const std::string& scheduler) {
+  std::string n = "$";  // appended: GCC 12 reports a false -Wrestrict on "$" + string
+  n += prefix;
+  n += '_';
+  for (char c : scheduler) n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return n;
+}
+
+std::string color(const std::string& s) {
+  if (s == "flux-milp" || s == "flux") return "#d62728";
+  if (s == "flux-robust" || s == "flux-milp-robust") return "#ff7f0e";
+  if (s == "rotornet") return "#1f77b4";
+  if (s == "rotornet-vlb") return "#17becf";
+  if (s == "bvn") return "#2ca02c";
+  if (s == "ideal") return "black";
+  return "#7f7f7f";
 }
 
 std::string style(const std::string& s) {
-  if (s == "flux-milp" || s == "flux") return "lw 2.5 lc rgb '#d62728' pt 7";
-  if (s == "rotornet") return "lw 1.5 lc rgb '#1f77b4' pt 5";
-  if (s == "rotornet-vlb") return "lw 1.5 lc rgb '#17becf' pt 13";
-  if (s == "bvn") return "lw 1.5 lc rgb '#2ca02c' pt 9";
-  if (s == "ideal") return "lw 1.5 lc rgb 'black' dt 2";
-  return "lw 1.5 pt 3";
+  const std::string lc = " lc rgb '" + color(s) + "'";
+  if (s == "flux-milp" || s == "flux") return "lw 2.5" + lc + " pt 7";
+  if (s == "flux-robust" || s == "flux-milp-robust") return "lw 2" + lc + " pt 6";
+  if (s == "rotornet") return "lw 1.5" + lc + " pt 5";
+  if (s == "rotornet-vlb") return "lw 1.5" + lc + " pt 13";
+  if (s == "bvn") return "lw 1.5" + lc + " pt 9";
+  if (s == "ideal") return "lw 1.5" + lc + " dt 2";
+  return "lw 1.5" + lc + " pt 3";
 }
 
-}  // namespace
+std::string gnuplot_terminal(int pass, std::size_t width, std::size_t height,
+                             const std::string& png, const std::string& svg) {
+  std::ostringstream g;
+  if (pass == 0) {
+    g << "set terminal pngcairo size " << width << "," << height << " font ',10'\n";
+    g << "set output '" << png << "'\n";
+  } else {
+    g << "set terminal svg size " << width << "," << height << " dynamic font 'sans,10'\n";
+    g << "set output '" << svg << "'\n";
+  }
+  return g.str();
+}
+
+}  // namespace detail
 
 std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows) {
   std::ostringstream out;
@@ -162,13 +205,7 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
   }
   const std::size_t n = jobs.size();
   for (int pass = 0; pass < 2; ++pass) {
-    if (pass == 0) {
-      g << "set terminal pngcairo size 1500," << 430 * n + 60 << " font ',10'\n";
-      g << "set output '" << png << "'\n";
-    } else {
-      g << "set terminal svg size 1500," << 430 * n + 60 << " dynamic font 'sans,10'\n";
-      g << "set output '" << svg << "'\n";
-    }
+    g << detail::gnuplot_terminal(pass, 1500, 430 * n + 60, png, svg);
     g << "set multiplot layout " << n << ",3 title '";
     if (c.named_jobs.empty()) {
       g << "Llama 3 " << upper(c.training.model.name) << ", TP" << c.training.tp << " x DP"

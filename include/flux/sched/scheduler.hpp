@@ -127,4 +127,13 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
 schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
                                  const core::System& system, const SchedulerOptions& options);
 
+/// A schedule made for `plan` (a workload with the same sends and other
+/// compute durations, e.g. workload::robust_plan_workload(w)) as a schedule
+/// of `w`: the same switches, starts and circuits; the makespan
+/// max_v (t_v + p_v + tail_v) with w's tails; the plan's bound and gap
+/// dropped (they bound the plan's workload) and the status feasible. Valid
+/// when no compute duration of `w` exceeds the plan's; checked by the
+/// validator (schedule::ScheduleError otherwise).
+schedule::Schedule adopt_plan(schedule::Schedule s, const core::Workload& w);
+
 }  // namespace flux::sched

@@ -1,0 +1,169 @@
+#pragma once
+// The robustness sweep behind `flux evaluate --preset robustness`
+// (docs/results.md, "Robustness"): how each scheduler's iteration time and
+// NIC memory degrade when compute differs from the plan. Jobs (layer count x
+// GPU) x reconfiguration delays x schedulers x perturbations; every schedule
+// is computed once per (job, tau, scheduler, planning jitter) on the
+// unperturbed workload, validated, and reused for every perturbation; each
+// perturbation runs `trials` simulations with common random numbers (trial k
+// of every scheduler sees the same compute: sim/perturb.hpp).
+//
+// A scheduler named "<name>-robust" is <name> planned on the workload with
+// every compute duration at its p95 for the point's jitter
+// (workload/robust.hpp), then executed on the real, perturbed workload.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "flux/core/option.hpp"
+#include "flux/core/system.hpp"
+#include "flux/core/time.hpp"
+#include "flux/eval/evaluate.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/sim/simulator.hpp"
+#include "flux/workload/llama.hpp"
+
+namespace flux::eval {
+
+/// What a point perturbs. The CSV's `perturbation` column names it; a kind
+/// that needs more parameters adds columns of its own.
+enum class PerturbationKind : std::uint8_t {
+  kNone,       ///< the plan's compute (one trial: deterministic)
+  kJitter,     ///< lognormal compute jitter on every duration
+  kStraggler,  ///< one rank's compute scaled (one trial: deterministic)
+};
+std::string_view to_string(PerturbationKind k);
+/// Throws core::InputError naming the field perturbation.
+PerturbationKind perturbation_kind_from_string(std::string_view s);
+
+/// One perturbation of the sweep.
+struct RobustPerturbation {
+  PerturbationKind kind = PerturbationKind::kNone;
+  double jitter = 0;            ///< coefficient of variation (kJitter)
+  double straggler_factor = 1;  ///< kStraggler: the straggler's compute x this
+  std::uint32_t trials = 1;
+};
+
+/// A scheduler of the sweep: a registry name, or "<name>-robust".
+struct SchedulerVariant {
+  std::string base;     ///< the registry name
+  bool robust = false;  ///< planned for p95 compute at the point's jitter
+};
+/// "flux-robust" -> {flux, robust}; throws core::InputError naming the field
+/// schedulers for a name the registry does not know.
+SchedulerVariant scheduler_variant(const std::string& name);
+
+struct RobustnessConfig {
+  std::string preset = "robustness";
+  /// Output files are <stem>.csv, <stem>.gp, <stem>.png, <stem>.svg.
+  std::string file_stem = "robustness";
+  /// Model, tp, dp; layers and GPU from `layers` and `gpus`.
+  workload::TrainingConfig training;
+  std::vector<std::uint32_t> layers;
+  std::vector<std::string> gpus;        ///< GPU presets (workload::GpuSpec::preset)
+  std::vector<core::TimePs> taus_ps;    ///< reconfiguration delays
+  std::vector<std::string> schedulers;  ///< registry names or "<name>-robust"
+  std::vector<double> jitters;          ///< coefficients of variation; 0: the unperturbed point
+  std::vector<double> straggler_factors;
+  std::uint32_t straggler_rank = 0;
+  std::uint32_t trials = 20;  ///< per jittered point
+  std::uint64_t seed = 1;     ///< of the perturbations (sim::Perturbation::seed)
+  /// Execution of task-level schedules under perturbation (ordered).
+  sim::Execution execution = sim::Execution::kOrdered;
+  core::System system;            ///< its tau replaced by each of taus_ps
+  sched::SchedulerOptions sched;  ///< every scheduler run
+
+  /// The preset "robustness": Llama 3 8B, 8 layers, TP4 x DP2 (the paper's
+  /// setup) on A100 and H100, tau 10 us and 1 ms, jitter 0, 2, 5, 10, 20 %
+  /// (20 trials), rank 0 straggling at 1.1x and 1.5x; flux, flux-robust,
+  /// rotornet, rotornet-vlb, bvn, ideal.
+  static RobustnessConfig preset_robustness();
+  /// Throws core::InputError naming the field.
+  void validate() const;
+  /// One job per (layer count, GPU): "L8-a100".
+  [[nodiscard]] std::vector<EvalJob> jobs() const;
+  /// The perturbations in sweep order: jitter 0 (kNone), the other jitters,
+  /// then each straggler factor.
+  [[nodiscard]] std::vector<RobustPerturbation> perturbations() const;
+  /// jobs x taus x schedulers x perturbations.
+  [[nodiscard]] std::size_t points() const;
+};
+
+/// The sweep's numeric options (core/option.hpp); the CLI's flags for
+/// `flux evaluate --preset robustness`.
+inline constexpr auto kRobustnessOptions = std::tuple{
+    core::NumberOption<RobustnessConfig, std::uint32_t>{
+        "trials", "--trials", "perturbed runs per jittered point (robustness preset)",
+        &RobustnessConfig::trials, 1, 1000000},
+    core::NumberOption<RobustnessConfig, std::uint64_t>{
+        "seed", "--perturb-seed",
+        "seed of the perturbations (robustness preset; trial k of every scheduler draws the "
+        "same compute)",
+        &RobustnessConfig::seed, 0, ~std::uint64_t{0}},
+    core::NumberOption<RobustnessConfig, std::uint32_t>{
+        "straggler_rank", "--straggler-rank", "the rank that straggles (robustness preset)",
+        &RobustnessConfig::straggler_rank, 0, 1u << 30},
+};
+
+/// One point: a scheduler's plan under one perturbation, over its trials.
+/// Times in seconds as in every Flux file.
+struct RobustRow {
+  std::string job;  ///< EvalJob::name
+  std::uint32_t layers = 0;
+  std::string gpu;
+  core::TimePs tau_ps = 0;
+  std::string scheduler;   ///< as in the config ("flux-robust")
+  double plan_jitter = 0;  ///< the jitter the plan was made for (0: the mean)
+  PerturbationKind perturbation = PerturbationKind::kNone;
+  double jitter = 0;
+  std::uint32_t straggler_rank = 0;
+  double straggler_factor = 1;
+  std::uint32_t trials = 0;
+  std::uint64_t seed = 0;
+  std::string execution;                     ///< sim::to_string of the resolved execution
+  std::optional<double> planned_makespan_s;  ///< task-level plans, unperturbed
+  sim::Percentiles<double> iteration_time_s;
+  sim::Percentiles<std::int64_t> peak_nic_bytes;
+  bool all_delivered = false;  ///< every trial delivered every byte
+  double solve_time_s = 0;     ///< wall time of the (shared) scheduler run
+  double sim_time_s = 0;       ///< wall time of the trials
+  // The configuration the row was measured under (checked on resume).
+  std::string model;
+  std::uint32_t tp = 0;
+  std::uint32_t dp = 0;
+  std::uint32_t switches = 0;
+  double link_gbps = 0;
+  double time_limit_s = 0;
+};
+
+/// Reads a CSV written by write_robust_csv(); throws core::InputError naming
+/// the file, the line and the column.
+std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file);
+/// Writes the rows (header first) through a temporary file and a rename.
+void write_robust_csv(const std::filesystem::path& file, const std::vector<RobustRow>& rows);
+
+using RobustProgress =
+    std::function<void(std::size_t done, std::size_t total, const RobustRow& row, bool resumed)>;
+
+/// Runs the sweep; resumes as run_evaluation() does (rows already in `rows`
+/// under the same configuration are kept, core::InputError otherwise). Rows
+/// end sorted in sweep order.
+void run_robustness(const RobustnessConfig& config, std::vector<RobustRow>& rows,
+                    const RobustProgress& on_row);
+
+/// Per job and tau: perturbation x scheduler tables of iteration time (p50
+/// and p95) and peak NIC memory (p95), and each scheduler's slowdown.
+std::string robustness_summary(const RobustnessConfig& config, const std::vector<RobustRow>& rows);
+
+/// A self-contained gnuplot script (data inline): per (job, tau) iteration
+/// time against jitter (p50 line, band to p95) and against the straggler's
+/// factor, into `png` and `svg`.
+std::string robustness_gnuplot(const RobustnessConfig& config, const std::vector<RobustRow>& rows,
+                               const std::string& png, const std::string& svg);
+
+}  // namespace flux::eval

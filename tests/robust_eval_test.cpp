@@ -1,0 +1,310 @@
+// Robust planning (workload/robust.hpp, sched::adopt_plan) and the
+// robustness sweep (eval/robustness.hpp): the p95 factor and the exact
+// picoseconds it gives, its agreement with the simulator's jitter draws, a
+// robust plan as a valid schedule of the real workload, the preset's points,
+// common random numbers, every byte delivered, the CSV round trip, resuming
+// and the configuration's errors.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "flux/core/error.hpp"
+#include "flux/eval/robustness.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/schedule/validator.hpp"
+#include "flux/sim/perturb.hpp"
+#include "flux/sim/simulator.hpp"
+#include "flux/workload/builder.hpp"
+#include "flux/workload/llama.hpp"
+#include "flux/workload/robust.hpp"
+
+namespace flux {
+namespace {
+
+using core::kPsPerMs;
+using core::kPsPerUs;
+using core::Rank;
+using eval::PerturbationKind;
+
+// Two sends on one pair with 1 us of compute between them, a release and a tail.
+core::Workload chain() {
+  workload::WorkloadBuilder b("chain", 2);
+  const auto u = b.add_send(Rank(0), Rank(1), 1000);
+  const auto v = b.add_send(Rank(0), Rank(1), 1000);
+  b.add_dep(u, v, 1'000'000);
+  b.raise_release(u, 123'456'789);
+  b.raise_tail(v, 7);
+  return std::move(b).build();
+}
+
+TEST(RobustPlanning, P95FactorOfTheLognormal) {
+  // exp(mu + 1.6448536269514722 sigma), sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2.
+  EXPECT_DOUBLE_EQ(workload::RobustPlanning{0.02}.compute_factor(), 1.0332341388290998);
+  EXPECT_DOUBLE_EQ(workload::RobustPlanning{0.05}.compute_factor(), 1.0843089905822505);
+  EXPECT_DOUBLE_EQ(workload::RobustPlanning{0.10}.compute_factor(), 1.1724565890478613);
+  EXPECT_DOUBLE_EQ(workload::RobustPlanning{0.20}.compute_factor(), 1.358172539376944);
+  EXPECT_EQ(workload::RobustPlanning{0}.compute_factor(), 1.0);
+  // The median (z = 0) of a mean-1 lognormal is exp(mu) < 1.
+  EXPECT_DOUBLE_EQ(workload::lognormal_quantile_factor(0.2, 0), std::exp(-std::log1p(0.04) / 2));
+}
+
+TEST(RobustPlanning, SameLognormalAsTheSimulatorsJitter) {
+  // The simulator's factor for a draw z is the quantile factor at z, bit for bit.
+  for (const double cv : {0.02, 0.1, 0.2, 1.5}) {
+    for (std::uint64_t k = 0; k < 20; ++k) {
+      const double z = sim::normal_draw(3, k, 1, 10 + k, 11);
+      EXPECT_EQ(sim::jitter_factor(cv, 3, k, 1, 10 + k, 11),
+                workload::lognormal_quantile_factor(cv, z));
+    }
+  }
+}
+
+TEST(RobustPlanning, ScalesEveryComputeDurationToThePicosecond) {
+  const core::Workload w = chain();
+  const core::Workload p = workload::robust_plan_workload(w, {0.1});
+  EXPECT_EQ(p.deps()[0].compute_ps, 1'172'457);  // round(1e6 x 1.17245658...)
+  EXPECT_EQ(p.task(core::TaskIndex(0)).release_ps, 144'747'726);
+  EXPECT_EQ(p.task(core::TaskIndex(1)).tail_ps, 8);  // round(7 x 1.172...)
+  const core::Workload q = workload::robust_plan_workload(w, {0.2});
+  EXPECT_EQ(q.deps()[0].compute_ps, 1'358'173);
+  EXPECT_EQ(q.task(core::TaskIndex(0)).release_ps, 167'675'621);
+  // No jitter: the workload itself.
+  const core::Workload same = workload::robust_plan_workload(w, {0});
+  EXPECT_EQ(same.deps()[0].compute_ps, 1'000'000);
+}
+
+TEST(RobustPlanning, Errors) {
+  EXPECT_THROW(workload::RobustPlanning{-0.1}.validate(), core::InputError);
+  try {
+    workload::RobustPlanning{11}.validate();
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "robust_jitter");
+  }
+  EXPECT_THROW((void)workload::scale_compute(chain(), 0), core::InputError);
+  EXPECT_THROW((void)workload::scale_compute(chain(), 1001), core::InputError);
+}
+
+TEST(RobustPlanning, AdoptedPlanIsAScheduleOfTheRealWorkload) {
+  workload::TrainingConfig t;
+  t.model.layers = 1;
+  t.tp = 4;
+  t.dp = 2;
+  const core::Workload w = workload::generate_llama(t);
+  core::System sys;
+  sys.switches = 2;
+  sys.reconfig_delay_ps = 10 * kPsPerUs;
+  const core::Workload planned = workload::robust_plan_workload(w, {0.2});
+  const schedule::Schedule plan = sched::run_scheduler("flux", planned, sys, {});
+  // The plan is not a schedule of w: its makespan counts the inflated tails.
+  EXPECT_THROW(schedule::check_schedule(w, plan), schedule::ScheduleError);
+  const schedule::Schedule s = sched::adopt_plan(plan, w);
+  EXPECT_NO_THROW(schedule::check_schedule(w, s));
+  EXPECT_EQ(s.tasks.size(), plan.tasks.size());
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    EXPECT_EQ(s.tasks[i].start_ps, plan.tasks[i].start_ps);
+    EXPECT_EQ(s.tasks[i].sw, plan.tasks[i].sw);
+  }
+  EXPECT_LT(s.makespan_ps, plan.makespan_ps);
+  EXPECT_FALSE(s.lower_bound_ps.has_value());
+  EXPECT_EQ(s.status, schedule::SolveStatus::kFeasible);
+  // Strict replay on the real workload ends at the adopted makespan.
+  EXPECT_EQ(sim::simulate(w, s).metrics.iteration_time_ps, s.makespan_ps);
+}
+
+TEST(RobustnessPreset, Points) {
+  const auto c = eval::RobustnessConfig::preset_robustness();
+  EXPECT_NO_THROW(c.validate());
+  const auto jobs = c.jobs();
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].name, "L8-a100");
+  EXPECT_EQ(jobs[1].name, "L8-h100");
+  EXPECT_EQ(jobs[1].training.gpu.name, "h100");
+  EXPECT_EQ(jobs[0].training.model.layers, 8u);
+  EXPECT_EQ(jobs[0].training.tp * jobs[0].training.dp, 8u);
+  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{10 * kPsPerUs, kPsPerMs}));
+  EXPECT_EQ(c.schedulers, (std::vector<std::string>{"flux", "flux-robust", "rotornet",
+                                                    "rotornet-vlb", "bvn", "ideal"}));
+  const auto p = c.perturbations();
+  ASSERT_EQ(p.size(), 7u);
+  EXPECT_EQ(p[0].kind, PerturbationKind::kNone);
+  EXPECT_EQ(p[0].trials, 1u);
+  const double jitters[] = {0.02, 0.05, 0.10, 0.20};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(p[1 + i].kind, PerturbationKind::kJitter);
+    EXPECT_EQ(p[1 + i].jitter, jitters[i]);
+    EXPECT_EQ(p[1 + i].trials, 20u);
+  }
+  EXPECT_EQ(p[5].kind, PerturbationKind::kStraggler);
+  EXPECT_EQ(p[5].straggler_factor, 1.1);
+  EXPECT_EQ(p[6].straggler_factor, 1.5);
+  EXPECT_EQ(p[6].trials, 1u);
+  EXPECT_EQ(c.straggler_rank, 0u);
+  EXPECT_EQ(c.points(), 2u * 2u * 6u * 7u);
+  EXPECT_EQ(c.execution, sim::Execution::kOrdered);
+}
+
+TEST(RobustnessPreset, Variants) {
+  EXPECT_EQ(eval::scheduler_variant("flux-robust").base, "flux");
+  EXPECT_TRUE(eval::scheduler_variant("flux-robust").robust);
+  EXPECT_FALSE(eval::scheduler_variant("rotornet-vlb").robust);
+  EXPECT_THROW((void)eval::scheduler_variant("foo-robust"), core::InputError);
+  EXPECT_EQ(eval::perturbation_kind_from_string("straggler"), PerturbationKind::kStraggler);
+  EXPECT_THROW((void)eval::perturbation_kind_from_string("failure"), core::InputError);
+}
+
+eval::RobustnessConfig tiny(std::vector<std::string> schedulers) {
+  auto c = eval::RobustnessConfig::preset_robustness();
+  c.layers = {1};
+  c.gpus = {"a100"};
+  c.taus_ps = {10 * kPsPerUs};
+  c.schedulers = std::move(schedulers);
+  c.jitters = {0, 0.2};
+  c.straggler_factors = {1.5};
+  c.trials = 3;
+  c.seed = 11;
+  return c;
+}
+
+std::string csv_without_wall_times(const std::vector<eval::RobustRow>& rows) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("robust_eval_test_" + std::to_string(::getpid()) + ".csv");
+  eval::write_robust_csv(file, rows);
+  std::ifstream in(file);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    for (int k = 0; k < 2; ++k) line.erase(line.rfind(','));
+    out += line + '\n';
+  }
+  std::filesystem::remove(file);
+  return out;
+}
+
+std::vector<eval::RobustRow> run(const eval::RobustnessConfig& c) {
+  std::vector<eval::RobustRow> rows;
+  eval::run_robustness(c, rows, nullptr);
+  return rows;
+}
+
+TEST(RobustnessSweep, RowsDeliverEveryByteAndPairUp) {
+  const auto c = tiny({"flux", "flux-robust", "bvn", "ideal"});
+  const auto rows = run(c);
+  ASSERT_EQ(rows.size(), 4u * 3u);
+  for (const auto& r : rows) {
+    EXPECT_TRUE(r.all_delivered) << r.scheduler;
+    EXPECT_EQ(r.trials, r.perturbation == PerturbationKind::kJitter ? 3u : 1u);
+    EXPECT_EQ(r.seed, 11u);
+    EXPECT_EQ(r.execution, "ordered");
+    EXPECT_LE(r.iteration_time_s.p50, r.iteration_time_s.p95);
+    EXPECT_LE(r.iteration_time_s.p99, r.iteration_time_s.max);
+  }
+  // Sweep order: scheduler, then none, jitter, straggler.
+  EXPECT_EQ(rows[0].scheduler, "flux");
+  EXPECT_EQ(rows[1].perturbation, PerturbationKind::kJitter);
+  EXPECT_EQ(rows[2].perturbation, PerturbationKind::kStraggler);
+  // flux-robust: planned for the point's jitter; without jitter, flux's own plan.
+  EXPECT_EQ(rows[3].plan_jitter, 0);
+  EXPECT_EQ(rows[3].iteration_time_s.max, rows[0].iteration_time_s.max);
+  EXPECT_EQ(rows[4].plan_jitter, 0.2);
+  EXPECT_EQ(rows[5].iteration_time_s.max, rows[2].iteration_time_s.max);
+  // Unperturbed, flux (ordered) meets its plan, and ideal's is the critical path.
+  EXPECT_EQ(rows[0].iteration_time_s.p50, *rows[0].planned_makespan_s);
+  // A straggler at 1.5x slows the ideal network down.
+  EXPECT_GT(rows[11].iteration_time_s.p50, rows[9].iteration_time_s.p50);
+}
+
+TEST(RobustnessSweep, CommonRandomNumbersAndSameSeedSameRows) {
+  const auto both = run(tiny({"flux", "ideal"}));
+  const auto ideal = run(tiny({"ideal"}));
+  ASSERT_EQ(ideal.size(), 3u);
+  // ideal's rows do not depend on which other schedulers ran.
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ideal[i].iteration_time_s.p50, both[3 + i].iteration_time_s.p50);
+    EXPECT_EQ(ideal[i].iteration_time_s.max, both[3 + i].iteration_time_s.max);
+    EXPECT_EQ(ideal[i].peak_nic_bytes.max, both[3 + i].peak_nic_bytes.max);
+  }
+  EXPECT_EQ(csv_without_wall_times(both), csv_without_wall_times(run(tiny({"flux", "ideal"}))));
+  auto other = tiny({"flux", "ideal"});
+  other.seed = 12;
+  const auto moved = run(other);
+  EXPECT_NE(moved[1].iteration_time_s.max, both[1].iteration_time_s.max);  // jittered
+  EXPECT_EQ(moved[0].iteration_time_s.max, both[0].iteration_time_s.max);  // unperturbed
+}
+
+TEST(RobustnessSweep, CsvRoundTripAndResume) {
+  const auto c = tiny({"flux", "ideal"});
+  const auto rows = run(c);
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("robust_eval_rt_" + std::to_string(::getpid()) + ".csv");
+  eval::write_robust_csv(file, rows);
+  const auto back = eval::read_robust_csv(file);
+  ASSERT_EQ(back.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(back[i].scheduler, rows[i].scheduler);
+    EXPECT_EQ(back[i].tau_ps, rows[i].tau_ps);
+    EXPECT_EQ(back[i].perturbation, rows[i].perturbation);
+    EXPECT_EQ(back[i].iteration_time_s.p95, rows[i].iteration_time_s.p95);
+    EXPECT_EQ(back[i].peak_nic_bytes.p99, rows[i].peak_nic_bytes.p99);
+    EXPECT_EQ(back[i].planned_makespan_s, rows[i].planned_makespan_s);
+    EXPECT_EQ(back[i].all_delivered, rows[i].all_delivered);
+  }
+  // Resume from the first two rows: the rest is measured, the same.
+  std::vector<eval::RobustRow> partial(back.begin(), back.begin() + 2);
+  std::size_t resumed = 0;
+  eval::run_robustness(c, partial, [&](std::size_t, std::size_t, const eval::RobustRow&, bool r) {
+    resumed += r ? 1 : 0;
+  });
+  EXPECT_EQ(resumed, 2u);
+  EXPECT_EQ(csv_without_wall_times(partial), csv_without_wall_times(rows));
+  // Another seed cannot resume these rows.
+  auto other = c;
+  other.seed = 99;
+  EXPECT_THROW(eval::run_robustness(other, partial, nullptr), core::InputError);
+  // A broken file names its line and column.
+  {
+    std::ofstream out(file, std::ios::app);
+    out << "L1-a100,1,a100,1e-05,flux,0,meteor" << std::string(24, ',') << '\n';
+  }
+  try {
+    (void)eval::read_robust_csv(file);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "line 8, perturbation");
+    EXPECT_EQ(e.value(), "meteor");
+  }
+  std::filesystem::remove(file);
+}
+
+TEST(RobustnessSweep, ConfigurationErrors) {
+  auto field_of = [](const eval::RobustnessConfig& c) {
+    try {
+      c.validate();
+    } catch (const core::InputError& e) {
+      return e.field();
+    }
+    return std::string("(none)");
+  };
+  auto c = tiny({"flux"});
+  c.trials = 0;
+  EXPECT_EQ(field_of(c), "trials");
+  c = tiny({"flux", "flux"});
+  EXPECT_EQ(field_of(c), "schedulers");
+  c = tiny({"nope-robust"});
+  EXPECT_EQ(field_of(c), "schedulers");
+  c = tiny({"flux"});
+  c.straggler_rank = 8;
+  EXPECT_EQ(field_of(c), "straggler_rank");
+  c = tiny({"flux"});
+  c.jitters = {0.1, 0.1};
+  EXPECT_EQ(field_of(c), "jitters");
+  c = tiny({"flux"});
+  c.gpus = {"b200"};
+  EXPECT_EQ(field_of(c), "gpu");
+}
+
+}  // namespace
+}  // namespace flux
