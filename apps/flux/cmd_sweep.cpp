@@ -45,7 +45,8 @@ constexpr double kBudgetFraction = 0.8;
 // "8GiB", "512M", "12G", "50%" (of MemAvailable), or a number of bytes.
 std::uint64_t parse_budget(const std::string& text) {
   const std::uint64_t available = available_memory();
-  if (text.empty()) return static_cast<std::uint64_t>(kBudgetFraction * static_cast<double>(available));
+  if (text.empty())
+    return static_cast<std::uint64_t>(kBudgetFraction * static_cast<double>(available));
   std::size_t used = 0;
   double v = 0;
   try {
@@ -54,7 +55,8 @@ std::uint64_t parse_budget(const std::string& text) {
     used = 0;
   }
   std::string unit = text.substr(used);
-  if (unit.ends_with("iB") || unit.ends_with("B")) unit.resize(unit.size() - (unit.ends_with("iB") ? 2 : 1));
+  if (unit.ends_with("iB") || unit.ends_with("B"))
+    unit.resize(unit.size() - (unit.ends_with("iB") ? 2 : 1));
   double scale = 0;
   if (unit.empty()) scale = 1;
   if (unit == "K" || unit == "k") scale = 0x1p10;
@@ -71,7 +73,8 @@ std::uint64_t parse_budget(const std::string& text) {
 
 std::string eta(const sweep::RunProgress& p) {
   if (p.done == 0 || p.done >= p.total) return "-";
-  const double left = p.elapsed_s / static_cast<double>(p.done) * static_cast<double>(p.total - p.done);
+  const double left =
+      p.elapsed_s / static_cast<double>(p.done) * static_cast<double>(p.total - p.done);
   char buf[32];
   if (left >= 3600) {
     std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(left / 3600),
@@ -94,8 +97,8 @@ void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& 
     if (!have_gnuplot) continue;
     const std::filesystem::path png_file = dir / (stem + ".png");
     io::OutputFile png(io::resolve_output(png_file, false));
-    have_gnuplot = run_gnuplot(sweep::gnuplot_script(spec, p, points, rows, "/proc/self/fd/3"),
-                               {png.fd()});
+    have_gnuplot =
+        run_gnuplot(sweep::gnuplot_script(spec, p, points, rows, "/proc/self/fd/3"), {png.fd()});
     if (!have_gnuplot) break;
     check_plot(png, png_file, kPngEndView);
     png.commit();
@@ -153,12 +156,13 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
       ++resumed;
     }
   }
-  std::fprintf(stderr, "flux sweep: %s: %zu points, %zu to run, %s, memory budget %s; results in %s\n",
-               spec.name.c_str(), points.size(), todo.size(),
-               mpi != nullptr ? ("MPI, " + std::to_string(mpi->size() - 1) + " worker ranks").c_str()
-                              : ("-j " + std::to_string(run.jobs)).c_str(),
-               core::format_bytes(static_cast<double>(run.memory_budget_bytes)).c_str(),
-               csv.string().c_str());
+  std::fprintf(
+      stderr, "flux sweep: %s: %zu points, %zu to run, %s, memory budget %s; results in %s\n",
+      spec.name.c_str(), points.size(), todo.size(),
+      mpi != nullptr ? ("MPI, " + std::to_string(mpi->size() - 1) + " worker ranks").c_str()
+                     : ("-j " + std::to_string(run.jobs)).c_str(),
+      core::format_bytes(static_cast<double>(run.memory_budget_bytes)).c_str(),
+      csv.string().c_str());
   if (resumed != 0 || results.torn_rows() != 0) {
     std::fprintf(stderr, "flux sweep: resuming: %zu points already in %s%s\n", resumed,
                  csv.string().c_str(),
@@ -195,7 +199,11 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
 void register_sweep(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   auto* cmd = app.add_subcommand(
-      "sweep", "run a design-space sweep from a TOML or JSON file (docs/formats.md, Sweep files)");
+      "sweep", std::string("run a design-space sweep from a TOML or JSON file (docs/formats.md, "
+                           "Sweep files)") +
+                   (sweep::MpiSession::available()
+                        ? "; under mpirun or srun, rank 0 hands the points out to the other ranks"
+                        : "; this flux has no MPI support"));
   cmd->add_option("spec", o->spec, "the sweep file (.toml or .json)")
       ->required()
       ->check(non_empty_path());

@@ -202,13 +202,13 @@ std::string csv_row(const EvalRow& r) {
   out << r.layers << ',' << num(core::ps_to_seconds(r.tau_ps)) << ','
       << name(r.scheduler, "scheduler") << ',' << num(r.iteration_time_s) << ','
       << opt(r.schedule_makespan_s) << ',' << num(r.peak_nic_bytes) << ','
-      << num(r.reconfigurations) << ',' << num(r.circuits_set_up) << ','
-      << name(r.status, "status") << ',' << opt(r.gap) << ',' << opt(r.lower_bound_s) << ','
-      << num(r.solve_time_s) << ',' << opt(r.circuit_utilization) << ',' << num(r.wait_mean_s)
-      << ',' << num(r.bytes_relayed) << ',' << num(r.sends) << ',' << num(r.sim_events) << ','
-      << name(r.model, "model") << ',' << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ','
-      << r.switches << ',' << num(r.link_gbps) << ',' << num(r.time_limit_s) << ','
-      << name(r.job, "job") << ',' << r.scaleup_size << ',' << r.cluster_ranks;
+      << num(r.reconfigurations) << ',' << num(r.circuits_set_up) << ',' << name(r.status, "status")
+      << ',' << opt(r.gap) << ',' << opt(r.lower_bound_s) << ',' << num(r.solve_time_s) << ','
+      << opt(r.circuit_utilization) << ',' << num(r.wait_mean_s) << ',' << num(r.bytes_relayed)
+      << ',' << num(r.sends) << ',' << num(r.sim_events) << ',' << name(r.model, "model") << ','
+      << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ',' << r.switches << ','
+      << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',' << name(r.job, "job") << ','
+      << r.scaleup_size << ',' << r.cluster_ranks;
   return out.str();
 }
 

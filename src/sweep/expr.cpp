@@ -39,9 +39,9 @@ class Parser {
   [[noreturn]] void fail(const std::string& problem) const {
     std::string rest(text_.substr(pos_, 20));
     if (rest.empty()) rest = "(end)";
-    throw core::InputError("", key_, std::string(text_),
-                           problem + " at \"" + rest + "\" (character " +
-                               std::to_string(pos_ + 1) + ")");
+    throw core::InputError(
+        "", key_, std::string(text_),
+        problem + " at \"" + rest + "\" (character " + std::to_string(pos_ + 1) + ")");
   }
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -152,8 +152,10 @@ class Evaluator {
 
   ExprValue eval(const Node& n) const {
     switch (n.kind) {
-      case Node::Kind::kNumber: return ExprValue{false, n.number, {}};
-      case Node::Kind::kString: return ExprValue{true, 0, n.text};
+      case Node::Kind::kNumber:
+        return ExprValue{false, n.number, {}};
+      case Node::Kind::kString:
+        return ExprValue{true, 0, n.text};
       case Node::Kind::kName: {
         std::optional<ExprValue> v = lookup_(n.text);
         if (!v) fail("unknown axis " + n.text);
@@ -165,7 +167,8 @@ class Evaluator {
         if (a == INT64_MIN) fail("integer overflow in -");
         return of(-a);
       }
-      case Node::Kind::kBinary: break;
+      case Node::Kind::kBinary:
+        break;
     }
     const std::string& op = n.text;
     if (op == "&&" || op == "||") {  // short-circuit

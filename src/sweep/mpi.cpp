@@ -46,8 +46,7 @@ std::pair<int, std::string> receive_result() {
   int n = 0;
   MPI_Get_count(&st, MPI_CHAR, &n);
   std::string text(static_cast<std::size_t>(n), '\0');
-  MPI_Recv(text.data(), n, MPI_CHAR, st.MPI_SOURCE, kTagResult, MPI_COMM_WORLD,
-           MPI_STATUS_IGNORE);
+  MPI_Recv(text.data(), n, MPI_CHAR, st.MPI_SOURCE, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   return {st.MPI_SOURCE, text};
 }
 

@@ -99,12 +99,18 @@ std::string label(const SweepSpec& spec, const Point& p, const std::vector<std::
 
 std::string_view to_string(PointStatus s) {
   switch (s) {
-    case PointStatus::kOk: return "ok";
-    case PointStatus::kError: return "error";
-    case PointStatus::kInvalid: return "invalid";
-    case PointStatus::kTimeout: return "timeout";
-    case PointStatus::kMemory: return "memory";
-    case PointStatus::kCrashed: return "crashed";
+    case PointStatus::kOk:
+      return "ok";
+    case PointStatus::kError:
+      return "error";
+    case PointStatus::kInvalid:
+      return "invalid";
+    case PointStatus::kTimeout:
+      return "timeout";
+    case PointStatus::kMemory:
+      return "memory";
+    case PointStatus::kCrashed:
+      return "crashed";
   }
   return "?";
 }
@@ -219,10 +225,10 @@ std::string summary(const SweepSpec& spec, const std::vector<Point>& points,
   out << "\n";
 
   // Iteration time: the first scheduler's, the others' as ratios to it.
-  const std::size_t sched_axis = static_cast<std::size_t>(
-      std::find_if(spec.axes.begin(), spec.axes.end(),
-                   [](const Axis& a) { return a.name == "scheduler"; }) -
-      spec.axes.begin());
+  const std::size_t sched_axis =
+      static_cast<std::size_t>(std::find_if(spec.axes.begin(), spec.axes.end(),
+                                            [](const Axis& a) { return a.name == "scheduler"; }) -
+                               spec.axes.begin());
   const std::vector<std::string>& scheds = spec.axes[sched_axis].values;
   const std::vector<std::size_t> others = varying(spec, "scheduler");
   std::vector<std::string> groups;
@@ -259,8 +265,8 @@ std::string summary(const SweepSpec& spec, const std::vector<Point>& points,
         std::snprintf(buf, sizeof buf, "%s", v ? "?" : cell.c_str());
       }
       const std::string text = buf;
-      out << std::string(scheds[k].size() + 2 > text.size() ? scheds[k].size() + 2 - text.size() : 1,
-                         ' ')
+      out << std::string(
+                 scheds[k].size() + 2 > text.size() ? scheds[k].size() + 2 - text.size() : 1, ' ')
           << text;
     }
     out << "\n";
@@ -278,15 +284,15 @@ std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
   const std::vector<std::string> header = split(csv_header(spec));
   const std::size_t status_col = column(header, "point_status");
   const std::size_t y_col = column(header, plot.y);
-  const std::size_t x_axis = static_cast<std::size_t>(
-      std::find_if(spec.axes.begin(), spec.axes.end(),
-                   [&](const Axis& a) { return a.name == plot.x; }) -
-      spec.axes.begin());
+  const std::size_t x_axis =
+      static_cast<std::size_t>(std::find_if(spec.axes.begin(), spec.axes.end(),
+                                            [&](const Axis& a) { return a.name == plot.x; }) -
+                               spec.axes.begin());
   const std::vector<std::string>& xs = spec.axes[x_axis].values;
   const auto info = axis_table();
-  const AxisType type =
-      std::find_if(info.begin(), info.end(), [&](const AxisInfo& a) { return a.name == plot.x; })
-          ->type;
+  const AxisType type = std::find_if(info.begin(), info.end(), [&](const AxisInfo& a) {
+                          return a.name == plot.x;
+                        })->type;
   const bool named = type == AxisType::kName;
   const std::vector<std::size_t> others = varying(spec, plot.x);
   std::vector<std::string> series;

@@ -163,9 +163,10 @@ Outcome decode(const std::string& s) {
   return o;
 }
 
-void run_points(const std::vector<Point>& points, const std::vector<std::size_t>& todo,
-                const RunOptions& options,
-                const std::function<void(std::size_t, const Outcome&, const RunProgress&)>& on_done) {
+void run_points(
+    const std::vector<Point>& points, const std::vector<std::size_t>& todo,
+    const RunOptions& options,
+    const std::function<void(std::size_t, const Outcome&, const RunProgress&)>& on_done) {
   const Clock::time_point t0 = Clock::now();
   std::vector<std::size_t> pending = largest_first(points, todo);
   std::vector<Child> running;

@@ -7,6 +7,7 @@
 // sweep of hundreds.
 #include "flux/sweep/spec.hpp"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -14,7 +15,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "flux/core/error.hpp"
 #include "flux/core/time.hpp"
@@ -184,6 +184,18 @@ class Reader {
                      [](const Axis& a) { return a.name == "scheduler"; })) {
       fail("axes.scheduler", "", "missing: name the schedulers to compare");
     }
+    for (const Expr& f : spec.filters) {
+      try {
+        f.check_names([&](std::string_view axis) -> std::optional<ExprValue> {
+          for (const Axis& a : spec.axes) {
+            if (a.name == axis) return ExprValue{};
+          }
+          return std::nullopt;
+        });
+      } catch (const core::InputError& e) {
+        fail(e.field(), e.value(), e.problem());
+      }
+    }
     if (spec.name.empty()) spec.name = "sweep";
     return spec;
   }
@@ -250,8 +262,9 @@ class Reader {
           const std::int64_t high = info.name == "seed" ? INT64_MAX : kMaxInteger;
           if (!v.is_number_integer() || v.get<std::int64_t>() < low ||
               v.get<std::int64_t>() > high) {
-            fail_json(path, v,
-                 "must be an integer from " + std::to_string(low) + " to " + std::to_string(high));
+            fail_json(
+                path, v,
+                "must be an integer from " + std::to_string(low) + " to " + std::to_string(high));
           }
           return std::to_string(v.get<std::int64_t>());
         }
@@ -269,7 +282,7 @@ class Reader {
           return s;
         }
         case AxisType::kPercent: {
-          std::string s = v.is_number() ? real_text(v.get<double>()) + "%"
+          std::string s = v.is_number()   ? real_text(v.get<double>()) + "%"
                           : v.is_string() ? v.get<std::string>()
                                           : std::string();
           if (s.empty()) fail_json(path, v, "must be a percentage, e.g. 5 or \"5%\"");
@@ -316,7 +329,8 @@ class Reader {
           fail_json(at, val, "unknown key (known: x, y, log_x, log_y)");
         }
       }
-      if (plot.x.empty() || plot.y.empty()) fail_json(path, p, "needs x (an axis) and y (a metric)");
+      if (plot.x.empty() || plot.y.empty())
+        fail_json(path, p, "needs x (an axis) and y (a metric)");
       if (std::none_of(spec.axes.begin(), spec.axes.end(),
                        [&](const Axis& a) { return a.name == plot.x; })) {
         fail(path + ".x", plot.x, "not an axis of this sweep");
@@ -328,9 +342,10 @@ class Reader {
 
   static bool is_metric(const std::string& column) {
     static const char* const kMetrics[] = {
-        "iteration_time_s", "schedule_makespan_s", "peak_nic_bytes", "reconfigurations",
-        "circuits_set_up",  "gap",                 "lower_bound_s",  "solve_time_s",
-        "circuit_utilization", "wait_mean_s",      "bytes_relayed",  "sends",
+        "iteration_time_s", "schedule_makespan_s", "peak_nic_bytes",
+        "reconfigurations", "circuits_set_up",     "gap",
+        "lower_bound_s",    "solve_time_s",        "circuit_utilization",
+        "wait_mean_s",      "bytes_relayed",       "sends",
         "sim_events"};
     return std::find(std::begin(kMetrics), std::end(kMetrics), column) != std::end(kMetrics);
   }
@@ -424,9 +439,12 @@ std::vector<Point> SweepSpec::points() const {
         if (axes[i].name != axis) continue;
         const std::string& v = values[i];
         switch (types.at(axes[i].name)) {
-          case AxisType::kName: return ExprValue{true, 0, v};
-          case AxisType::kInteger: return ExprValue{false, std::stoll(v), {}};
-          case AxisType::kReal: return ExprValue{false, std::llround(std::stod(v)), {}};
+          case AxisType::kName:
+            return ExprValue{true, 0, v};
+          case AxisType::kInteger:
+            return ExprValue{false, std::stoll(v), {}};
+          case AxisType::kReal:
+            return ExprValue{false, std::llround(std::stod(v)), {}};
           case AxisType::kDuration:
             return ExprValue{false, static_cast<std::int64_t>(core::parse_duration(v)), {}};
           case AxisType::kPercent:
@@ -436,9 +454,6 @@ std::vector<Point> SweepSpec::points() const {
       return std::nullopt;
     };
   };
-  std::vector<std::string> first;
-  for (const Axis& a : axes) first.push_back(a.values.front());
-  for (const Expr& f : filters) f.check_names(lookup_in(first));
   std::size_t total = 0;
   while (true) {
     ++total;

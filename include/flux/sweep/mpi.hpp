@@ -41,10 +41,9 @@ class MpiSession {
 
  private:
   MpiSession(int rank, int size) : rank_(rank), size_(size) {}
-  friend void mpi_coordinate(MpiSession&, const std::vector<Point>&,
-                             const std::vector<std::size_t>&, const RunOptions&,
-                             const std::function<void(std::size_t, const Outcome&,
-                                                      const RunProgress&)>&);
+  friend void mpi_coordinate(
+      MpiSession&, const std::vector<Point>&, const std::vector<std::size_t>&, const RunOptions&,
+      const std::function<void(std::size_t, const Outcome&, const RunProgress&)>&);
   int rank_ = 0;
   int size_ = 1;
   bool workers_waiting_ = false;

@@ -15,9 +15,9 @@
 namespace flux::sweep {
 
 struct RunOptions {
-  unsigned jobs = 1;                    ///< points at once
+  unsigned jobs = 1;                      ///< points at once
   std::uint64_t memory_budget_bytes = 0;  ///< sum of running estimates; 0: no limit
-  double point_timeout_s = 0;           ///< wall-clock limit of a point; 0: none
+  double point_timeout_s = 0;             ///< wall-clock limit of a point; 0: none
 };
 
 /// The state of a run, for a progress line.
@@ -37,9 +37,10 @@ Outcome run_point(const Point& point);
 /// that is invalid or whose estimate exceeds the budget is not run: its
 /// outcome says why. `on_done(index, outcome)` is called in this process as
 /// each point ends, in the order they end.
-void run_points(const std::vector<Point>& points, const std::vector<std::size_t>& todo,
-                const RunOptions& options,
-                const std::function<void(std::size_t, const Outcome&, const RunProgress&)>& on_done);
+void run_points(
+    const std::vector<Point>& points, const std::vector<std::size_t>& todo,
+    const RunOptions& options,
+    const std::function<void(std::size_t, const Outcome&, const RunProgress&)>& on_done);
 
 /// The order points are started in: largest memory estimate first, ties in
 /// the points' order (deterministic).

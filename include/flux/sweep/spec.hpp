@@ -62,8 +62,8 @@ struct Point {
 };
 
 struct SweepSpec {
-  std::string source;  ///< the file, for messages
-  std::string name;    ///< output stem: <name>.csv, <name>-summary.txt, ...
+  std::string source;      ///< the file, for messages
+  std::string name;        ///< output stem: <name>.csv, <name>-summary.txt, ...
   std::vector<Axis> axes;  ///< those the file gives, in axis_table() order
   std::vector<Expr> filters;
   std::vector<PlotSpec> plots;
