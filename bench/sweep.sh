@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# flux sweep on this machine: the same sweep (sweeps/bench-256-1024.toml by
+# default) with -j 1 and then -j 2, side by side: wall time, and the peak of
+# the summed resident memory of flux and its point processes (sampled every
+# 0.1 s from /proc). Usage: bench/sweep.sh FLUX [SPEC] [OUTDIR]
+set -euo pipefail
+FLUX=$1
+SPEC=${2:-$(dirname "$0")/../sweeps/bench-256-1024.toml}
+OUT=${3:-$(mktemp -d)}
+mkdir -p "$OUT"
+
+# Peak of the summed RSS (KiB) of the process tree under $1 until it ends.
+peak_rss() {
+  local root=$1 peak=0 sum pids
+  while kill -0 "$root" 2>/dev/null; do
+    pids="$root $(pgrep -P "$root" | tr '\n' ' ')"
+    sum=0
+    for p in $pids; do
+      r=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status" 2>/dev/null || true)
+      sum=$((sum + ${r:-0}))
+    done
+    [ "$sum" -gt "$peak" ] && peak=$sum
+    sleep 0.1
+  done
+  echo "$peak"
+}
+
+for j in 1 2; do
+  start=$(date +%s.%N)
+  "$FLUX" sweep "$SPEC" -o "$OUT/j$j" -j "$j" --no-plot --fresh >"$OUT/j$j.log" 2>&1 &
+  pid=$!
+  peak=$(peak_rss "$pid")
+  wait "$pid"
+  end=$(date +%s.%N)
+  wall=$(echo "$end - $start" | bc)
+  points=$(($(wc -l < "$OUT/j$j/"*.csv) - 1))
+  echo "-j $j: $points points in ${wall} s, peak RSS $((peak / 1024)) MiB"
+  eval "wall_$j=$wall"
+done
+echo "speed-up -j 2 over -j 1: $(echo "scale=2; $wall_1 / $wall_2" | bc)"
