@@ -26,6 +26,7 @@ peak_rss() {
 }
 
 for j in 1 2; do
+  echo "-j $j: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   start=$(date +%s.%N)
   "$FLUX" sweep "$SPEC" -o "$OUT/j$j" -j "$j" --no-plot --fresh >"$OUT/j$j.log" 2>&1 &
   pid=$!
@@ -34,7 +35,8 @@ for j in 1 2; do
   end=$(date +%s.%N)
   wall=$(echo "$end - $start" | bc)
   points=$(($(wc -l < "$OUT/j$j/"*.csv) - 1))
-  echo "-j $j: $points points in ${wall} s, peak RSS $((peak / 1024)) MiB"
+  busy=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s") c = i } NR > 1 { s += $c } END { print s }' "$OUT/j$j/"*.csv)
+  echo "-j $j: $points points in ${wall} s (points' wall times add up to $busy s), peak RSS $((peak / 1024)) MiB"
   eval "wall_$j=$wall"
 done
 echo "speed-up -j 2 over -j 1: $(echo "scale=2; $wall_1 / $wall_2" | bc)"

@@ -197,6 +197,10 @@ std::string csv_header() {
   return header();
 }
 
+std::vector<std::string> csv_fields(const std::string& line) {
+  return split(line);
+}
+
 std::string csv_row(const EvalRow& r) {
   std::ostringstream out;
   out << r.layers << ',' << num(core::ps_to_seconds(r.tau_ps)) << ','

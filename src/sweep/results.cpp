@@ -26,14 +26,7 @@ namespace flux::sweep {
 namespace {
 
 std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
+  return eval::csv_fields(line);
 }
 
 std::string join(const std::vector<std::string>& v, std::size_t n, const char* sep) {

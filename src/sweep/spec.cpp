@@ -80,6 +80,21 @@ struct EvalSetup {
 void EvalSetup::apply(std::string_view axis, const std::string& v) {
   workload::TrainingConfig& t = job.training;
   const auto integer = [&] { return static_cast<std::uint32_t>(std::stoull(v)); };
+  using T = workload::TrainingConfig;
+  static constexpr std::pair<std::string_view, std::uint32_t T::*> kDegrees[] = {
+      {"tp", &T::tp},
+      {"pp", &T::pp},
+      {"dp", &T::dp},
+      {"cp", &T::cp},
+      {"vpp", &T::vpp},
+      {"fold_dp", &T::fold_dp},
+      {"micro_batches", &T::micro_batches}};
+  for (const auto& [name, field] : kDegrees) {
+    if (axis == name) {
+      t.*field = integer();
+      return;
+    }
+  }
   if (axis == "job") {
     const workload::JobPreset p = workload::job_preset(v);
     t = p.config;
@@ -90,20 +105,6 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     t.model = workload::ModelConfig::llama3(v.starts_with("llama3-") ? v.substr(7) : v);
   } else if (axis == "layers") {
     t.model.layers = integer();
-  } else if (axis == "tp") {
-    t.tp = integer();
-  } else if (axis == "pp") {
-    t.pp = integer();
-  } else if (axis == "dp") {
-    t.dp = integer();
-  } else if (axis == "cp") {
-    t.cp = integer();
-  } else if (axis == "vpp") {
-    t.vpp = integer();
-  } else if (axis == "fold_dp") {
-    t.fold_dp = integer();
-  } else if (axis == "micro_batches") {
-    t.micro_batches = integer();
   } else if (axis == "seq") {
     t.seq = std::stoull(v);
   } else if (axis == "gpu") {

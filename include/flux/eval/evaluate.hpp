@@ -107,6 +107,8 @@ void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& ro
 /// them: for files that append rows one by one (flux sweep).
 std::string csv_header();
 std::string csv_row(const EvalRow& row);
+/// The comma-separated fields of a line (no quoting, as these CSVs have none).
+std::vector<std::string> csv_fields(const std::string& line);
 
 /// Progress of a sweep: `done` of `total` points finished, the latest row.
 using Progress =
