@@ -70,6 +70,20 @@ same_csv resume "$DIR/slow_full/slow.csv" "$csv"
 expect_ok rerun -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow" --no-plot
 expect_grep rerun_nothing 'ran 0 points, 10 resumed' "$DIR/rerun.out"
 
+# A point whose process crashes loses only itself.
+"$FLUX" sweep "$DATA/slow.toml" -o "$DIR/crash" -j 1 --no-plot >"$DIR/crash.out" 2>&1 &
+pid=$!
+child=
+for _ in $(seq 1 200); do
+  child=$(pgrep -P "$pid" | head -n 1)
+  [ -n "$child" ] && break
+  sleep 0.02
+done
+[ -n "$child" ] && kill -SEGV "$child"
+wait "$pid" && pass || fail "the sweep stopped when a point crashed"
+[ "$(grep -c ',crashed,died of signal 11' "$DIR/crash/slow.csv")" -eq 1 ] && pass || fail "no crashed row"
+[ "$(grep -c ',ok,' "$DIR/crash/slow.csv")" -eq 9 ] && pass || fail "expected 9 points ok beside the crash"
+
 # Failed points are recorded with their reason and the sweep goes on.
 cat >"$DIR/fail.toml" <<'T'
 name = "fail"
