@@ -176,7 +176,7 @@ class Reader {
         read_filters(v, spec);
       } else if (key == "plot") {
         read_plots(v, spec);
-      } else if (key != "format" && key != "description") {
+      } else if (key != "description") {
         fail_json(key, v, "unknown key (known: name, description, axes, filter, plot)");
       }
     }
