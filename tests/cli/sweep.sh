@@ -17,6 +17,7 @@ same_csv() {  # NAME A B
 }
 
 # -j 1, -j 2, JSON, mpirun.
+expect_ok slow_full -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow_full" -j 2 --no-plot
 expect_ok j1 -- "$FLUX" sweep "$DATA/small.toml" -o "$DIR/j1" -j 1 --no-plot
 expect_ok j2 -- "$FLUX" sweep "$DATA/small.toml" -o "$DIR/j2" -j 2
 expect_ok json -- "$FLUX" sweep "$DATA/small.json" -o "$DIR/json" -j 2 --no-plot
@@ -42,6 +43,25 @@ if command -v mpirun >/dev/null 2>&1 && "$FLUX" sweep --help | grep -q mpirun; t
   expect_ok mpi -- mpirun "${root[@]}" --oversubscribe -n 3 "$FLUX" sweep "$DATA/small.toml" -o "$DIR/mpi" --no-plot
   expect_grep mpi_workers 'MPI, 2 worker ranks' "$DIR/mpi.out"
   same_csv j1_mpi "$DIR/j1/small.csv" "$DIR/mpi/small.csv"
+  # A worker rank killed (kill -9) while it runs a point: Open MPI aborts the
+  # job; the CSV keeps whole rows, and a rerun (here without MPI) completes it.
+  mpirun "${root[@]}" --oversubscribe -n 3 "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/mpikill" --no-plot >"$DIR/mpikill.out" 2>&1 &
+  mpid=$!
+  killed=
+  for _ in $(seq 1 400); do
+    for p in $(pgrep -f "sweep $DATA/slow.toml -o $DIR/mpikill"); do
+      c=$(pgrep -P "$p" | head -n 1)
+      if [ "$(ps -o comm= -p "$p")" = flux ] && [ -n "$c" ] && [ "$(ps -o comm= -p "$c")" = flux ]; then
+        kill -9 "$p" && killed=$p && break 2
+      fi
+    done
+    sleep 0.02
+  done
+  wait "$mpid" && fail "mpirun exited 0 after a rank was killed" || pass
+  [ -n "$killed" ] && pass || fail "no worker rank found to kill"
+  awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$DIR/mpikill/slow.csv" && pass || fail "a torn row after a rank died"
+  expect_ok mpikill_resume -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/mpikill" -j 2 --no-plot
+  same_csv mpikill "$DIR/slow_full/slow.csv" "$DIR/mpikill/slow.csv"
 else
   echo "mpirun absent or flux built without MPI: the MPI sweep is not checked"
 fi
@@ -55,7 +75,6 @@ if diff <(metrics "$DIR/fig2/paper-fig2-small.csv" 11) <(metrics "$DIR/eval/fig2
 
 # kill -9 in the middle, a torn row, resume: every row whole, finished
 # points not run again, the result equal to an uninterrupted run.
-expect_ok slow_full -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow_full" -j 2 --no-plot
 csv=$DIR/slow/slow.csv
 setsid "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow" -j 1 --no-plot >"$DIR/slow1.out" 2>&1 &
 pid=$!
