@@ -13,6 +13,8 @@ packages=(
   coinor-libcbc-dev
   libprotobuf-dev protobuf-compiler zlib1g-dev
   gnuplot-nox
+  libtomlplusplus-dev
+  libopenmpi-dev openmpi-bin
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-dev)

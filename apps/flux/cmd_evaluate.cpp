@@ -27,6 +27,7 @@
 #include "flux/eval/robustness.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
+#include "gnuplot.hpp"
 
 extern char** environ;
 
@@ -145,66 +146,6 @@ eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given&
   return c;
 }
 
-// Runs gnuplot on `script` (its standard input), with `outputs[k]` as its
-// descriptor 3 + k; false when gnuplot is not installed.
-bool run_gnuplot(const std::string& script, const std::vector<int>& outputs) {
-  // Held by descriptors, not names: a signal that removes the temporaries
-  // leaves gnuplot nothing to recreate.
-  const int in = memfd_create("fig2.gp", MFD_CLOEXEC);
-  if (in < 0 || ::write(in, script.data(), script.size()) != static_cast<ssize_t>(script.size()) ||
-      ::lseek(in, 0, SEEK_SET) != 0) {
-    throw core::Error(std::string("cannot pass the script to gnuplot: ") + std::strerror(errno));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in, 0);
-  std::vector<int> high;  // above 3 + k, so that no dup2 overwrites another's source
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    high.push_back(::fcntl(outputs[k], F_DUPFD_CLOEXEC, 10));
-    posix_spawn_file_actions_adddup2(&actions, high.back(), 3 + static_cast<int>(k));
-  }
-  char arg0[] = "gnuplot";
-  char* argv[] = {arg0, nullptr};
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  for (const int fd : high) ::close(fd);
-  ::close(in);
-  if (spawned != 0) return false;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return false;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw core::Error("gnuplot failed (" +
-                      (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
-                                         : "signal " + std::to_string(WTERMSIG(status))) +
-                      "): no plots written");
-  }
-  return true;
-}
-
-// Refuses a plot gnuplot did not finish (it exits 0 on a full disk): empty,
-// or not ending as its format must (`end`, trailing whitespace aside).
-void check_plot(const io::OutputFile& plot, const std::filesystem::path& file,
-                std::string_view end) {
-  struct stat st {};
-  std::string tail(end.size() + 64, '\0');
-  if (::fstat(plot.fd(), &st) != 0) throw core::InputError(file.string(), "", "", "cannot read");
-  const auto size = static_cast<std::size_t>(st.st_size);
-  const std::size_t n = std::min(size, tail.size());
-  const ssize_t got = ::pread(plot.fd(), tail.data(), n, static_cast<off_t>(size - n));
-  tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-  if (end.back() == '>') {  // text: whitespace may follow
-    while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.pop_back();
-  }
-  if (size == 0 || !tail.ends_with(end)) {
-    throw core::InputError(file.string(), "", "",
-                           "gnuplot wrote an incomplete plot (" + std::to_string(size) +
-                               " bytes; is the disk full?): no plots written");
-  }
-}
-
 // <stem>.png and <stem>.svg through gnuplot, each checked complete before it
 // is renamed into place; false when gnuplot is not installed.
 // `script(png, svg)` is the gnuplot script drawing into those files.
@@ -218,9 +159,7 @@ bool plot(const std::string& stem, const std::filesystem::path& dir, const Scrip
   // gnuplot opens its outputs by name: the descriptors we pass it (3, 4).
   const std::string script = script_of("/proc/self/fd/3", "/proc/self/fd/4");
   if (!run_gnuplot(script, {png.fd(), svg.fd()})) return false;
-  // The PNG's last chunk, IEND: length 0, type, CRC.
-  constexpr char kIend[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', '\xAE', '\x42', '\x60', '\x82'};
-  check_plot(png, png_file, std::string_view(kIend, sizeof kIend));
+  check_plot(png, png_file, kPngEndView);
   check_plot(svg, svg_file, "</svg>");
   png.commit();
   svg.commit();

@@ -13,5 +13,6 @@ void register_simulate(CLI::App& app);
 void register_evaluate(CLI::App& app);
 void register_import(CLI::App& app);
 void register_unfold(CLI::App& app);
+void register_sweep(CLI::App& app);
 
 }  // namespace flux::cli

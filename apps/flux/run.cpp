@@ -28,6 +28,7 @@ int run(int argc, const char* const* argv, std::uint64_t memory_cap) {
   register_validate(app);
   register_import(app);
   register_unfold(app);
+  register_sweep(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -100,21 +100,33 @@ std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
   return rows;
 }
 
+std::string csv_header() {
+  return detail::header(kColumns, kNumColumns);
+}
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  return detail::split(line);
+}
+
+std::string csv_row(const EvalRow& r) {
+  std::ostringstream out;
+  out << r.layers << ',' << num(core::ps_to_seconds(r.tau_ps)) << ','
+      << name(r.scheduler, "scheduler") << ',' << num(r.iteration_time_s) << ','
+      << opt(r.schedule_makespan_s) << ',' << num(r.peak_nic_bytes) << ','
+      << num(r.reconfigurations) << ',' << num(r.circuits_set_up) << ',' << name(r.status, "status")
+      << ',' << opt(r.gap) << ',' << opt(r.lower_bound_s) << ',' << num(r.solve_time_s) << ','
+      << opt(r.circuit_utilization) << ',' << num(r.wait_mean_s) << ',' << num(r.bytes_relayed)
+      << ',' << num(r.sends) << ',' << num(r.sim_events) << ',' << name(r.model, "model") << ','
+      << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ',' << r.switches << ','
+      << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',' << name(r.job, "job") << ','
+      << r.scaleup_size << ',' << r.cluster_ranks;
+  return out.str();
+}
+
 void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows) {
   std::ostringstream out;
-  out << detail::header(kColumns, kNumColumns) << '\n';
-  for (const EvalRow& r : rows) {
-    out << r.layers << ',' << num(core::ps_to_seconds(r.tau_ps)) << ','
-        << name(r.scheduler, "scheduler") << ',' << num(r.iteration_time_s) << ','
-        << opt(r.schedule_makespan_s) << ',' << num(r.peak_nic_bytes) << ','
-        << num(r.reconfigurations) << ',' << num(r.circuits_set_up) << ','
-        << name(r.status, "status") << ',' << opt(r.gap) << ',' << opt(r.lower_bound_s) << ','
-        << num(r.solve_time_s) << ',' << opt(r.circuit_utilization) << ',' << num(r.wait_mean_s)
-        << ',' << num(r.bytes_relayed) << ',' << num(r.sends) << ',' << num(r.sim_events) << ','
-        << name(r.model, "model") << ',' << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ','
-        << r.switches << ',' << num(r.link_gbps) << ',' << num(r.time_limit_s) << ','
-        << name(r.job, "job") << ',' << r.scaleup_size << ',' << r.cluster_ranks << '\n';
-  }
+  out << csv_header() << '\n';
+  for (const EvalRow& r : rows) out << csv_row(r) << '\n';
   const std::string text = out.str();
   io::save_file(file, [&](std::ostream& o) { o << text; });
 }

@@ -103,6 +103,13 @@ std::vector<EvalRow> read_csv(const std::filesystem::path& file);
 /// Writes the rows (header first) through a temporary file and a rename.
 void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows);
 
+/// The CSV's header line and one row (no line ends), as write_csv() writes
+/// them: for files that append rows one by one (flux sweep).
+std::string csv_header();
+std::string csv_row(const EvalRow& row);
+/// The comma-separated fields of a line (no quoting, as these CSVs have none).
+std::vector<std::string> csv_fields(const std::string& line);
+
 /// Progress of a sweep: `done` of `total` points finished, the latest row.
 using Progress =
     std::function<void(std::size_t done, std::size_t total, const EvalRow& row, bool resumed)>;

@@ -1,0 +1,238 @@
+// flux sweep SPEC -o DIR: a design-space sweep (docs/formats.md, "Sweep
+// files"). Every point runs in a process of its own, -j at once within a
+// memory budget; its row is appended to DIR/<name>.csv (synced) as it ends,
+// so an interrupted sweep resumes where it stopped; at the end the CSV is
+// put in the points' order and the summary and plots are written. Under
+// mpirun (a flux built with MPI) rank 0 hands the points out to the others.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
+#include "flux/io/output.hpp"
+#include "flux/io/save.hpp"
+#include "flux/sweep/mpi.hpp"
+#include "flux/sweep/results.hpp"
+#include "flux/sweep/runner.hpp"
+#include "flux/sweep/spec.hpp"
+#include "gnuplot.hpp"
+
+namespace flux::cli {
+namespace {
+
+struct SweepOptions {
+  std::string spec;
+  std::string output = "results";
+  unsigned jobs = 0;  // 0: the number of cores
+  std::string memory_budget;
+  std::string point_timeout;
+  bool fresh = false;
+  bool retry_failed = false;
+  bool no_plot = false;
+  bool dry_run = false;
+};
+
+// Default budget: this fraction of MemAvailable.
+constexpr double kBudgetFraction = 0.8;
+
+// "8GiB", "512M", "12G", "50%" (of MemAvailable), or a number of bytes.
+std::uint64_t parse_budget(const std::string& text) {
+  const std::uint64_t available = available_memory();
+  if (text.empty())
+    return static_cast<std::uint64_t>(kBudgetFraction * static_cast<double>(available));
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  if (unit.ends_with("iB") || unit.ends_with("B"))
+    unit.resize(unit.size() - (unit.ends_with("iB") ? 2 : 1));
+  double scale = 0;
+  if (unit.empty()) scale = 1;
+  if (unit == "K" || unit == "k") scale = 0x1p10;
+  if (unit == "M") scale = 0x1p20;
+  if (unit == "G") scale = 0x1p30;
+  if (unit == "T") scale = 0x1p40;
+  if (unit == "%") scale = static_cast<double>(available) / 100;
+  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > 0x1p62) {
+    throw core::InputError("", "--memory-budget", text,
+                           "expected a size such as 8GiB, 512M or 50% (of the available memory)");
+  }
+  return static_cast<std::uint64_t>(v * scale);
+}
+
+std::string eta(const sweep::RunProgress& p) {
+  if (p.done == 0 || p.done >= p.total) return "-";
+  const double left =
+      p.elapsed_s / static_cast<double>(p.done) * static_cast<double>(p.total - p.done);
+  char buf[32];
+  if (left >= 3600) {
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(left / 3600),
+                  static_cast<int>(left / 60) % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(left / 60),
+                  static_cast<int>(left) % 60);
+  }
+  return buf;
+}
+
+void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
+                 const std::map<std::string, std::string>& rows, const std::filesystem::path& dir,
+                 bool run) {
+  bool have_gnuplot = run;
+  for (const sweep::PlotSpec& p : spec.plots) {
+    const std::string stem = sweep::plot_stem(spec, p);
+    const std::string script = sweep::gnuplot_script(spec, p, points, rows, stem + ".png");
+    io::save_file(dir / (stem + ".gp"), [&](std::ostream& out) { out << script; });
+    if (!have_gnuplot) continue;
+    const std::filesystem::path png_file = dir / (stem + ".png");
+    io::OutputFile png(io::resolve_output(png_file, false));
+    have_gnuplot =
+        run_gnuplot(sweep::gnuplot_script(spec, p, points, rows, "/proc/self/fd/3"), {png.fd()});
+    if (!have_gnuplot) break;
+    check_plot(png, png_file, kPngEndView);
+    png.commit();
+    std::printf("plotted %s\n", png_file.string().c_str());
+  }
+  if (run && !have_gnuplot && !spec.plots.empty()) {
+    std::printf("gnuplot is not installed: no plots (apt-get install gnuplot-nox)\n");
+  }
+}
+
+void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
+  std::optional<sweep::SweepSpec> shared;
+  if (mpi != nullptr) {
+    shared = sweep::mpi_share_spec(*mpi, o.spec);
+    if (!shared) return;  // a worker: rank 0 reports what is wrong
+  }
+  const sweep::SweepSpec spec = shared ? *shared : sweep::SweepSpec::read(o.spec);
+  const std::vector<sweep::Point> points = spec.points();
+  sweep::RunOptions run;
+  run.jobs = o.jobs != 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  run.memory_budget_bytes = parse_budget(o.memory_budget);
+  if (!o.point_timeout.empty()) {
+    run.point_timeout_s =
+        core::ps_to_seconds(core::parse_duration(o.point_timeout, "--point-timeout"));
+  }
+  if (mpi != nullptr) mpi->workers_waiting();
+  if (mpi != nullptr && mpi->rank() != 0) {  // a worker: rank 0 writes every file
+    sweep::mpi_work(*mpi, points, run);
+    return;
+  }
+  if (o.dry_run) {
+    for (const sweep::Point& p : points) {
+      std::printf("%s  %s%s\n", p.key().c_str(),
+                  core::format_bytes(static_cast<double>(p.memory_bytes)).c_str(),
+                  p.invalid.empty() ? "" : ("  invalid: " + p.invalid).c_str());
+    }
+    std::printf("%zu points\n", points.size());
+    if (mpi != nullptr) sweep::mpi_stop_workers(*mpi);
+    return;
+  }
+  const std::filesystem::path dir = o.output;
+  io::prepare_output_directory(dir, "-o");
+  const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
+  const std::filesystem::path csv = dir / (spec.name + ".csv");
+  sweep::ResultFile results(csv, sweep::csv_header(spec), o.fresh);
+
+  std::vector<std::size_t> todo;
+  std::size_t resumed = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto it = results.finished().find(points[i].key());
+    const bool redo = it == results.finished().end() || (o.retry_failed && it->second != "ok");
+    if (redo) {
+      todo.push_back(i);
+    } else {
+      ++resumed;
+    }
+  }
+  std::fprintf(
+      stderr, "flux sweep: %s: %zu points, %zu to run, %s, memory budget %s; results in %s\n",
+      spec.name.c_str(), points.size(), todo.size(),
+      mpi != nullptr ? ("MPI, " + std::to_string(mpi->size() - 1) + " worker ranks").c_str()
+                     : ("-j " + std::to_string(run.jobs)).c_str(),
+      core::format_bytes(static_cast<double>(run.memory_budget_bytes)).c_str(),
+      csv.string().c_str());
+  if (resumed != 0 || results.torn_rows() != 0) {
+    std::fprintf(stderr, "flux sweep: resuming: %zu points already in %s%s\n", resumed,
+                 csv.string().c_str(),
+                 results.torn_rows() != 0 ? " (a torn last row was dropped)" : "");
+  }
+  const auto on_done = [&](std::size_t index, const sweep::Outcome& out,
+                           const sweep::RunProgress& p) {
+    const sweep::Point& point = points[index];
+    results.append(point.key(), sweep::csv_row(point, out));
+    std::fprintf(stderr, "[%zu/%zu] %zu failed, %zu running, ETA %s | %s: %s (%.2f s)%s%s\n",
+                 p.done, p.total, p.failed, p.running, eta(p).c_str(), point.key().c_str(),
+                 std::string(sweep::to_string(out.status)).c_str(), out.wall_s,
+                 out.error.empty() ? "" : ": ", out.error.c_str());
+  };
+  if (mpi != nullptr) {
+    sweep::mpi_coordinate(*mpi, points, todo, run, on_done);
+  } else {
+    sweep::run_points(points, todo, run, on_done);
+  }
+  std::vector<std::string> order;
+  for (const sweep::Point& p : points) order.push_back(p.key());
+  results.rewrite_sorted(order);
+
+  const std::string summary = sweep::summary(spec, points, results.rows());
+  const std::filesystem::path summary_file = dir / (spec.name + "-summary.txt");
+  io::save_file(summary_file, [&](std::ostream& out) { out << summary; });
+  std::printf("%s\nran %zu points, %zu resumed; wrote %s, %s\n", summary.c_str(), todo.size(),
+              resumed, csv.string().c_str(), summary_file.string().c_str());
+  write_plots(spec, points, results.rows(), dir, !o.no_plot);
+}
+
+}  // namespace
+
+void register_sweep(CLI::App& app) {
+  auto o = std::make_shared<SweepOptions>();
+  auto* cmd = app.add_subcommand(
+      "sweep", std::string("run a design-space sweep from a TOML or JSON file (docs/formats.md, "
+                           "Sweep files)") +
+                   (sweep::MpiSession::available()
+                        ? "; under mpirun or srun, rank 0 hands the points out to the other ranks"
+                        : "; this flux has no MPI support"));
+  cmd->add_option("spec", o->spec, "the sweep file (.toml or .json)")
+      ->required()
+      ->check(non_empty_path());
+  cmd->add_option("-o,--output", o->output,
+                  "directory for <name>.csv, <name>-summary.txt and the plots")
+      ->capture_default_str();
+  cmd->add_option("-j,--jobs", o->jobs, "points at once, each in its own process (default: cores)")
+      ->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--memory-budget", o->memory_budget,
+                  "memory the running points' estimates may add up to: 8GiB, 512M, 50% "
+                  "(default: 80% of MemAvailable)");
+  cmd->add_option("--point-timeout", o->point_timeout,
+                  "wall-clock limit of one point, e.g. 10m: then it is killed and recorded as "
+                  "timeout (default: none; the schedulers' own limit is the time_limit axis)");
+  cmd->add_flag("--fresh", o->fresh, "ignore rows already in the CSV and start over");
+  cmd->add_flag("--retry-failed", o->retry_failed, "run again the points recorded as failed");
+  cmd->add_flag("--no-plot", o->no_plot, "write the .gp scripts but do not run gnuplot");
+  cmd->add_flag("--dry-run", o->dry_run, "list the points and their memory estimates, run none");
+  cmd->callback([o] {
+    std::unique_ptr<sweep::MpiSession> mpi = sweep::MpiSession::start_if_launched();
+    try {
+      run_sweep(*o, mpi.get());
+    } catch (...) {
+      if (!mpi) throw;
+      if (mpi->rank() != 0) return;  // rank 0 has the same error and reports it
+      mpi->abort_on_error();
+      throw;
+    }
+  });
+}
+
+}  // namespace flux::cli

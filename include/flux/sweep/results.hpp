@@ -1,0 +1,92 @@
+#pragma once
+// The results of a sweep: <name>.csv, one row per point, appended as points
+// finish (each row written whole and synced, so a crash leaves at most a
+// torn last row, which the next run drops), rewritten in the points' order
+// when the sweep ends; the summary and the gnuplot scripts.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "flux/sweep/spec.hpp"
+
+namespace flux::sweep {
+
+/// How a point ended: its CSV's point_status.
+enum class PointStatus : std::uint8_t {
+  kOk,
+  kError,    ///< the point threw (a scheduler or the simulator refused it)
+  kInvalid,  ///< its configuration does not validate (never run)
+  kTimeout,  ///< killed after the wall-clock limit (--point-timeout)
+  kMemory,   ///< its memory estimate exceeds the budget (never run), or it ran out
+  kCrashed,  ///< its process died of a signal
+};
+std::string_view to_string(PointStatus s);
+
+/// The result of one point.
+struct Outcome {
+  PointStatus status = PointStatus::kOk;
+  std::string error;    ///< why it failed (one line, no commas)
+  double wall_s = 0;    ///< wall time of its process
+  std::string metrics;  ///< eval::csv_row() of its row; empty when it failed
+};
+
+/// Columns before the metrics (eval::csv_header()), after the axes.
+inline constexpr const char* kPointColumns = "point_status,point_error,wall_s";
+
+/// The header of a sweep's CSV: its axes, kPointColumns, the metrics.
+std::string csv_header(const SweepSpec& spec);
+/// One row (no line end).
+std::string csv_row(const Point& point, const Outcome& outcome);
+
+/// The CSV of a sweep being run.
+class ResultFile {
+ public:
+  /// Opens `file`, creating it with its header when missing (or `fresh`).
+  /// An existing file must have `header` (core::InputError otherwise); a
+  /// last row without its line end (a crash while writing it) is cut off.
+  ResultFile(std::filesystem::path file, std::string header, bool fresh);
+  ~ResultFile();
+  ResultFile(const ResultFile&) = delete;
+  ResultFile& operator=(const ResultFile&) = delete;
+
+  /// Rows already in the file by point key (the later of two wins) and their
+  /// point_status.
+  [[nodiscard]] const std::map<std::string, std::string>& finished() const { return status_; }
+  /// Appends one row and syncs it to disk before returning.
+  void append(const std::string& key, const std::string& row);
+  /// Rewrites the file (through a temporary and a rename) with one row per
+  /// key: those of `order` first, in that order, then any others in the
+  /// order they were written.
+  void rewrite_sorted(const std::vector<std::string>& order);
+  /// The rows by key.
+  [[nodiscard]] const std::map<std::string, std::string>& rows() const { return rows_; }
+  /// Rows cut off as torn when the file was opened (0 or 1).
+  [[nodiscard]] std::size_t torn_rows() const { return torn_; }
+
+ private:
+  std::filesystem::path file_;
+  std::string header_;
+  std::size_t key_columns_ = 0;
+  int fd_ = -1;
+  std::map<std::string, std::string> rows_;    ///< key -> row
+  std::map<std::string, std::string> status_;  ///< key -> point_status
+  std::vector<std::string> written_;           ///< keys in file order
+  std::size_t torn_ = 0;
+};
+
+/// A terminal summary: point counts by status, then per point of the other
+/// axes the first scheduler's iteration time and each other's ratio to it.
+std::string summary(const SweepSpec& spec, const std::vector<Point>& points,
+                    const std::map<std::string, std::string>& rows);
+
+/// A self-contained gnuplot script (data inline) drawing `plot` into `png`.
+std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
+                           const std::vector<Point>& points,
+                           const std::map<std::string, std::string>& rows, const std::string& png);
+
+/// The file name stem of a plot: <name>-<y>-by-<x>.
+std::string plot_stem(const SweepSpec& spec, const PlotSpec& plot);
+
+}  // namespace flux::sweep

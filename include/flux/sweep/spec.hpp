@@ -1,0 +1,89 @@
+#pragma once
+// A sweep file (TOML or JSON; docs/formats.md, "Sweep files"): named axes
+// with lists of values, their cartesian product cut by filters, and the
+// outputs. Each point is one eval::EvalConfig of one job, one delay and one
+// scheduler, run by eval::run_evaluation as `flux evaluate` runs its points.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flux/eval/evaluate.hpp"
+#include "flux/sweep/expr.hpp"
+
+namespace flux::sweep {
+
+/// How an axis's values are written in the file.
+enum class AxisType : std::uint8_t {
+  kName,      ///< a string (model, gpu, job, scheduler)
+  kInteger,   ///< a non-negative integer
+  kReal,      ///< a positive number (Gb/s)
+  kDuration,  ///< a string with a unit: "10us"
+  kPercent,   ///< a number or "5%" (compute jitter)
+};
+
+struct AxisInfo {
+  std::string_view name;
+  AxisType type;
+  std::string_view help;
+};
+
+/// Every axis a sweep can have, in the order of the CSV's columns and of the
+/// cartesian product (the last one varies fastest).
+std::vector<AxisInfo> axis_table();
+
+/// One axis of a sweep: its values as written in the CSV.
+struct Axis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+/// A plot: metric `y` over axis `x`, one line per combination of the other
+/// axes that vary.
+struct PlotSpec {
+  std::string x;
+  std::string y;
+  bool log_x = false;
+  bool log_y = false;
+};
+
+/// One point of the product.
+struct Point {
+  std::vector<std::string> values;  ///< one per SweepSpec::axes
+  eval::EvalConfig config;          ///< one job, one delay, one scheduler
+  /// Why the point cannot run (its configuration does not validate); empty
+  /// when it can. Such a point is recorded as failed, not run.
+  std::string invalid;
+  /// Estimated peak memory of the process running it, bytes.
+  std::uint64_t memory_bytes = 0;
+  /// The point's identity in the CSV: its values joined by commas.
+  [[nodiscard]] std::string key() const;
+};
+
+struct SweepSpec {
+  std::string source;      ///< the file, for messages
+  std::string name;        ///< output stem: <name>.csv, <name>-summary.txt, ...
+  std::vector<Axis> axes;  ///< those the file gives, in axis_table() order
+  std::vector<Expr> filters;
+  std::vector<PlotSpec> plots;
+
+  /// Reads a .toml or .json file (by extension; otherwise TOML). Throws
+  /// core::InputError naming the file, the key and the value.
+  static SweepSpec read(const std::filesystem::path& file);
+  /// Parses TOML or JSON text; `source` names it in errors.
+  static SweepSpec parse(std::string_view text, const std::string& source, bool json);
+
+  /// The product in axis order, filtered. Throws core::InputError when the
+  /// filters leave no point or fail on one (division by zero, ...).
+  [[nodiscard]] std::vector<Point> points() const;
+};
+
+/// Memory a point is expected to need at its peak, bytes: the workload's
+/// estimate (core::workload_memory_bytes) times kPointMemoryFactor for the
+/// schedule, the simulator's state and the solver, plus kPointMemoryBaseBytes.
+std::uint64_t point_memory_bytes(const eval::EvalConfig& config);
+inline constexpr std::uint64_t kPointMemoryFactor = 4;
+inline constexpr std::uint64_t kPointMemoryBaseBytes = std::uint64_t{64} << 20;
+
+}  // namespace flux::sweep

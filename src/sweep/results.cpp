@@ -1,0 +1,345 @@
+// A sweep's CSV, summary and plots (include/flux/sweep/results.hpp). The CSV
+// is appended one whole row per write(2), each followed by fsync(2): after a
+// crash (kill -9, power loss) the file holds every row that was reported
+// finished, and at most the last one is torn (no line end), which the next
+// run cuts off before it appends.
+#include "flux/sweep/results.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "flux/core/error.hpp"
+#include "flux/core/time.hpp"
+#include "flux/io/save.hpp"
+
+namespace flux::sweep {
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  return eval::csv_fields(line);
+}
+
+std::string join(const std::vector<std::string>& v, std::size_t n, const char* sep) {
+  std::string s;
+  for (std::size_t i = 0; i < n && i < v.size(); ++i) s += (i == 0 ? "" : sep) + v[i];
+  return s;
+}
+
+[[noreturn]] void io_fail(const std::filesystem::path& file, const char* what) {
+  throw core::InputError(file.string(), "", "", std::string(what) + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, const std::string& s, const std::filesystem::path& file) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) io_fail(file, "cannot append a row");
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) io_fail(file, "cannot sync a row to disk");
+}
+
+std::string read_all(int fd, const std::filesystem::path& file) {
+  std::string text;
+  char buf[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) io_fail(file, "cannot read");
+    if (n == 0) return text;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+std::optional<double> number(const std::string& s) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::size_t column(const std::vector<std::string>& header, std::string_view name) {
+  return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
+// The axes that take more than one value, but `except`.
+std::vector<std::size_t> varying(const SweepSpec& spec, std::string_view except) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+    if (spec.axes[i].values.size() > 1 && spec.axes[i].name != except) out.push_back(i);
+  }
+  return out;
+}
+
+std::string label(const SweepSpec& spec, const Point& p, const std::vector<std::size_t>& axes) {
+  std::string s;
+  for (std::size_t i : axes) s += (s.empty() ? "" : " ") + spec.axes[i].name + "=" + p.values[i];
+  return s.empty() ? std::string("all") : s;
+}
+
+}  // namespace
+
+std::string_view to_string(PointStatus s) {
+  switch (s) {
+    case PointStatus::kOk:
+      return "ok";
+    case PointStatus::kError:
+      return "error";
+    case PointStatus::kInvalid:
+      return "invalid";
+    case PointStatus::kTimeout:
+      return "timeout";
+    case PointStatus::kMemory:
+      return "memory";
+    case PointStatus::kCrashed:
+      return "crashed";
+  }
+  return "?";
+}
+
+std::string csv_header(const SweepSpec& spec) {
+  std::string h;
+  for (const Axis& a : spec.axes) h += a.name + ",";
+  return h + kPointColumns + "," + eval::csv_header();
+}
+
+std::string csv_row(const Point& point, const Outcome& o) {
+  std::string error = o.error;
+  for (char& c : error) {
+    if (c == ',' || c == '\n' || c == '\r' || c == '"') c = c == ',' ? ';' : ' ';
+  }
+  char wall[32];
+  auto [end, ec] = std::to_chars(wall, wall + sizeof wall, std::round(o.wall_s * 1e3) / 1e3);
+  std::string row = point.key() + "," + std::string(to_string(o.status)) + "," + error + "," +
+                    std::string(wall, end) + ",";
+  if (!o.metrics.empty()) return row + o.metrics;
+  // A failed point: every metric column empty.
+  const std::size_t metrics = split(eval::csv_header()).size();
+  return row + std::string(metrics - 1, ',');
+}
+
+ResultFile::ResultFile(std::filesystem::path file, std::string header, bool fresh)
+    : file_(std::move(file)), header_(std::move(header)) {
+  key_columns_ = split(header_).size() - split(eval::csv_header()).size() - 3;
+  fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) io_fail(file_, "cannot open");
+  std::string text = fresh ? std::string() : read_all(fd_, file_);
+  // A torn last row (or header): cut back to the last line end.
+  const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  if (whole < text.size()) ++torn_;
+  text.resize(whole);
+  if (text.empty()) {
+    if (::ftruncate(fd_, 0) != 0) io_fail(file_, "cannot truncate");
+    write_all(fd_, header_ + "\n", file_);
+    return;
+  }
+  const std::size_t columns = split(header_).size();
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  if (line != header_) {
+    ::close(fd_);
+    fd_ = -1;
+    throw core::InputError(file_.string(), "line 1", line.substr(0, 60),
+                           "written by another sweep (other axes or columns): use another "
+                           "output directory (-o) or start over (--fresh)");
+  }
+  for (std::size_t n = 2; std::getline(in, line); ++n) {
+    const std::vector<std::string> f = split(line);
+    if (f.size() != columns) {
+      ::close(fd_);
+      fd_ = -1;
+      throw core::InputError(file_.string(), "line " + std::to_string(n),
+                             std::to_string(f.size()) + " columns",
+                             "expected " + std::to_string(columns) + ": not a row of this sweep");
+    }
+    const std::string key = join(f, key_columns_, ",");
+    if (rows_.count(key) == 0) written_.push_back(key);
+    rows_[key] = line;
+    status_[key] = f[key_columns_];
+  }
+  if (torn_ != 0 && ::ftruncate(fd_, static_cast<off_t>(whole)) != 0) {
+    io_fail(file_, "cannot cut off a torn row");
+  }
+}
+
+ResultFile::~ResultFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ResultFile::append(const std::string& key, const std::string& row) {
+  write_all(fd_, row + "\n", file_);
+  if (rows_.count(key) == 0) written_.push_back(key);
+  rows_[key] = row;
+  status_[key] = split(row)[key_columns_];
+}
+
+void ResultFile::rewrite_sorted(const std::vector<std::string>& order) {
+  std::set<std::string> placed;
+  std::string text = header_ + "\n";
+  for (const std::vector<std::string>* keys : {&order, &std::as_const(written_)}) {
+    for (const std::string& k : *keys) {
+      const auto it = rows_.find(k);
+      if (it == rows_.end() || !placed.insert(k).second) continue;
+      text += it->second + "\n";
+    }
+  }
+  ::close(fd_);
+  fd_ = -1;
+  io::save_file(file_, [&](std::ostream& out) { out << text; });
+  fd_ = ::open(file_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) io_fail(file_, "cannot reopen");
+}
+
+std::string summary(const SweepSpec& spec, const std::vector<Point>& points,
+                    const std::map<std::string, std::string>& rows) {
+  const std::vector<std::string> header = split(csv_header(spec));
+  const std::size_t status_col = column(header, "point_status");
+  const std::size_t time_col = column(header, "iteration_time_s");
+  std::map<std::string, std::size_t> counts;
+  for (const Point& p : points) {
+    const auto it = rows.find(p.key());
+    ++counts[it == rows.end() ? std::string("not run") : split(it->second)[status_col]];
+  }
+  std::ostringstream out;
+  out << "sweep " << spec.name << ": " << points.size() << " points:";
+  for (const auto& [status, n] : counts) out << " " << n << " " << status;
+  out << "\n";
+
+  // Iteration time: the first scheduler's, the others' as ratios to it.
+  const std::size_t sched_axis =
+      static_cast<std::size_t>(std::find_if(spec.axes.begin(), spec.axes.end(),
+                                            [](const Axis& a) { return a.name == "scheduler"; }) -
+                               spec.axes.begin());
+  const std::vector<std::string>& scheds = spec.axes[sched_axis].values;
+  const std::vector<std::size_t> others = varying(spec, "scheduler");
+  std::vector<std::string> groups;
+  std::map<std::string, std::map<std::string, std::string>> cells;
+  for (const Point& p : points) {
+    const std::string g = label(spec, p, others);
+    if (cells.count(g) == 0) groups.push_back(g);
+    const auto it = rows.find(p.key());
+    std::string cell = "-";
+    if (it != rows.end()) {
+      const std::vector<std::string> f = split(it->second);
+      cell = f[status_col] == "ok" ? f[time_col] : f[status_col];
+    }
+    cells[g][p.values[sched_axis]] = cell;
+  }
+  out << "\niteration time: " << scheds.front() << " in ms, the others as a ratio to it\n";
+  std::size_t width = 8;
+  for (const std::string& g : groups) width = std::max(width, g.size());
+  out << std::string(width, ' ');
+  for (const std::string& s : scheds) out << "  " << s;
+  out << "\n";
+  for (const std::string& g : groups) {
+    out << g << std::string(width - g.size(), ' ');
+    const std::optional<double> base = number(cells[g][scheds.front()]);
+    for (std::size_t k = 0; k < scheds.size(); ++k) {
+      const std::string& cell = cells[g][scheds[k]];
+      const std::optional<double> v = number(cell);
+      char buf[64];
+      if (v && k == 0) {
+        std::snprintf(buf, sizeof buf, "%.3f", *v * 1e3);
+      } else if (v && base && *base > 0) {
+        std::snprintf(buf, sizeof buf, "x%.3f", *v / *base);
+      } else {
+        std::snprintf(buf, sizeof buf, "%s", v ? "?" : cell.c_str());
+      }
+      const std::string text = buf;
+      out << std::string(
+                 scheds[k].size() + 2 > text.size() ? scheds[k].size() + 2 - text.size() : 1, ' ')
+          << text;
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string plot_stem(const SweepSpec& spec, const PlotSpec& plot) {
+  return spec.name + "-" + plot.y + "-by-" + plot.x;
+}
+
+std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
+                           const std::vector<Point>& points,
+                           const std::map<std::string, std::string>& rows, const std::string& png) {
+  const std::vector<std::string> header = split(csv_header(spec));
+  const std::size_t status_col = column(header, "point_status");
+  const std::size_t y_col = column(header, plot.y);
+  const std::size_t x_axis =
+      static_cast<std::size_t>(std::find_if(spec.axes.begin(), spec.axes.end(),
+                                            [&](const Axis& a) { return a.name == plot.x; }) -
+                               spec.axes.begin());
+  const std::vector<std::string>& xs = spec.axes[x_axis].values;
+  const auto info = axis_table();
+  const AxisType type = std::find_if(info.begin(), info.end(), [&](const AxisInfo& a) {
+                          return a.name == plot.x;
+                        })->type;
+  const bool named = type == AxisType::kName;
+  const std::vector<std::size_t> others = varying(spec, plot.x);
+  std::vector<std::string> series;
+  std::map<std::string, std::string> data;
+  for (const Point& p : points) {
+    const auto it = rows.find(p.key());
+    if (it == rows.end()) continue;
+    const std::vector<std::string> f = split(it->second);
+    if (f[status_col] != "ok" || f[y_col].empty()) continue;
+    const std::string s = label(spec, p, others);
+    if (data.count(s) == 0) series.push_back(s);
+    const std::string& xv = p.values[x_axis];
+    std::ostringstream x;
+    if (named) {
+      x << (std::find(xs.begin(), xs.end(), xv) - xs.begin());
+    } else if (type == AxisType::kDuration) {
+      x << core::ps_to_seconds(core::parse_duration(xv));
+    } else {
+      std::string v = xv;
+      if (!v.empty() && v.back() == '%') v.pop_back();
+      x << v;
+    }
+    data[s] += x.str() + " " + f[y_col] + "\n";
+  }
+  std::ostringstream g;
+  g << "# " << plot.y << " by " << plot.x << " of sweep " << spec.name
+    << " (flux sweep; data inline)\n";
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    g << "$s" << k << " << EOD\n" << data[series[k]] << "EOD\n";
+  }
+  g << "set terminal pngcairo size 900,600 font ',10'\nset output '" << png << "'\n"
+    << "set key outside right\nset grid\n"
+    << "set xlabel '" << plot.x << (type == AxisType::kDuration ? " (s)" : "") << "'\n"
+    << "set ylabel '" << plot.y << "'\n";
+  if (plot.log_x) g << "set logscale x\n";
+  if (plot.log_y) g << "set logscale y\n";
+  if (named) {
+    g << "set xtics (";
+    for (std::size_t i = 0; i < xs.size(); ++i) g << (i ? ", " : "") << "'" << xs[i] << "' " << i;
+    g << ")\nset xrange [-0.5:" << xs.size() - 0.5 << "]\n";
+  }
+  if (series.empty()) {
+    g << "set label 'no finished points' at graph 0.5, graph 0.5 center\n"
+      << "plot NaN notitle\n";
+  } else {
+    g << "plot ";
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      g << (k ? ", \\\n     " : "") << "$s" << k << " using 1:2 with linespoints title '"
+        << series[k] << "'";
+    }
+    g << "\n";
+  }
+  g << "set output\n";
+  return g.str();
+}
+
+}  // namespace flux::sweep

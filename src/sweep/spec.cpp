@@ -1,0 +1,494 @@
+// Sweep files (include/flux/sweep/spec.hpp, docs/formats.md "Sweep files"):
+// TOML (toml++) or JSON (nlohmann) read into one JSON tree, checked key by
+// key, and expanded into points. A value is checked on its own when read (a
+// known model, a positive integer, a duration); a combination that does not
+// validate (tp not dividing the heads, layers < pp) becomes a point that is
+// recorded as failed with the reason, so one odd corner does not stop a
+// sweep of hundreds.
+#include "flux/sweep/spec.hpp"
+
+#include <toml++/toml.h>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "flux/core/error.hpp"
+#include "flux/core/time.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/sim/perturb.hpp"
+
+namespace flux::sweep {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Largest integer an integer axis takes (the option tables' bounds are at
+// most this; the generator checks each one exactly).
+constexpr std::int64_t kMaxInteger = std::int64_t{1} << 24;
+
+std::string real_text(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+// A TOML document as JSON, with the line of every value by its path.
+Json from_toml(const toml::node& n, const std::string& path, std::map<std::string, int>& lines) {
+  lines[path] = static_cast<int>(n.source().begin.line);
+  if (const auto* t = n.as_table()) {
+    Json j = Json::object();
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      j[key] = from_toml(v, path.empty() ? key : path + "." + key, lines);
+    }
+    return j;
+  }
+  if (const auto* a = n.as_array()) {
+    Json j = Json::array();
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      j.push_back(from_toml((*a)[i], path + "[" + std::to_string(i) + "]", lines));
+    }
+    return j;
+  }
+  if (const auto* s = n.as_string()) return Json(s->get());
+  if (const auto* i = n.as_integer()) return Json(i->get());
+  if (const auto* f = n.as_floating_point()) return Json(f->get());
+  if (const auto* b = n.as_boolean()) return Json(b->get());
+  throw core::InputError("", path, "", "dates and times have no meaning in a sweep file");
+}
+
+// A point's configuration, built axis by axis (axis_table() order).
+struct EvalSetup {
+  eval::EvalJob job;
+  std::string job_name;  ///< a job axis's name; else "L<layers>"
+  core::System system;
+  core::TimePs tau_ps = core::System{}.reconfig_delay_ps;
+  std::string scheduler;
+  sched::SchedulerOptions sched;
+  sim::SimOptions sim;
+
+  /// Sets `axis` to `v` (checked by the file reader's type first); throws
+  /// core::InputError for an unknown model, gpu, job or scheduler.
+  void apply(std::string_view axis, const std::string& v);
+  [[nodiscard]] eval::EvalConfig config() const;
+};
+
+void EvalSetup::apply(std::string_view axis, const std::string& v) {
+  workload::TrainingConfig& t = job.training;
+  const auto integer = [&] { return static_cast<std::uint32_t>(std::stoull(v)); };
+  using T = workload::TrainingConfig;
+  static constexpr std::pair<std::string_view, std::uint32_t T::*> kDegrees[] = {
+      {"tp", &T::tp},
+      {"pp", &T::pp},
+      {"dp", &T::dp},
+      {"cp", &T::cp},
+      {"vpp", &T::vpp},
+      {"fold_dp", &T::fold_dp},
+      {"micro_batches", &T::micro_batches}};
+  for (const auto& [name, field] : kDegrees) {
+    if (axis == name) {
+      t.*field = integer();
+      return;
+    }
+  }
+  if (axis == "job") {
+    const workload::JobPreset p = workload::job_preset(v);
+    t = p.config;
+    job.scaleup_size = std::max<std::uint32_t>(1, p.config.scaleup_size);
+    job.scaleup_gbps = p.config.gpu.nvlink_gbps;
+    job_name = p.name;
+  } else if (axis == "model") {
+    t.model = workload::ModelConfig::llama3(v.starts_with("llama3-") ? v.substr(7) : v);
+  } else if (axis == "layers") {
+    t.model.layers = integer();
+  } else if (axis == "seq") {
+    t.seq = std::stoull(v);
+  } else if (axis == "gpu") {
+    t.gpu = workload::GpuSpec::preset(v);
+  } else if (axis == "scaleup_size") {
+    job.scaleup_size = integer();
+  } else if (axis == "scaleup_gbps") {
+    job.scaleup_gbps = std::stod(v);
+  } else if (axis == "switches") {
+    system.switches = integer();
+  } else if (axis == "link_gbps") {
+    system.link_gbps = std::stod(v);
+  } else if (axis == "tau") {
+    tau_ps = core::parse_duration(v, "tau");
+  } else if (axis == "time_limit") {
+    sched.time_limit_s = core::ps_to_seconds(core::parse_duration(v, "time_limit"));
+  } else if (axis == "jitter") {
+    sim.perturbation.compute_jitter = sim::parse_percent("jitter", v);
+  } else if (axis == "seed") {
+    sim.perturbation.seed = std::stoull(v);
+  } else if (axis == "scheduler") {
+    (void)sched::make_scheduler(v);
+    scheduler = v;
+  }
+}
+
+eval::EvalConfig EvalSetup::config() const {
+  eval::EvalConfig c;
+  c.preset = "sweep";
+  eval::EvalJob j = job;
+  j.name = job_name.empty() ? eval::layer_job_name(j.training.model.layers) : job_name;
+  c.training = j.training;
+  c.named_jobs = {j};
+  c.taus_ps = {tau_ps};
+  c.schedulers = {scheduler};
+  c.system = system;
+  c.sched = sched;
+  c.sim = sim;
+  return c;
+}
+
+class Reader {
+ public:
+  Reader(std::string source, std::map<std::string, int> lines)
+      : source_(std::move(source)), lines_(std::move(lines)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& value,
+                         const std::string& problem) const {
+    const auto line = lines_.find(path);
+    const std::string where =
+        line == lines_.end() ? path : "line " + std::to_string(line->second) + ", " + path;
+    throw core::InputError(source_, where, value, problem);
+  }
+  [[noreturn]] void fail_json(const std::string& path, const Json& v,
+                              const std::string& problem) const {
+    fail(path, v.is_string() ? v.get<std::string>() : v.dump(), problem);
+  }
+
+  SweepSpec read(const Json& root) const {
+    if (!root.is_object()) fail_json("", root, "a sweep file is a table of keys");
+    SweepSpec spec;
+    spec.source = source_;
+    for (const auto& [key, v] : root.items()) {
+      if (key == "name") {
+        spec.name = name(key, v);
+      } else if (key == "axes") {
+        read_axes(v, spec);
+      } else if (key == "filter") {
+        read_filters(v, spec);
+      } else if (key == "plot") {
+        read_plots(v, spec);
+      } else if (key != "description") {
+        fail_json(key, v, "unknown key (known: name, description, axes, filter, plot)");
+      }
+    }
+    if (spec.axes.empty()) fail("axes", "", "missing: a sweep needs at least one axis");
+    if (std::none_of(spec.axes.begin(), spec.axes.end(),
+                     [](const Axis& a) { return a.name == "scheduler"; })) {
+      fail("axes.scheduler", "", "missing: name the schedulers to compare");
+    }
+    for (const Expr& f : spec.filters) {
+      try {
+        f.check_names([&](std::string_view axis) -> std::optional<ExprValue> {
+          for (const Axis& a : spec.axes) {
+            if (a.name == axis) return ExprValue{};
+          }
+          return std::nullopt;
+        });
+      } catch (const core::InputError& e) {
+        fail(e.field(), e.value(), e.problem());
+      }
+    }
+    if (spec.name.empty()) spec.name = "sweep";
+    return spec;
+  }
+
+ private:
+  std::string name(const std::string& path, const Json& v) const {
+    if (!v.is_string()) fail_json(path, v, "must be a string");
+    const std::string s = v.get<std::string>();
+    if (s.empty() || s.find_first_of("/\\,\"\n\r\t ") != std::string::npos || s[0] == '.') {
+      fail(path, s, "must be a plain name (no spaces, commas, quotes or slashes)");
+    }
+    return s;
+  }
+
+  void read_axes(const Json& axes, SweepSpec& spec) const {
+    if (!axes.is_object()) fail_json("axes", axes, "must be a table of axis = [values]");
+    const std::vector<AxisInfo> table = axis_table();
+    for (const auto& [key, v] : axes.items()) {
+      if (std::none_of(table.begin(), table.end(),
+                       [&](const AxisInfo& a) { return a.name == key; })) {
+        std::string known;
+        for (const AxisInfo& a : table) known += (known.empty() ? "" : ", ") + std::string(a.name);
+        fail_json("axes." + key, v, "unknown axis (known: " + known + ")");
+      }
+    }
+    for (const AxisInfo& info : table) {
+      if (!axes.contains(info.name)) continue;
+      const std::string path = "axes." + std::string(info.name);
+      const Json& list = axes.at(std::string(info.name));
+      Axis axis{std::string(info.name), {}};
+      if (!list.is_array()) {
+        axis.values.push_back(value(info, path, list));
+      } else {
+        if (list.empty()) fail(path, "[]", "empty list: give at least one value");
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          const std::string at = path + "[" + std::to_string(i) + "]";
+          std::string text = value(info, at, list[i]);
+          if (std::find(axis.values.begin(), axis.values.end(), text) != axis.values.end()) {
+            fail(at, text, "listed twice");
+          }
+          axis.values.push_back(std::move(text));
+        }
+      }
+      spec.axes.push_back(std::move(axis));
+    }
+  }
+
+  // One value, checked on its own, as the CSV writes it.
+  std::string value(const AxisInfo& info, const std::string& path, const Json& v) const {
+    try {
+      switch (info.type) {
+        case AxisType::kName: {
+          if (!v.is_string()) fail_json(path, v, "must be a string");
+          const std::string s = v.get<std::string>();
+          if (s.empty() || s.find_first_of(",\"\n\r") != std::string::npos) {
+            fail(path, s, "must be a name without commas or quotes");
+          }
+          EvalSetup probe;
+          probe.apply(info.name, s);  // throws for an unknown model, gpu, job, scheduler
+          return s;
+        }
+        case AxisType::kInteger: {
+          const std::int64_t low = info.name == "fold_dp" || info.name == "seed" ? 0 : 1;
+          const std::int64_t high = info.name == "seed" ? INT64_MAX : kMaxInteger;
+          if (!v.is_number_integer() || v.get<std::int64_t>() < low ||
+              v.get<std::int64_t>() > high) {
+            fail_json(
+                path, v,
+                "must be an integer from " + std::to_string(low) + " to " + std::to_string(high));
+          }
+          return std::to_string(v.get<std::int64_t>());
+        }
+        case AxisType::kReal: {
+          if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+            fail_json(path, v, "must be a positive number");
+          }
+          return real_text(v.get<double>());
+        }
+        case AxisType::kDuration: {
+          if (!v.is_string()) fail_json(path, v, "must be a duration with a unit, e.g. \"10us\"");
+          const std::string s = v.get<std::string>();
+          (void)core::parse_duration(s, path);
+          if (s.find_first_of(",\"") != std::string::npos) fail(path, s, "a comma or quote");
+          return s;
+        }
+        case AxisType::kPercent: {
+          std::string s = v.is_number()   ? real_text(v.get<double>()) + "%"
+                          : v.is_string() ? v.get<std::string>()
+                                          : std::string();
+          if (s.empty()) fail_json(path, v, "must be a percentage, e.g. 5 or \"5%\"");
+          (void)sim::parse_percent(path, s);
+          if (s.find_first_of(",\"") != std::string::npos) fail(path, s, "a comma or quote");
+          return s;
+        }
+      }
+    } catch (const core::InputError& e) {
+      if (!e.source().empty()) throw;
+      fail_json(path, v, e.problem());
+    }
+    fail_json(path, v, "unknown axis type");
+  }
+
+  void read_filters(const Json& v, SweepSpec& spec) const {
+    const auto one = [&](const std::string& path, const Json& f) {
+      if (!f.is_string()) fail_json(path, f, "a filter is a string, e.g. \"tp * dp == 8\"");
+      try {
+        spec.filters.push_back(Expr::parse(f.get<std::string>(), path));
+      } catch (const core::InputError& e) {
+        fail(path, e.value(), e.problem());
+      }
+    };
+    if (!v.is_array()) return one("filter", v);
+    for (std::size_t i = 0; i < v.size(); ++i) one("filter[" + std::to_string(i) + "]", v[i]);
+  }
+
+  void read_plots(const Json& v, SweepSpec& spec) const {
+    if (!v.is_array()) fail_json("plot", v, "must be a list of tables {x = axis, y = metric}");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string path = "plot[" + std::to_string(i) + "]";
+      const Json& p = v[i];
+      if (!p.is_object()) fail_json(path, p, "must be a table {x = axis, y = metric}");
+      PlotSpec plot;
+      for (const auto& [key, val] : p.items()) {
+        const std::string at = path + "." + key;
+        if (key == "x" || key == "y") {
+          (key == "x" ? plot.x : plot.y) = name(at, val);
+        } else if (key == "log_x" || key == "log_y") {
+          if (!val.is_boolean()) fail_json(at, val, "must be true or false");
+          (key == "log_x" ? plot.log_x : plot.log_y) = val.get<bool>();
+        } else {
+          fail_json(at, val, "unknown key (known: x, y, log_x, log_y)");
+        }
+      }
+      if (plot.x.empty() || plot.y.empty())
+        fail_json(path, p, "needs x (an axis) and y (a metric)");
+      if (std::none_of(spec.axes.begin(), spec.axes.end(),
+                       [&](const Axis& a) { return a.name == plot.x; })) {
+        fail(path + ".x", plot.x, "not an axis of this sweep");
+      }
+      if (!is_metric(plot.y)) fail(path + ".y", plot.y, "not a numeric metric column");
+      spec.plots.push_back(std::move(plot));
+    }
+  }
+
+  static bool is_metric(const std::string& column) {
+    static const char* const kMetrics[] = {
+        "iteration_time_s", "schedule_makespan_s", "peak_nic_bytes",
+        "reconfigurations", "circuits_set_up",     "gap",
+        "lower_bound_s",    "solve_time_s",        "circuit_utilization",
+        "wait_mean_s",      "bytes_relayed",       "sends",
+        "sim_events"};
+    return std::find(std::begin(kMetrics), std::end(kMetrics), column) != std::end(kMetrics);
+  }
+
+  std::string source_;
+  std::map<std::string, int> lines_;
+};
+
+}  // namespace
+
+std::vector<AxisInfo> axis_table() {
+  // The order of application too: job sets a whole layout, model resets the
+  // layer count, later axes override single fields.
+  return {
+      {"job", AxisType::kName, "a named training job (llama3-70b-1k, ...) with its fabric"},
+      {"model", AxisType::kName, "Llama 3 size: 8b, 70b, 405b (all its layers)"},
+      {"layers", AxisType::kInteger, "transformer layers"},
+      {"tp", AxisType::kInteger, "tensor-parallel degree"},
+      {"pp", AxisType::kInteger, "pipeline stages"},
+      {"dp", AxisType::kInteger, "data-parallel degree"},
+      {"cp", AxisType::kInteger, "context-parallel degree"},
+      {"vpp", AxisType::kInteger, "model chunks per pipeline stage"},
+      {"fold_dp", AxisType::kInteger, "DP replicas generated (0: all)"},
+      {"micro_batches", AxisType::kInteger, "micro-batches per iteration"},
+      {"seq", AxisType::kInteger, "sequence length, tokens"},
+      {"gpu", AxisType::kName, "GPU preset: a100, h100, ..."},
+      {"scaleup_size", AxisType::kInteger, "scale-up (NVLink) domain size"},
+      {"scaleup_gbps", AxisType::kReal, "scale-up bandwidth per accelerator, Gb/s"},
+      {"switches", AxisType::kInteger, "optical circuit switches"},
+      {"link_gbps", AxisType::kReal, "optical link rate, Gb/s"},
+      {"tau", AxisType::kDuration, "reconfiguration delay"},
+      {"time_limit", AxisType::kDuration, "scheduler time limit"},
+      {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
+      {"seed", AxisType::kInteger, "seed of the perturbation"},
+      {"scheduler", AxisType::kName, "scheduler (the first is the summary's baseline)"},
+  };
+}
+
+std::string Point::key() const {
+  std::string k;
+  for (const std::string& v : values) k += (k.empty() ? "" : ",") + v;
+  return k;
+}
+
+std::uint64_t point_memory_bytes(const eval::EvalConfig& config) {
+  const workload::WorkloadSize size = workload::estimate_llama_size(config.jobs().front().training);
+  const std::uint64_t w = core::workload_memory_bytes(size.tasks, size.deps);
+  if (w > (UINT64_MAX - kPointMemoryBaseBytes) / kPointMemoryFactor) return UINT64_MAX;
+  return w * kPointMemoryFactor + kPointMemoryBaseBytes;
+}
+
+SweepSpec SweepSpec::read(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw core::InputError(file.string(), "", "", "cannot open the sweep file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), file.string(), file.extension() == ".json");
+}
+
+SweepSpec SweepSpec::parse(std::string_view text, const std::string& source, bool json) {
+  Json root;
+  std::map<std::string, int> lines;
+  if (json) {
+    try {
+      root = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+      throw core::InputError(source, "byte " + std::to_string(e.byte), "", "not valid JSON");
+    }
+  } else {
+    try {
+      const toml::table t = toml::parse(text, source);
+      root = from_toml(t, "", lines);
+    } catch (const toml::parse_error& e) {
+      throw core::InputError(source, "line " + std::to_string(e.source().begin.line), "",
+                             "not valid TOML: " + std::string(e.description()));
+    } catch (const core::InputError& e) {
+      throw e.with_source(source);
+    }
+  }
+  return Reader(source, std::move(lines)).read(root);
+}
+
+std::vector<Point> SweepSpec::points() const {
+  std::vector<std::size_t> at(axes.size(), 0);
+  std::vector<Point> out;
+  std::map<std::string, AxisType> types;
+  for (const AxisInfo& a : axis_table()) types[std::string(a.name)] = a.type;
+  const auto lookup_in = [&](const std::vector<std::string>& values) {
+    return [&, values](std::string_view axis) -> std::optional<ExprValue> {
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        if (axes[i].name != axis) continue;
+        const std::string& v = values[i];
+        switch (types.at(axes[i].name)) {
+          case AxisType::kName:
+            return ExprValue{true, 0, v};
+          case AxisType::kInteger:
+            return ExprValue{false, std::stoll(v), {}};
+          case AxisType::kReal:
+            return ExprValue{false, std::llround(std::stod(v)), {}};
+          case AxisType::kDuration:
+            return ExprValue{false, static_cast<std::int64_t>(core::parse_duration(v)), {}};
+          case AxisType::kPercent:
+            return ExprValue{false, std::llround(100 * sim::parse_percent(axis, v)), {}};
+        }
+      }
+      return std::nullopt;
+    };
+  };
+  std::size_t total = 0;
+  while (true) {
+    ++total;
+    Point p;
+    for (std::size_t i = 0; i < axes.size(); ++i) p.values.push_back(axes[i].values[at[i]]);
+    bool keep = true;
+    try {
+      const auto lookup = lookup_in(p.values);
+      for (const Expr& f : filters) keep = keep && f.holds(lookup);
+    } catch (const core::InputError& e) {
+      throw e.with_source(source);
+    }
+    if (keep) {
+      EvalSetup setup;
+      for (std::size_t i = 0; i < axes.size(); ++i) setup.apply(axes[i].name, p.values[i]);
+      p.config = setup.config();
+      try {
+        p.config.validate();
+        p.memory_bytes = point_memory_bytes(p.config);
+      } catch (const core::InputError& e) {
+        p.invalid = e.field() + " = " + e.value() + ": " + e.problem();
+      }
+      out.push_back(std::move(p));
+    }
+    // The next combination, the last axis fastest.
+    std::size_t i = axes.size();
+    while (i > 0 && ++at[i - 1] == axes[i - 1].values.size()) at[--i] = 0;
+    if (i == 0) break;
+  }
+  if (out.empty()) {
+    throw core::InputError(source, "filter", filters.empty() ? "" : filters.front().text(),
+                           "the filters leave no point of " + std::to_string(total));
+  }
+  return out;
+}
+
+}  // namespace flux::sweep

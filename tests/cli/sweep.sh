@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# flux sweep: the same CSV with -j 1, -j 2 and under mpirun (wall-time
+# columns aside), from TOML and JSON; Figure 2's points as flux evaluate
+# measures them; kill -9 mid-sweep and resume; failed points recorded; bad
+# sweep files refused with one line and nothing written.
+source "$(dirname "$0")/lib.sh" "$@"
+DATA=$(cd "$(dirname "$0")/../data/sweep" && pwd)
+SWEEPS=$(cd "$(dirname "$0")/../../sweeps" && pwd)
+
+# The CSV without its wall-time columns (wall_s, solve_time_s).
+strip_wall() {
+  awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s" || $i == "solve_time_s") drop[i] = 1 }
+    { line = ""; for (i = 1; i <= NF; i++) if (!drop[i]) line = line (line == "" ? "" : ",") $i; print line }' "$1"
+}
+same_csv() {  # NAME A B
+  if diff <(strip_wall "$2") <(strip_wall "$3") >"$DIR/$1.diff"; then pass; else fail "$1: CSVs differ"; head "$DIR/$1.diff" >&2; fi
+}
+
+# -j 1, -j 2, JSON, mpirun.
+expect_ok slow_full -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow_full" -j 2 --no-plot
+expect_ok j1 -- "$FLUX" sweep "$DATA/small.toml" -o "$DIR/j1" -j 1 --no-plot
+expect_ok j2 -- "$FLUX" sweep "$DATA/small.toml" -o "$DIR/j2" -j 2
+expect_ok json -- "$FLUX" sweep "$DATA/small.json" -o "$DIR/json" -j 2 --no-plot
+[ "$(wc -l < "$DIR/j1/small.csv")" -eq 25 ] && pass || fail "expected a header and 24 rows"
+expect_grep header '^layers,tp,dp,tau,scheduler,point_status,point_error,wall_s,layers,tau_s,scheduler,iteration_time_s,' "$DIR/j1/small.csv"
+[ "$(grep -c ',ok,' "$DIR/j1/small.csv")" -eq 24 ] && pass || fail "not every point ok"
+expect_grep filter '^2,4,2,1ms,ideal,ok,' "$DIR/j1/small.csv"
+grep -q '^1,2,2,' "$DIR/j1/small.csv" && fail "the filter kept tp 2 x dp 2" || pass
+same_csv j1_j2 "$DIR/j1/small.csv" "$DIR/j2/small.csv"
+same_csv toml_json "$DIR/j1/small.csv" "$DIR/json/small.csv"
+expect_grep summary 'small: 24 points: 24 ok' "$DIR/j1/small-summary.txt"
+expect_grep gp_script 'plot \$s0 using 1:2' "$DIR/j2/small-iteration_time_s-by-tau.gp"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ -s "$DIR/j2/small-iteration_time_s-by-tau.png" ] && pass || fail "no plot"
+fi
+if command -v mpirun >/dev/null 2>&1 && "$FLUX" sweep --help | grep -q mpirun; then
+  root=(); [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+  # Open MPI's own allocations stay until exit: not ours to report.
+  if [ "$SANITIZED" = 1 ]; then
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    root+=(-x ASAN_OPTIONS)
+  fi
+  expect_ok mpi -- mpirun "${root[@]}" --oversubscribe -n 3 "$FLUX" sweep "$DATA/small.toml" -o "$DIR/mpi" --no-plot
+  expect_grep mpi_workers 'MPI, 2 worker ranks' "$DIR/mpi.out"
+  same_csv j1_mpi "$DIR/j1/small.csv" "$DIR/mpi/small.csv"
+  # A worker rank killed (kill -9) while it runs a point: Open MPI aborts the
+  # job; the CSV keeps whole rows, and a rerun (here without MPI) completes it.
+  mpirun "${root[@]}" --oversubscribe -n 3 "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/mpikill" --no-plot >"$DIR/mpikill.out" 2>&1 &
+  mpid=$!
+  killed=
+  for _ in $(seq 1 400); do
+    for p in $(pgrep -f "sweep $DATA/slow.toml -o $DIR/mpikill"); do
+      c=$(pgrep -P "$p" | head -n 1)
+      if [ "$(ps -o comm= -p "$p")" = flux ] && [ -n "$c" ] && [ "$(ps -o comm= -p "$c")" = flux ]; then
+        kill -9 "$p" && killed=$p && break 2
+      fi
+    done
+    sleep 0.02
+  done
+  wait "$mpid" && fail "mpirun exited 0 after a rank was killed" || pass
+  [ -n "$killed" ] && pass || fail "no worker rank found to kill"
+  awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$DIR/mpikill/slow.csv" && pass || fail "a torn row after a rank died"
+  expect_ok mpikill_resume -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/mpikill" -j 2 --no-plot
+  same_csv mpikill "$DIR/slow_full/slow.csv" "$DIR/mpikill/slow.csv"
+else
+  echo "mpirun absent or flux built without MPI: the MPI sweep is not checked"
+fi
+
+# Figure 2's points: the metric columns equal flux evaluate's.
+expect_ok fig2_sweep -- "$FLUX" sweep "$SWEEPS/paper-fig2-small.toml" -o "$DIR/fig2" -j 2 --no-plot
+expect_ok fig2_eval -- "$FLUX" evaluate --preset paper-fig2 --layers 8 --tau 1us,100us,1ms -o "$DIR/eval" --no-plot
+metrics() { strip_wall "$1" | awk -F, -v OFS=, -v skip="$2" '{ $0 = $0; out = ""; for (i = skip + 1; i <= NF; i++) out = out (out == "" ? "" : ",") $i; print out }'; }
+if diff <(metrics "$DIR/fig2/paper-fig2-small.csv" 11) <(metrics "$DIR/eval/fig2.csv" 0) >"$DIR/fig2.diff"; then pass; else fail "sweep and evaluate differ"; head "$DIR/fig2.diff" >&2; fi
+[ "$(wc -l < "$DIR/eval/fig2.csv")" -eq 16 ] && pass || fail "expected 15 evaluate rows"
+
+# kill -9 in the middle, a torn row, resume: every row whole, finished
+# points not run again, the result equal to an uninterrupted run.
+csv=$DIR/slow/slow.csv
+setsid "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow" -j 1 --no-plot >"$DIR/slow1.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do
+  [ -f "$csv" ] && [ "$(wc -l < "$csv")" -ge 4 ] && break
+  sleep 0.05
+done
+kill -9 -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+rows=$(($(wc -l < "$csv") - 1))
+[ "$rows" -ge 3 ] && [ "$rows" -lt 10 ] && pass || fail "killed with $rows rows (expected 3..9)"
+awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$csv" && pass || fail "a torn row after kill -9"
+printf '6,4,2,1ms,flux-milp,ok,,0.4,6,0.001,flux' >>"$csv"  # a row cut off by a crash
+expect_ok resume -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow" -j 2 --no-plot
+expect_grep resumed "resuming: $rows points already in .*torn last row was dropped" "$DIR/resume.out"
+expect_grep ran_rest "ran $((10 - rows)) points, $rows resumed" "$DIR/resume.out"
+same_csv resume "$DIR/slow_full/slow.csv" "$csv"
+expect_ok rerun -- "$FLUX" sweep "$DATA/slow.toml" -o "$DIR/slow" --no-plot
+expect_grep rerun_nothing 'ran 0 points, 10 resumed' "$DIR/rerun.out"
+
+# A point whose process crashes loses only itself.
+"$FLUX" sweep "$DATA/slow.toml" -o "$DIR/crash" -j 1 --no-plot >"$DIR/crash.out" 2>&1 &
+pid=$!
+child=
+for _ in $(seq 1 200); do
+  child=$(pgrep -P "$pid" | head -n 1)
+  [ -n "$child" ] && break
+  sleep 0.02
+done
+[ -n "$child" ] && kill -SEGV "$child"
+wait "$pid" && pass || fail "the sweep stopped when a point crashed"
+# (a sanitizer build catches the signal and exits 1: crashed all the same)
+[ "$(grep -Ec ',crashed,(died of signal 11|its process exited with status 1)' "$DIR/crash/slow.csv")" -eq 1 ] && pass || fail "no crashed row"
+[ "$(grep -c ',ok,' "$DIR/crash/slow.csv")" -eq 9 ] && pass || fail "expected 9 points ok beside the crash"
+
+# Failed points are recorded with their reason and the sweep goes on.
+cat >"$DIR/fail.toml" <<'T'
+name = "fail"
+[axes]
+layers = 2
+tp = [3, 4]
+dp = 2
+scheduler = ["flux-milp", "ideal"]
+T
+expect_ok fail_invalid -- "$FLUX" sweep "$DIR/fail.toml" -o "$DIR/fail" -j 2 --no-plot
+expect_grep invalid '^2,3,2,flux-milp,invalid,.*tp = 3' "$DIR/fail/fail.csv"
+expect_grep invalid_ok '^2,4,2,ideal,ok,' "$DIR/fail/fail.csv"
+expect_ok fail_timeout -- "$FLUX" sweep "$DIR/fail.toml" -o "$DIR/timeout" -j 2 --no-plot --point-timeout 1ms
+expect_grep timeout '^2,4,2,flux-milp,timeout,killed after' "$DIR/timeout/fail.csv"
+expect_ok fail_memory -- "$FLUX" sweep "$DIR/fail.toml" -o "$DIR/memory" --no-plot --memory-budget 1M
+expect_grep memory '^2,4,2,ideal,memory,needs about' "$DIR/memory/fail.csv"
+expect_ok retry -- "$FLUX" sweep "$DIR/fail.toml" -o "$DIR/memory" --no-plot --retry-failed
+expect_grep retried '^2,4,2,ideal,ok,' "$DIR/memory/fail.csv"
+[ "$(wc -l < "$DIR/memory/fail.csv")" -eq 5 ] && pass || fail "a retried point left two rows"
+
+# Bad sweep files: one line naming the file, key and value; nothing written.
+bad() {  # NAME PATTERN CONTENT
+  printf '%s\n' "$3" >"$DIR/$1.toml"
+  expect_error "bad_$1" 2 "$2" -- "$FLUX" sweep "$DIR/$1.toml" -o "$DIR/bad_$1"
+  [ ! -e "$DIR/bad_$1" ] && pass || fail "$1: output written"
+}
+axes='[axes]
+scheduler = ["ideal"]'
+bad unknown_axis "unknown_axis.toml: line 3, axes.tpp = 4: unknown axis \(known: job, model" "$axes
+tpp = 4"
+bad empty_list 'empty_list.toml: line 3, axes.tau = \[\]: empty list' "$axes
+tau = []"
+bad bad_value 'bad_value.toml: line 3, axes.tp\[1\] = -2: must be an integer from 1' "$axes
+tp = [4, -2]"
+bad bad_model "bad_model.toml: line 3, axes.model\[0\] = 9b: unknown Llama 3 model" "$axes
+model = [\"9b\"]"
+bad bad_tau 'bad_tau.toml: line 3, axes.tau\[0\] = 10: ' "$axes
+tau = [\"10\"]"
+bad twice 'twice.toml: line 3, axes.dp\[1\] = 2: listed twice' "$axes
+dp = [2, 2]"
+bad no_point 'no_point.toml: filter = tp > 8: the filters leave no point of 2' "filter = \"tp > 8\"
+$axes
+tp = [2, 4]"
+bad filter_syntax 'filter_syntax.toml: line 1, filter = tp \* \* 2: expected a value at "\* 2"' "filter = \"tp * * 2\"
+$axes"
+bad filter_name 'filter_name.toml: line 1, filter = pp == 1: unknown axis pp' "filter = \"pp == 1\"
+$axes
+tp = [2, 4]"
+bad no_scheduler 'no_scheduler.toml: axes.scheduler: missing' '[axes]
+tp = 4'
+bad not_toml 'not_toml.toml: line 1: not valid TOML' 'axes = [[['
+bad unknown_key 'unknown_key.toml: line 1, axis = .*unknown key' 'axis = 3'
+printf '{"axes": {"scheduler": ["ideal"], "tp": []}}' >"$DIR/empty.json"
+expect_error bad_json 2 'empty.json: axes.tp = \[\]: empty list' -- "$FLUX" sweep "$DIR/empty.json" -o "$DIR/bad_json"
+# A CSV of another sweep of the same name is refused and not touched.
+sed 's/^layers = \[1, 2\]/layers = [1, 3]/; s/^tp = \[2, 4\]/pp = [1]\ntp = [2, 4]/' "$DATA/small.toml" >"$DIR/other.toml"
+cp "$DIR/j1/small.csv" "$DIR/before.csv"
+expect_error other_sweep 2 'small.csv: line 1 = layers,tp,dp,tau.*written by another sweep' -- \
+  "$FLUX" sweep "$DIR/other.toml" -o "$DIR/j1" --no-plot
+cmp -s "$DIR/before.csv" "$DIR/j1/small.csv" && pass || fail "the other sweep's CSV was changed"
+finish

@@ -1,0 +1,174 @@
+// flux::sweep: the filter language (values, precedence, errors) and sweep
+// files (the product, filters, checks, TOML = JSON).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "flux/core/error.hpp"
+#include "flux/sweep/expr.hpp"
+#include "flux/sweep/results.hpp"
+#include "flux/sweep/runner.hpp"
+#include "flux/sweep/spec.hpp"
+
+namespace flux::sweep {
+namespace {
+
+bool holds(const std::string& text, const std::map<std::string, std::int64_t>& vars = {}) {
+  const Expr e = Expr::parse(text, "filter");
+  return e.holds([&](std::string_view name) -> std::optional<ExprValue> {
+    if (name == "scheduler") return ExprValue{true, 0, "flux"};
+    const auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return ExprValue{false, it->second, {}};
+  });
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SweepExpr, ArithmeticAndPrecedence) {
+  EXPECT_TRUE(holds("tp * pp * dp == 1024", {{"tp", 8}, {"pp", 4}, {"dp", 32}}));
+  EXPECT_FALSE(holds("tp * pp * dp == 1024", {{"tp", 8}, {"pp", 4}, {"dp", 16}}));
+  EXPECT_TRUE(holds("1 + 2 * 3 == 7"));
+  EXPECT_TRUE(holds("(1 + 2) * 3 == 9"));
+  EXPECT_TRUE(holds("7 / 2 == 3 && -7 / 2 == -3 && -7 % 3 == -1"));
+  EXPECT_TRUE(holds("10 - 2 - 3 == 5"));                      // left associative
+  EXPECT_TRUE(holds("(1 < 2) == 1"));                         // comparisons give 0 or 1
+  EXPECT_THROW((void)holds("1 < 2 == 1"), core::InputError);  // and do not chain
+  EXPECT_TRUE(holds("0 || 1 && 1"));
+  EXPECT_FALSE(holds("(0 || 1) && 0"));
+  EXPECT_TRUE(holds("!0 && !(1 > 2) && 3 >= 3 && 2 <= 3 && 4 != 5"));
+  EXPECT_TRUE(holds("scheduler == \"flux\" && scheduler != 'bvn'"));
+  EXPECT_FALSE(holds("0 && 1 / 0"));  // short-circuit: never divides
+  EXPECT_TRUE(holds("1 || 1 / 0"));
+}
+
+TEST(SweepExpr, Errors) {
+  EXPECT_EQ(error_of([] { (void)Expr::parse("tp * * 2", "filter"); }),
+            "filter = tp * * 2: expected a value at \"* 2\" (character 6)");
+  EXPECT_EQ(error_of([] { (void)Expr::parse("(tp", "f"); }),
+            "f = (tp: expected ) at \"(end)\" (character 4)");
+  EXPECT_EQ(error_of([] { (void)Expr::parse("tp 2", "f"); }),
+            "f = tp 2: expected an operator or the end at \"2\" (character 4)");
+  EXPECT_EQ(error_of([] { (void)Expr::parse("99999999999999999999 > 1", "f"); }),
+            "f = 99999999999999999999 > 1: integer out of range at \"99999999999999999999\" "
+            "(character 1)");
+  EXPECT_EQ(error_of([] { (void)Expr::parse("\"abc", "f"); }),
+            "f = \"abc: unterminated string at \"\"abc\" (character 1)");
+  EXPECT_EQ(error_of([] { (void)holds("1 / (2 - 2)"); }), "filter = 1 / (2 - 2): division by zero");
+  EXPECT_EQ(error_of([] { (void)holds("4611686018427387904 * 2 > 0"); }),
+            "filter = 4611686018427387904 * 2 > 0: integer overflow in *");
+  EXPECT_EQ(error_of([] { (void)holds("scheduler < 3"); }),
+            "filter = scheduler < 3: operator < between a string and an integer");
+  EXPECT_EQ(error_of([] { (void)holds("nope == 1"); }), "filter = nope == 1: unknown axis nope");
+}
+
+constexpr const char* kToml = R"(
+name = "t"
+filter = ["tp * dp == 8", "scheduler != \"bvn\" || tau > 10000000"]
+[axes]
+layers = 2
+tp = [2, 4, 8]
+dp = [1, 2, 4]
+tau = ["10us", "1ms"]
+scheduler = ["ideal", "bvn"]
+)";
+
+TEST(SweepSpec, ProductFilteredInAxisOrder) {
+  const SweepSpec s = SweepSpec::parse(kToml, "t.toml", false);
+  ASSERT_EQ(s.axes.size(), 5u);
+  EXPECT_EQ(s.axes[0].name, "layers");
+  EXPECT_EQ(s.axes[4].name, "scheduler");
+  const std::vector<Point> p = s.points();
+  // tp * dp == 8: (2,4), (4,2), (8,1); x 2 delays x 2 schedulers, less bvn at 10us.
+  std::vector<std::string> keys;
+  for (const Point& pt : p) keys.push_back(pt.key());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"2,2,4,10us,ideal", "2,2,4,1ms,ideal", "2,2,4,1ms,bvn",
+                                      "2,4,2,10us,ideal", "2,4,2,1ms,ideal", "2,4,2,1ms,bvn",
+                                      "2,8,1,10us,ideal", "2,8,1,1ms,ideal", "2,8,1,1ms,bvn"}));
+  const eval::EvalConfig& c = p[2].config;
+  EXPECT_EQ(c.named_jobs.at(0).training.tp, 2u);
+  EXPECT_EQ(c.named_jobs.at(0).training.dp, 4u);
+  EXPECT_EQ(c.named_jobs.at(0).training.model.layers, 2u);
+  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{core::kPsPerMs}));
+  EXPECT_EQ(c.schedulers, (std::vector<std::string>{"bvn"}));
+  EXPECT_TRUE(p[2].invalid.empty());
+  EXPECT_GT(p[2].memory_bytes, kPointMemoryBaseBytes);
+}
+
+TEST(SweepSpec, JsonEqualsToml) {
+  const SweepSpec t = SweepSpec::parse(kToml, "t.toml", false);
+  const SweepSpec j = SweepSpec::parse(
+      R"({"name": "t", "filter": ["tp * dp == 8", "scheduler != \"bvn\" || tau > 10000000"],
+          "axes": {"scheduler": ["ideal", "bvn"], "tau": ["10us", "1ms"], "dp": [1, 2, 4],
+                   "tp": [2, 4, 8], "layers": 2}})",
+      "t.json", true);
+  EXPECT_EQ(csv_header(t), csv_header(j));
+  std::vector<std::string> a, b;
+  for (const Point& p : t.points()) a.push_back(p.key());
+  for (const Point& p : j.points()) b.push_back(p.key());
+  EXPECT_EQ(a, b);
+}
+
+TEST(SweepSpec, InvalidCombinationIsAPointNotAnError) {
+  const SweepSpec s = SweepSpec::parse(
+      "[axes]\nlayers = 2\ntp = [3, 4]\ndp = 2\nscheduler = \"ideal\"\n", "s", false);
+  const std::vector<Point> p = s.points();
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_NE(p[0].invalid.find("tp = 3"), std::string::npos) << p[0].invalid;
+  EXPECT_TRUE(p[1].invalid.empty());
+  EXPECT_EQ(run_point(p[0]).status, PointStatus::kInvalid);
+}
+
+TEST(SweepSpec, Errors) {
+  const auto err = [](const std::string& text) {
+    return error_of([&] { (void)SweepSpec::parse(text, "s.toml", false).points(); });
+  };
+  const std::string head = "[axes]\nscheduler = \"ideal\"\n";
+  EXPECT_EQ(err(head + "gpu = [\"a100\", 3]"), "s.toml: line 3, axes.gpu[1] = 3: must be a string");
+  EXPECT_EQ(err(head + "link_gbps = [0]"),
+            "s.toml: line 3, axes.link_gbps[0] = 0: must be a positive number");
+  EXPECT_EQ(err(head + "jitter = [\"x\"]").substr(0, 34), "s.toml: line 3, axes.jitter[0] = x");
+  EXPECT_EQ(err(head + "scheduler2 = 1").substr(0, 45),
+            "s.toml: line 3, axes.scheduler2 = 1: unknown ");
+  EXPECT_EQ(err("name = \"a/b\"\n" + head),
+            "s.toml: line 1, name = a/b: must be a plain name (no spaces, commas, quotes or "
+            "slashes)");
+  EXPECT_EQ(err("filter = \"tp == 1\"\n" + head + "tp = [2]"),
+            "s.toml: filter = tp == 1: the filters leave no point of 1");
+  EXPECT_EQ(err(head + "[[plot]]\nx = \"tp\"\ny = \"iteration_time_s\""),
+            "s.toml: line 4, plot[0].x = tp: not an axis of this sweep");
+  EXPECT_EQ(err(head + "tau = [\"1us\"]\n[[plot]]\nx = \"tau\"\ny = \"status\""),
+            "s.toml: line 6, plot[0].y = status: not a numeric metric column");
+}
+
+TEST(SweepRunner, OutcomeRoundTripAndOrder) {
+  Outcome o;
+  o.status = PointStatus::kTimeout;
+  o.error = "killed\nafter 1 s";
+  o.metrics = "1,2,3";
+  const Outcome back = decode(encode(o));
+  EXPECT_EQ(back.status, PointStatus::kTimeout);
+  EXPECT_EQ(back.error, "killed after 1 s");
+  EXPECT_EQ(back.metrics, "1,2,3");
+  EXPECT_EQ(decode("5\nx").status, PointStatus::kCrashed);  // cut short
+
+  std::vector<Point> points(4);
+  points[0].memory_bytes = 10;
+  points[1].memory_bytes = 30;
+  points[2].memory_bytes = 10;
+  points[3].memory_bytes = 20;
+  EXPECT_EQ(largest_first(points, {0, 1, 2, 3}), (std::vector<std::size_t>{1, 3, 0, 2}));
+  EXPECT_EQ(refuse(points[1], 25).value().status, PointStatus::kMemory);
+  EXPECT_FALSE(refuse(points[1], 30).has_value());
+}
+
+}  // namespace
+}  // namespace flux::sweep
