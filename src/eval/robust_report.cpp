@@ -192,16 +192,22 @@ std::string robustness_gnuplot(const RobustnessConfig& c, const std::vector<Robu
       g << "$F" << panel << " << EOD\n";
       for (std::size_t i = 0; i < c.schedulers.size(); ++i) {
         const std::string& s = c.schedulers[i];
-        g << i;
+        // The unperturbed point is always a column (NaN when not swept).
+        const RobustRow* none = find(rows, job.name, tau, s, RobustPerturbation{});
+        g << i << ' ';
+        if (none) {
+          g << ms(none->iteration_time_s.p50);
+        } else {
+          g << "NaN";
+        }
         for (const RobustPerturbation& p : perts) {
-          if (p.kind != PerturbationKind::kNone && p.kind != PerturbationKind::kFailure) continue;
+          if (p.kind != PerturbationKind::kFailure) continue;
           const RobustRow* r = find(rows, job.name, tau, s, p);
           if (!r) {
-            g << (p.kind == PerturbationKind::kNone ? " NaN" : " NaN NaN");
+            g << " NaN NaN";
             continue;
           }
-          g << ' ' << ms(r->iteration_time_s.p50);
-          if (p.kind == PerturbationKind::kFailure) g << ' ' << ms(r->iteration_time_s.p95);
+          g << ' ' << ms(r->iteration_time_s.p50) << ' ' << ms(r->iteration_time_s.p95);
         }
         g << ' ' << s << '\n';
       }
