@@ -188,7 +188,8 @@ eval::RobustnessConfig tiny_failure(std::vector<std::string> schedulers) {
   c.jitters = {0};
   c.straggler_factors = {};
   c.failure_jitters = {0, 0.2};
-  c.replan_moves = 200;  // fast re-plans, still ending by their budget
+  c.replan_moves = 200;        // fast re-plans ending by their move budget,
+  c.replan_time_limit_s = 60;  // not by the clock (even under the sanitizers)
   return c;
 }
 
