@@ -62,7 +62,7 @@ expect_ok failure_again -- "$FLUX" "${fail[@]}" -o "$DIR/g"
 [ "$(strip "$fcsv")" = "$(strip "$DIR/g/robustness.csv")" ] && pass ||
   fail "same seed, different failure rows"
 expect_error replan_limit 2 '^flux: error: --replan-time-limit = -1s: ' \
-  -- "$FLUX" "${fail[@]}" --replan-time-limit -1s -o "$DIR/e"
+  -- "$FLUX" "${common[@]}" --failure-jitters 0 --replan-time-limit -1s -o "$DIR/e"
 expect_error failure_jitters 2 '^flux: error: --failure-jitters = x: expected a percentage' \
   -- "$FLUX" "${fail[@]}" --failure-jitters 0,x -o "$DIR/e"
 expect_error one_switch 2 '^flux: error: --switches = 1: the failure points need a surviving switch' \
