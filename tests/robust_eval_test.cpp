@@ -130,7 +130,7 @@ TEST(RobustnessPreset, Points) {
   EXPECT_EQ(c.schedulers, (std::vector<std::string>{"flux", "flux-robust", "rotornet",
                                                     "rotornet-vlb", "bvn", "ideal"}));
   const auto p = c.perturbations();
-  ASSERT_EQ(p.size(), 7u);
+  ASSERT_EQ(p.size(), 9u);
   EXPECT_EQ(p[0].kind, PerturbationKind::kNone);
   EXPECT_EQ(p[0].trials, 1u);
   const double jitters[] = {0.02, 0.05, 0.10, 0.20};
@@ -143,8 +143,18 @@ TEST(RobustnessPreset, Points) {
   EXPECT_EQ(p[5].straggler_factor, 1.1);
   EXPECT_EQ(p[6].straggler_factor, 1.5);
   EXPECT_EQ(p[6].trials, 1u);
+  // Switch 1 fails alone (deterministic), then under 5 % jitter over the trials.
+  EXPECT_EQ(p[7].kind, PerturbationKind::kFailure);
+  EXPECT_EQ(p[7].jitter, 0);
+  EXPECT_EQ(p[7].trials, 1u);
+  EXPECT_EQ(p[8].kind, PerturbationKind::kFailure);
+  EXPECT_EQ(p[8].jitter, 0.05);
+  EXPECT_EQ(p[8].trials, 20u);
+  EXPECT_EQ(c.fail_switch, 1u);
+  EXPECT_EQ(c.fail_fraction, 0.5);
+  EXPECT_EQ(c.replan_time_limit_s, 2);
   EXPECT_EQ(c.straggler_rank, 0u);
-  EXPECT_EQ(c.points(), 2u * 2u * 6u * 7u);
+  EXPECT_EQ(c.points(), 2u * 2u * 6u * 9u);
   EXPECT_EQ(c.execution, sim::Execution::kOrdered);
 }
 
@@ -154,7 +164,8 @@ TEST(RobustnessPreset, Variants) {
   EXPECT_FALSE(eval::scheduler_variant("rotornet-vlb").robust);
   EXPECT_THROW((void)eval::scheduler_variant("foo-robust"), core::InputError);
   EXPECT_EQ(eval::perturbation_kind_from_string("straggler"), PerturbationKind::kStraggler);
-  EXPECT_THROW((void)eval::perturbation_kind_from_string("failure"), core::InputError);
+  EXPECT_EQ(eval::perturbation_kind_from_string("failure"), PerturbationKind::kFailure);
+  EXPECT_THROW((void)eval::perturbation_kind_from_string("meteor"), core::InputError);
 }
 
 eval::RobustnessConfig tiny(std::vector<std::string> schedulers) {
@@ -165,19 +176,37 @@ eval::RobustnessConfig tiny(std::vector<std::string> schedulers) {
   c.schedulers = std::move(schedulers);
   c.jitters = {0, 0.2};
   c.straggler_factors = {1.5};
+  c.failure_jitters = {};
   c.trials = 3;
   c.seed = 11;
   return c;
 }
 
+// tiny() with the failure points only: alone and under 20 % jitter.
+eval::RobustnessConfig tiny_failure(std::vector<std::string> schedulers) {
+  auto c = tiny(std::move(schedulers));
+  c.jitters = {0};
+  c.straggler_factors = {};
+  c.failure_jitters = {0, 0.2};
+  // Fast re-plans that end by their move budget, not the clock (even under
+  // the sanitizers); the limit also caps flux's bounds, which take a share.
+  c.replan_moves = 200;
+  c.replan_time_limit_s = 3;
+  return c;
+}
+
+std::filesystem::path temp_csv(const std::string& stem) {
+  return std::filesystem::temp_directory_path() /
+         (stem + "_" + std::to_string(::getpid()) + ".csv");
+}
+
 std::string csv_without_wall_times(const std::vector<eval::RobustRow>& rows) {
-  const auto file = std::filesystem::temp_directory_path() /
-                    ("robust_eval_test_" + std::to_string(::getpid()) + ".csv");
+  const auto file = temp_csv("robust_eval_test");
   eval::write_robust_csv(file, rows);
   std::ifstream in(file);
   std::string line, out;
   while (std::getline(in, line)) {
-    for (int k = 0; k < 2; ++k) line.erase(line.rfind(','));
+    for (int k = 0; k < 4; ++k) line.erase(line.rfind(','));  // the wall times
     out += line + '\n';
   }
   std::filesystem::remove(file);
@@ -238,8 +267,7 @@ TEST(RobustnessSweep, CommonRandomNumbersAndSameSeedSameRows) {
 TEST(RobustnessSweep, CsvRoundTripAndResume) {
   const auto c = tiny({"flux", "ideal"});
   const auto rows = run(c);
-  const auto file = std::filesystem::temp_directory_path() /
-                    ("robust_eval_rt_" + std::to_string(::getpid()) + ".csv");
+  const auto file = temp_csv("robust_eval_rt");
   eval::write_robust_csv(file, rows);
   const auto back = eval::read_robust_csv(file);
   ASSERT_EQ(back.size(), rows.size());
@@ -267,7 +295,7 @@ TEST(RobustnessSweep, CsvRoundTripAndResume) {
   // A broken file names its line and column.
   {
     std::ofstream out(file, std::ios::app);
-    out << "L1-a100,1,a100,1e-05,flux,0,meteor" << std::string(24, ',') << '\n';
+    out << "L1-a100,1,a100,1e-05,flux,0,meteor" << std::string(32, ',') << '\n';
   }
   try {
     (void)eval::read_robust_csv(file);
@@ -275,6 +303,88 @@ TEST(RobustnessSweep, CsvRoundTripAndResume) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.field(), "line 8, perturbation");
     EXPECT_EQ(e.value(), "meteor");
+  }
+  std::filesystem::remove(file);
+}
+
+TEST(RobustnessSweep, FailureRowsDeliverEveryByteAndRepeat) {
+  const auto c = tiny_failure({"flux", "bvn", "ideal"});
+  const auto rows = run(c);
+  ASSERT_EQ(rows.size(), 3u * 3u);  // none, failure, failure + 20 %
+  // T = floor(0.5 x ideal's unperturbed iteration time), the same for every scheduler.
+  const double ideal_s = rows[6].iteration_time_s.p50;
+  const core::TimePs at = rows[1].failure->time_ps;
+  EXPECT_EQ(at, core::seconds_to_ps(ideal_s) / 2);
+  for (const auto& r : rows) {
+    EXPECT_TRUE(r.all_delivered) << r.scheduler << " " << eval::to_string(r.perturbation);
+    ASSERT_EQ(r.failure.has_value(), r.perturbation == PerturbationKind::kFailure);
+    if (!r.failure) continue;
+    EXPECT_EQ(r.failure->time_ps, at);
+    EXPECT_EQ(r.failure->switch_index, 1u);
+    EXPECT_EQ(r.trials, r.jitter > 0 ? 3u : 1u);
+    EXPECT_LE(r.failure->replanned_sends_p50, r.failure->replanned_sends_max);
+    EXPECT_LE(r.failure->replan_wall_p50_s, r.failure->replan_wall_max_s);
+  }
+  // flux and bvn lose switch 1 mid-iteration: sends re-planned, slower than without.
+  for (std::size_t i : {0u, 3u}) {
+    EXPECT_GT(rows[i + 1].failure->replanned_sends_p50, 0u) << rows[i].scheduler;
+    EXPECT_GT(rows[i + 1].iteration_time_s.p50, rows[i].iteration_time_s.p50);
+    EXPECT_GT(rows[i + 2].iteration_time_s.max, rows[i + 2].iteration_time_s.p50);  // jittered
+  }
+  // ideal has no switch to lose: its failure row is its unperturbed row.
+  EXPECT_EQ(rows[7].failure->replanned_sends_max, 0u);
+  EXPECT_EQ(rows[7].iteration_time_s.max, rows[6].iteration_time_s.max);
+  // The same seed gives the same rows (re-plans included), wall times aside.
+  const std::string csv = csv_without_wall_times(rows);
+  EXPECT_EQ(csv, csv_without_wall_times(run(c)));
+  // The CSV round trip keeps the failure columns; resuming keeps every row.
+  const auto file = temp_csv("robust_eval_failure");
+  eval::write_robust_csv(file, rows);
+  auto back = eval::read_robust_csv(file);
+  ASSERT_EQ(back.size(), rows.size());
+  EXPECT_EQ(back[1].failure->time_ps, at);
+  EXPECT_EQ(back[1].failure->replanned_sends_p50, rows[1].failure->replanned_sends_p50);
+  EXPECT_EQ(back[2].failure->replan_wall_max_s, rows[2].failure->replan_wall_max_s);
+  EXPECT_FALSE(back[0].failure.has_value());
+  std::vector<eval::RobustRow> partial(back.begin(), back.begin() + 4);
+  eval::run_robustness(c, partial, nullptr);
+  EXPECT_EQ(csv_without_wall_times(partial), csv);
+  // Another re-plan budget cannot resume the failure rows.
+  auto other = c;
+  other.replan_moves = 7;
+  EXPECT_THROW(eval::run_robustness(other, back, nullptr), core::InputError);
+  std::filesystem::remove(file);
+}
+
+TEST(RobustnessSweep, ReadsACsvFromBeforeTheFailureColumns) {
+  const auto file = temp_csv("robust_eval_old");
+  {
+    std::ofstream out(file);
+    out << "job,layers,gpu,tau_s,scheduler,plan_jitter,perturbation,jitter,straggler_rank,"
+           "straggler_factor,trials,seed,execution,iteration_p50_s,iteration_p95_s,"
+           "iteration_p99_s,iteration_max_s,peak_nic_p50_bytes,peak_nic_p95_bytes,"
+           "peak_nic_p99_bytes,peak_nic_max_bytes,all_delivered,planned_makespan_s,model,tp,dp,"
+           "switches,link_gbps,time_limit_s,solve_time_s,sim_time_s\n"
+           "L1-a100,1,a100,1e-05,ideal,0,none,0,0,1,1,11,ordered,0.02,0.02,0.02,0.02,4096,4096,"
+           "4096,4096,true,,Llama 3 8B,4,2,2,800,60,0.1,0.2\n";
+  }
+  const auto rows = eval::read_robust_csv(file);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].scheduler, "ideal");
+  EXPECT_EQ(rows[0].iteration_time_s.p95, 0.02);
+  EXPECT_EQ(rows[0].sim_time_s, 0.2);
+  EXPECT_FALSE(rows[0].failure.has_value());
+  // A failure row without a failure column is refused, naming the column.
+  {
+    std::ofstream out(file, std::ios::app);
+    out << "L1-a100,1,a100,1e-05,ideal,0,failure,0,0,1,1,11,ordered,0.02,0.02,0.02,0.02,4096,"
+           "4096,4096,4096,true,,Llama 3 8B,4,2,2,800,60,0.1,0.2\n";
+  }
+  try {
+    (void)eval::read_robust_csv(file);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "line 3, perturbation");
   }
   std::filesystem::remove(file);
 }
@@ -304,6 +414,18 @@ TEST(RobustnessSweep, ConfigurationErrors) {
   c = tiny({"flux"});
   c.gpus = {"b200"};
   EXPECT_EQ(field_of(c), "gpu");
+  c = tiny_failure({"flux"});
+  c.fail_switch = 2;
+  EXPECT_EQ(field_of(c), "fail_switch");
+  c = tiny_failure({"flux"});
+  c.system.switches = 1;
+  EXPECT_EQ(field_of(c), "switches");
+  c = tiny_failure({"flux"});
+  c.failure_jitters = {0, 0};
+  EXPECT_EQ(field_of(c), "failure_jitters");
+  c = tiny_failure({"flux"});
+  c.fail_fraction = 0;
+  EXPECT_EQ(field_of(c), "fail_fraction");
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ struct EvaluateOptions {
   // The robustness preset's axes and options (eval::kRobustnessOptions).
   std::vector<std::string> jitters;
   std::vector<std::string> straggler_factors;
+  std::vector<std::string> failure_jitters;
   std::vector<std::function<void(eval::RobustnessConfig&)>> robust;
 };
 
@@ -70,10 +71,14 @@ struct Given {
 };
 
 eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
-  if (!o.jitters.empty() || !o.straggler_factors.empty() || !o.robust.empty()) {
-    throw core::InputError("", "--preset", o.preset,
-                           "--jitters, --straggler-factors, --trials, --perturb-seed and "
-                           "--straggler-rank only apply to --preset robustness");
+  if (!o.jitters.empty() || !o.straggler_factors.empty() || !o.failure_jitters.empty() ||
+      !o.robust.empty()) {
+    throw core::InputError(
+        "", "--preset", o.preset,
+        "--jitters, --straggler-factors, --failure-jitters, --trials, "
+        "--perturb-seed, --straggler-rank, --replan-time-limit and --replan-moves "
+        "only apply "
+        "to --preset robustness");
   }
   eval::EvalConfig c;
   try {
@@ -132,6 +137,14 @@ eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given&
         throw core::InputError("", "--straggler-factors", f, "expected a factor in (0, 1000]");
       }
       c.straggler_factors.push_back(v);
+    }
+  }
+  if (!o.failure_jitters.empty()) {
+    c.failure_jitters.clear();
+    if (o.failure_jitters != std::vector<std::string>{"none"}) {
+      for (const std::string& j : o.failure_jitters) {
+        c.failure_jitters.push_back(sim::parse_percent("--failure-jitters", j));
+      }
     }
   }
   for (const auto& set : o.robust) set(c);
@@ -301,6 +314,10 @@ void register_evaluate(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--straggler-factors", o->straggler_factors,
                   "robustness: the straggler's compute factors, e.g. 1.1,1.5 (default)")
+      ->delimiter(',');
+  cmd->add_option("--failure-jitters", o->failure_jitters,
+                  "robustness: a point with switch 1 dark mid-iteration (re-planned) per jitter, "
+                  "e.g. 0,5% (default); none: no failure point")
       ->delimiter(',');
   const auto robust_defaults = eval::RobustnessConfig::preset_robustness();
   add_overrides(*cmd, eval::kRobustnessOptions, o->robust, &robust_defaults);

@@ -1,7 +1,11 @@
 // The robustness sweep's CSV (results/robustness.csv): one header line, one
 // row per point, comma-separated, no quoting, numbers in the shortest form
-// that reads back exactly. The two wall-time columns come last: everything
+// that reads back exactly. The four wall-time columns come last: everything
 // before them is the same, bit for bit, for the same configuration and seed.
+// The failure columns are empty but on failure rows. A CSV written before
+// the failure points (kOldColumns: no failure columns) is read too.
+#include <array>
+#include <fstream>
 #include <sstream>
 #include <string_view>
 
@@ -46,16 +50,48 @@ constexpr std::string_view kColumns[] = {"job",
                                          "switches",
                                          "link_gbps",
                                          "time_limit_s",
+                                         "fail_switch",
+                                         "fail_time_s",
+                                         "replan_time_limit_s",
+                                         "replan_moves",
+                                         "replanned_sends_p50",
+                                         "replanned_sends_max",
                                          "solve_time_s",
-                                         "sim_time_s"};
+                                         "sim_time_s",
+                                         "replan_wall_p50_s",
+                                         "replan_wall_max_s"};
 constexpr std::size_t kNumColumns = std::size(kColumns);
+constexpr std::size_t kFirstFailureColumn = 29;  // fail_switch
+static_assert(kColumns[kFirstFailureColumn] == "fail_switch");
+// Before the failure points: kColumns without the failure columns.
+constexpr std::size_t kNumOldColumns = kNumColumns - 8;
+constexpr auto kOldColumns = [] {
+  std::array<std::string_view, kNumOldColumns> a{};
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < kNumColumns; ++i) {
+    if ((i < kFirstFailureColumn || i >= kFirstFailureColumn + 6) && i < kNumColumns - 2) {
+      a[k++] = kColumns[i];
+    }
+  }
+  return a;
+}();
+
+bool has_old_header(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  return std::getline(in, line) && line == detail::header(kOldColumns, kNumOldColumns);
+}
 
 }  // namespace
 
 std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file) {
   std::vector<RobustRow> rows;
-  const std::size_t counts[] = {kNumColumns};
-  detail::read_rows(file, kColumns, counts, [&](const detail::RowReader& r, std::size_t) {
+  const bool old = has_old_header(file);
+  const std::span<const std::string_view> columns =
+      old ? std::span<const std::string_view>(kOldColumns)
+          : std::span<const std::string_view>(kColumns);
+  const std::size_t counts[] = {columns.size()};
+  detail::read_rows(file, columns, counts, [&](const detail::RowReader& r, std::size_t) {
     RobustRow row;
     std::size_t c = 0;
     auto text = [&] {
@@ -100,8 +136,41 @@ std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file) {
     row.switches = r.integer<std::uint32_t>(c++);
     row.link_gbps = real();
     row.time_limit_s = real();
+    // The failure columns: all set on a failure row, all empty otherwise.
+    const bool failed = row.perturbation == PerturbationKind::kFailure;
+    auto present = [&](std::size_t col) {
+      if (r.text(col).empty() == failed) {
+        r.fail(col, failed ? "empty on a failure row" : "set on a row without a failure");
+      }
+      return failed;
+    };
+    RobustFailure f;
+    if (!old && present(c)) {
+      f.switch_index = r.integer<std::uint32_t>(c);
+      const std::size_t t = c + 1;
+      const double at = r.real(t);
+      if (at < 0 || !core::representable_seconds(at)) r.fail(t, "not a valid time");
+      f.time_ps = core::seconds_to_ps(at);
+      for (std::size_t k = 2; k < 6; ++k) (void)present(c + k);
+      f.replan_time_limit_s = r.real(c + 2);
+      f.replan_moves = r.integer<std::uint64_t>(c + 3);
+      f.replanned_sends_p50 = r.integer<std::uint64_t>(c + 4);
+      f.replanned_sends_max = r.integer<std::uint64_t>(c + 5);
+    } else if (!old) {
+      for (std::size_t k = 0; k < 6; ++k) (void)present(c + k);
+    } else if (failed) {
+      r.fail(6, "a failure row needs the failure columns (a CSV from before them)");
+    }
+    if (!old) c += 6;
     row.solve_time_s = real();
     row.sim_time_s = real();
+    if (!old) {
+      if (present(c) && present(c + 1)) {
+        f.replan_wall_p50_s = r.real(c);
+        f.replan_wall_max_s = r.real(c + 1);
+      }
+      if (failed) row.failure = f;
+    }
     rows.push_back(std::move(row));
   });
   return rows;
@@ -121,8 +190,22 @@ void write_robust_csv(const std::filesystem::path& file, const std::vector<Robus
         << num(t.p99) << ',' << num(t.max) << ',' << m.p50 << ',' << m.p95 << ',' << m.p99 << ','
         << m.max << ',' << (r.all_delivered ? "true" : "false") << ',' << opt(r.planned_makespan_s)
         << ',' << name(r.model, "model") << ',' << r.tp << ',' << r.dp << ',' << r.switches << ','
-        << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',' << num(r.solve_time_s) << ','
-        << num(r.sim_time_s) << '\n';
+        << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',';
+    const std::optional<RobustFailure>& f = r.failure;
+    if (f) {
+      out << f->switch_index << ',' << num(core::ps_to_seconds(f->time_ps)) << ','
+          << num(f->replan_time_limit_s) << ',' << f->replan_moves << ',' << f->replanned_sends_p50
+          << ',' << f->replanned_sends_max << ',';
+    } else {
+      out << ",,,,,,";
+    }
+    out << num(r.solve_time_s) << ',' << num(r.sim_time_s) << ',';
+    if (f) {
+      out << num(f->replan_wall_p50_s) << ',' << num(f->replan_wall_max_s);
+    } else {
+      out << ',';
+    }
+    out << '\n';
   }
   const std::string text = out.str();
   io::save_file(file, [&](std::ostream& o) { o << text; });

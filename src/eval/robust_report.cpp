@@ -1,8 +1,9 @@
 // What `flux evaluate --preset robustness` shows: per job and tau, tables of
 // iteration time (p50 / p95 over the trials), each scheduler's p95 against
-// the first scheduler's, and peak NIC memory; and the gnuplot script: per
-// (job, tau) one panel of iteration time against jitter (p50 line, band up
-// to p95) and one against the straggler's factor.
+// the first scheduler's, and peak NIC memory, and the failure's re-planning;
+// and the gnuplot script: per (job, tau) one panel of iteration time against
+// jitter (p50 line, band up to p95), one against the straggler's factor, and
+// one per scheduler without and with the failed switch (p50, bar to p95).
 #include <algorithm>
 #include <sstream>
 
@@ -36,12 +37,51 @@ std::string label(const RobustPerturbation& p) {
       return "jitter " + fmt("%g%%", 100 * p.jitter);
     case PerturbationKind::kStraggler:
       return "straggler " + fmt("%gx", p.straggler_factor);
+    case PerturbationKind::kFailure:
+      return p.jitter > 0 ? "failure+" + fmt("%g%%", 100 * p.jitter) : "failure";
   }
   return "?";
 }
 
+// The failure instant of (job, tau) as its failure rows record it, or -1.
+core::TimePs failure_time(const std::vector<RobustRow>& rows, const std::string& job,
+                          core::TimePs tau) {
+  for (const RobustRow& r : rows) {
+    if (r.job == job && r.tau_ps == tau && r.failure) return r.failure->time_ps;
+  }
+  return -1;
+}
+
 double ms(double s) {
   return s * 1e3;
+}
+
+// Per scheduler: iteration time without the failure and with it (each
+// failure point: p50, bar to p95), on a log axis (RotorNet at 1 ms is 20-40x
+// the others).
+void failure_panel(std::ostream& g, const RobustnessConfig& c,
+                   const std::vector<RobustPerturbation>& perts, const std::string& id,
+                   const std::string& where, core::TimePs at) {
+  std::vector<const RobustPerturbation*> failures;
+  for (const RobustPerturbation& p : perts) {
+    if (p.kind == PerturbationKind::kFailure) failures.push_back(&p);
+  }
+  const std::string block = "$F" + id;
+  g << "set key top left font ',8'\nset logscale y\nset xlabel ''\nset xrange [-0.5:"
+    << c.schedulers.size() - 0.5 << "]\nset yrange [*:*]\nset xtics rotate by -20 font ',8'\n"
+    << "set title '" << where << ": switch " << c.fail_switch << " dark at "
+    << (at >= 0 ? core::format_duration(at) : std::string("-")) << "'\nplot " << block
+    << " using ($1-0.2):2:xtic(" << 3 + 2 * failures.size()
+    << ") with points pt 6 ps 1.3 lc rgb '#444444' title 'no failure'";
+  const char* colors[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd"};
+  for (std::size_t k = 0; k < failures.size(); ++k) {
+    const double dx = 0.4 * static_cast<double>(k + 1) / static_cast<double>(failures.size()) - 0.2;
+    const std::size_t col = 3 + 2 * k;
+    g << ", \\\n     " << block << " using ($1+" << dx << "):" << col << ":" << col << ":"
+      << col + 1 << " with yerrorbars pt 7 lc rgb '" << colors[k % std::size(colors)] << "' title '"
+      << label(*failures[k]) << (failures[k]->jitter > 0 ? " (p50, bar to p95)" : "") << "'";
+  }
+  g << "\nunset logscale y\nset xrange [*:*]\nset xtics norotate font ''\nunset key\n";
 }
 
 }  // namespace
@@ -78,12 +118,28 @@ std::string robustness_summary(const RobustnessConfig& c, const std::vector<Robu
            [](const RobustRow& r, const RobustRow*) {
              return core::format_bytes(static_cast<double>(r.peak_nic_bytes.p95), 1);
            }},
+          {"failure: re-planned sends p50 / re-plan wall time max (ms)",
+           [](const RobustRow& r, const RobustRow*) {
+             return r.failure ? std::to_string(r.failure->replanned_sends_p50) + " / " +
+                                    fmt("%.0f", ms(r.failure->replan_wall_max_s))
+                              : std::string("-");
+           }},
       };
+      const core::TimePs at = failure_time(rows, job.name, tau);
+      if (at >= 0) {
+        out << "failure: switch " << c.fail_switch << " dark at " << core::format_duration(at)
+            << " (" << c.fail_fraction
+            << " x ideal's unperturbed iteration time), re-planned by each scheduler, "
+            << c.replan_time_limit_s << " s limit, flux " << c.replan_moves << " moves\n";
+      }
       for (const Table& t : tables) {
+        const bool failure_table = &t == &tables[std::size(tables) - 1];
+        if (failure_table && at < 0) continue;
         out << "\n" << t.title << "\n" << pad("perturbation", w0);
         for (const std::string& s : c.schedulers) out << pad(s, w);
         out << "\n";
         for (const RobustPerturbation& p : perts) {
+          if (failure_table && p.kind != PerturbationKind::kFailure) continue;
           out << pad(label(p), w0);
           const RobustRow* f = find(rows, job.name, tau, first, p);
           for (const std::string& s : c.schedulers) {
@@ -118,11 +174,11 @@ std::string robustness_gnuplot(const RobustnessConfig& c, const std::vector<Robu
           const RobustRow* r = find(rows, job.name, tau, s, p);
           if (!r) continue;
           const auto& t = r->iteration_time_s;
-          if (p.kind != PerturbationKind::kStraggler) {
+          if (p.kind == PerturbationKind::kNone || p.kind == PerturbationKind::kJitter) {
             jit << 100 * p.jitter << ' ' << ms(t.p50) << ' ' << ms(t.p95) << ' ' << ms(t.p99)
                 << '\n';
           }
-          if (p.kind != PerturbationKind::kJitter) {
+          if (p.kind == PerturbationKind::kNone || p.kind == PerturbationKind::kStraggler) {
             str << p.straggler_factor << ' ' << ms(t.p50) << '\n';
           }
         }
@@ -131,14 +187,39 @@ std::string robustness_gnuplot(const RobustnessConfig& c, const std::vector<Robu
         g << detail::gnuplot_block(jid, s) << " << EOD\n" << jit.str() << "EOD\n";
         g << detail::gnuplot_block(sid, s) << " << EOD\n" << str.str() << "EOD\n";
       }
+      // F: per scheduler (x = its index) the unperturbed p50, then p50 and
+      // p95 of each failure point, then its name (the x tic).
+      g << "$F" << panel << " << EOD\n";
+      for (std::size_t i = 0; i < c.schedulers.size(); ++i) {
+        const std::string& s = c.schedulers[i];
+        // The unperturbed point is always a column (NaN when not swept).
+        const RobustRow* none = find(rows, job.name, tau, s, RobustPerturbation{});
+        g << i << ' ';
+        if (none) {
+          g << ms(none->iteration_time_s.p50);
+        } else {
+          g << "NaN";
+        }
+        for (const RobustPerturbation& p : perts) {
+          if (p.kind != PerturbationKind::kFailure) continue;
+          const RobustRow* r = find(rows, job.name, tau, s, p);
+          if (!r) {
+            g << " NaN NaN";
+            continue;
+          }
+          g << ' ' << ms(r->iteration_time_s.p50) << ' ' << ms(r->iteration_time_s.p95);
+        }
+        g << ' ' << s << '\n';
+      }
+      g << "EOD\n";
       ++panel;
     }
   }
   const std::size_t n = panel;
   for (int pass = 0; pass < 2; ++pass) {
-    g << detail::gnuplot_terminal(pass, 1300, 380 * n + 60, png, svg);
+    g << detail::gnuplot_terminal(pass, 1900, 380 * n + 60, png, svg);
     g << "set multiplot layout " << n
-      << ",2 title 'Iteration time under perturbed compute: " << sim::to_string(c.execution)
+      << ",3 title 'Iteration time under perturbed compute: " << sim::to_string(c.execution)
       << " execution, " << c.trials << " trials per jitter (line p50, band to p95), "
       << c.system.switches << " OCS, " << c.system.link_gbps << " Gb/s'\n";
     g << "set grid\nset format y '%g'\nset ylabel 'iteration time (ms)'\n"
@@ -184,6 +265,7 @@ std::string robustness_gnuplot(const RobustnessConfig& c, const std::vector<Robu
           first = false;
         }
         g << "\n";
+        failure_panel(g, c, perts, id, where, failure_time(rows, job.name, tau));
       }
     }
     g << "unset multiplot\nset output\n";

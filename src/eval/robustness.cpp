@@ -5,6 +5,15 @@
 // straggler alone) is its plain scheduler's plan. Each perturbation runs
 // sim::simulate_trials with the sweep's seed, so trial k of every scheduler
 // sees the same compute (common random numbers).
+//
+// A failure point runs runtime::run_trials_with_failure with the same seed:
+// switch fail_switch goes dark at T = floor(fail_fraction x I), I ideal's
+// unperturbed iteration time of the job (ideal has no switches, so I does
+// not depend on tau or on which schedulers run: every scheduler of a job
+// fails at the same instant). The remainder is re-planned by the point's
+// registry scheduler (a robust variant's by its plain base) on the s - 1
+// surviving switches, with replan_time_limit_s as its time limit and
+// replan_moves as flux's move budget.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -15,6 +24,7 @@
 #include "csv_fields.hpp"
 #include "flux/core/error.hpp"
 #include "flux/eval/robustness.hpp"
+#include "flux/runtime/failure.hpp"
 #include "flux/workload/robust.hpp"
 
 namespace flux::eval {
@@ -61,9 +71,35 @@ void check_same_config(const RobustnessConfig& c, const std::vector<EvalJob>& jo
   mismatch("seed", std::to_string(r.seed), std::to_string(c.seed));
   mismatch("straggler_rank", std::to_string(r.straggler_rank), std::to_string(c.straggler_rank));
   mismatch("execution", r.execution, std::string(sim::to_string(c.execution)));
-  if (r.perturbation == PerturbationKind::kJitter) {
+  if (r.perturbation == PerturbationKind::kJitter ||
+      (r.perturbation == PerturbationKind::kFailure && r.jitter > 0)) {
     mismatch("trials", std::to_string(r.trials), std::to_string(c.trials));
   }
+  if (r.failure) {
+    mismatch("fail_switch", std::to_string(r.failure->switch_index), std::to_string(c.fail_switch));
+    mismatch("replan_time_limit_s", show(r.failure->replan_time_limit_s),
+             show(c.replan_time_limit_s));
+    mismatch("replan_moves", std::to_string(r.failure->replan_moves),
+             std::to_string(c.replan_moves));
+  }
+}
+
+// The failure instant of a job: floor(fail_fraction x ideal's unperturbed
+// iteration time), as its `none` row measures it.
+core::TimePs failure_time(const RobustnessConfig& c, const core::Workload& w,
+                          const core::System& sys) {
+  sim::SimOptions o;
+  o.execution = c.execution;
+  const schedule::Schedule plan = sched::run_scheduler("ideal", w, sys, c.sched);
+  const sim::TrialsResult t = sim::simulate_trials(w, plan, o);
+  return static_cast<core::TimePs>(c.fail_fraction * static_cast<double>(t.iteration_time_ps.max));
+}
+
+// Nearest-rank p50 and max of per-trial values.
+template <class T>
+std::pair<T, T> p50_max(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return {v[(v.size() + 1) / 2 - 1], v.back()};
 }
 
 struct Plan {
@@ -88,7 +124,7 @@ Plan make_plan(const RobustnessConfig& c, const core::Workload& w, const core::S
 
 RobustRow measure(const RobustnessConfig& c, const EvalJob& job, const core::Workload& w,
                   core::TimePs tau, const std::string& name, double plan_jitter, const Plan& plan,
-                  const RobustPerturbation& pert) {
+                  const RobustPerturbation& pert, core::TimePs fail_time_ps) {
   sim::SimOptions o;
   o.execution = c.execution;
   o.trials = pert.trials;
@@ -97,7 +133,35 @@ RobustRow measure(const RobustnessConfig& c, const EvalJob& job, const core::Wor
   if (pert.kind == PerturbationKind::kStraggler) {
     o.perturbation.straggler = sim::Straggler{c.straggler_rank, pert.straggler_factor};
   }
-  const sim::TrialsResult t = sim::simulate_trials(w, plan.schedule, o);
+  std::optional<RobustFailure> failure;
+  sim::TrialsResult t;
+  if (pert.kind == PerturbationKind::kFailure) {
+    runtime::ReplanOptions replan;
+    replan.scheduler = scheduler_variant(name).base;
+    replan.time_limit_s = c.replan_time_limit_s;
+    const auto t0 = std::chrono::steady_clock::now();
+    sched::SchedulerOptions replan_sched = c.sched;
+    replan_sched.search_moves = c.replan_moves;
+    runtime::FailureTrials f = runtime::run_trials_with_failure(
+        w, plan.schedule, runtime::Failure{c.fail_switch, fail_time_ps}, replan, replan_sched, o);
+    t = std::move(f.trials);
+    t.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<std::uint64_t> sends;
+    std::vector<double> walls;
+    for (const runtime::FailureOutcome& out : f.outcomes) {
+      sends.push_back(out.replanned_sends);
+      walls.push_back(out.replan_wall_time_s);
+    }
+    failure.emplace();
+    failure->switch_index = c.fail_switch;
+    failure->time_ps = fail_time_ps;
+    failure->replan_time_limit_s = c.replan_time_limit_s;
+    failure->replan_moves = c.replan_moves;
+    std::tie(failure->replanned_sends_p50, failure->replanned_sends_max) = p50_max(sends);
+    std::tie(failure->replan_wall_p50_s, failure->replan_wall_max_s) = p50_max(walls);
+  } else {
+    t = sim::simulate_trials(w, plan.schedule, o);
+  }
 
   RobustRow r;
   r.job = job.name;
@@ -129,6 +193,7 @@ RobustRow measure(const RobustnessConfig& c, const EvalJob& job, const core::Wor
   r.switches = c.system.switches;
   r.link_gbps = c.system.link_gbps;
   r.time_limit_s = c.sched.time_limit_s;
+  r.failure = failure;
   return r;
 }
 
@@ -142,16 +207,19 @@ std::string_view to_string(PerturbationKind k) {
       return "jitter";
     case PerturbationKind::kStraggler:
       return "straggler";
+    case PerturbationKind::kFailure:
+      return "failure";
   }
   return "?";
 }
 
 PerturbationKind perturbation_kind_from_string(std::string_view s) {
-  for (const PerturbationKind k :
-       {PerturbationKind::kNone, PerturbationKind::kJitter, PerturbationKind::kStraggler}) {
+  for (const PerturbationKind k : {PerturbationKind::kNone, PerturbationKind::kJitter,
+                                   PerturbationKind::kStraggler, PerturbationKind::kFailure}) {
     if (s == to_string(k)) return k;
   }
-  throw core::InputError("", "perturbation", std::string(s), "expected none, jitter or straggler");
+  throw core::InputError("", "perturbation", std::string(s),
+                         "expected none, jitter, straggler or failure");
 }
 
 SchedulerVariant scheduler_variant(const std::string& name) {
@@ -181,6 +249,7 @@ RobustnessConfig RobustnessConfig::preset_robustness() {
   c.schedulers = {"flux", "flux-robust", "rotornet", "rotornet-vlb", "bvn", "ideal"};
   c.jitters = {0, 0.02, 0.05, 0.10, 0.20};
   c.straggler_factors = {1.1, 1.5};
+  c.failure_jitters = {0, 0.05};
   return c;
 }
 
@@ -210,6 +279,9 @@ std::vector<RobustPerturbation> RobustnessConfig::perturbations() const {
     if (j > 0) out.push_back({PerturbationKind::kJitter, j, 1, trials});
   }
   for (double f : straggler_factors) out.push_back({PerturbationKind::kStraggler, 0, f, 1});
+  for (double j : failure_jitters) {
+    out.push_back({PerturbationKind::kFailure, j, 1, j > 0 ? trials : 1u});
+  }
   return out;
 }
 
@@ -232,16 +304,37 @@ void RobustnessConfig::validate() const {
       throw core::InputError("", "schedulers", s, "listed twice");
     }
   }
-  if (jitters.empty() && straggler_factors.empty()) {
-    throw core::InputError("", "jitters", "", "at least one jitter or straggler factor");
+  if (jitters.empty() && straggler_factors.empty() && failure_jitters.empty()) {
+    throw core::InputError("", "jitters", "", "at least one jitter, straggler factor or failure");
   }
-  for (double j : jitters) {
-    sim::Perturbation p;
-    p.compute_jitter = j;
-    p.validate();
-    workload::RobustPlanning{j}.validate();
-    if (std::count(jitters.begin(), jitters.end(), j) > 1) {
-      throw core::InputError("", "jitters", show(j), "listed twice");
+  for (const auto& [list, field] :
+       {std::pair{&jitters, "jitters"}, std::pair{&failure_jitters, "failure_jitters"}}) {
+    for (double j : *list) {
+      sim::Perturbation p;
+      p.compute_jitter = j;
+      p.validate();
+      workload::RobustPlanning{j}.validate();
+      if (std::count(list->begin(), list->end(), j) > 1) {
+        throw core::InputError("", field, show(j), "listed twice");
+      }
+    }
+  }
+  if (!failure_jitters.empty()) {
+    if (!(fail_fraction > 0 && fail_fraction <= 1)) {
+      throw core::InputError("", "fail_fraction", show(fail_fraction), "must be in (0, 1]");
+    }
+    runtime::ReplanOptions r;
+    r.time_limit_s = replan_time_limit_s;
+    r.validate();
+    if (system.switches < 2) {
+      throw core::InputError("", "switches", std::to_string(system.switches),
+                             "the failure points need a surviving switch: at least 2 "
+                             "(or no failure points)");
+    }
+    if (fail_switch >= system.switches) {
+      throw core::InputError("", "fail_switch", std::to_string(fail_switch),
+                             "no such switch: the system has " + std::to_string(system.switches) +
+                                 " (numbered from 0)");
     }
   }
   for (double f : straggler_factors) {
@@ -299,6 +392,7 @@ void run_robustness(const RobustnessConfig& config, std::vector<RobustRow>& rows
       core::System sys = config.system;
       sys.reconfig_delay_ps = tau;
       std::map<std::pair<std::string, double>, Plan> plans;  // (registry name, plan jitter)
+      std::optional<core::TimePs> fail_time;                 // of the job, when first needed
       for (const std::string& name : config.schedulers) {
         const SchedulerVariant v = scheduler_variant(name);
         for (const RobustPerturbation& p : perts) {
@@ -319,7 +413,11 @@ void run_robustness(const RobustnessConfig& config, std::vector<RobustRow>& rows
                                 make_plan(config, *w, sys, v.base, plan_jitter))
                        .first;
           }
-          out.push_back(measure(config, job, *w, tau, name, plan_jitter, plan->second, p));
+          if (p.kind == PerturbationKind::kFailure && !fail_time) {
+            fail_time = failure_time(config, *w, sys);
+          }
+          out.push_back(measure(config, job, *w, tau, name, plan_jitter, plan->second, p,
+                                fail_time.value_or(0)));
           // The caller saves `rows` after each point: it holds what is done.
           rows = out;
           for (const RobustRow& r : before) {

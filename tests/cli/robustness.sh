@@ -1,11 +1,11 @@
 # flux evaluate --preset robustness, reduced (1 layer, A100, tau 10 us, 2
 # trials), and flux schedule --robust-jitter: the CSV's axes, every trial
-# delivering every byte, the same seed giving the same rows, resuming, and
-# one-line errors for bad options.
+# delivering every byte (the failure points too), the same seed giving the
+# same rows, resuming, and one-line errors for bad options.
 source "$(dirname "$0")/lib.sh" "$@"
 
-base=(evaluate --preset robustness --layers 1 --gpu a100 --tau 10us --jitters 0,10%
-      --straggler-factors 1.5 --no-plot)
+common=(evaluate --preset robustness --layers 1 --gpu a100 --tau 10us --no-plot)
+base=("${common[@]}" --jitters 0,10% --straggler-factors 1.5 --failure-jitters none)
 tiny=("${base[@]}" --schedulers flux,flux-robust,ideal --trials 2 --perturb-seed 7)
 expect_ok run -- "$FLUX" "${tiny[@]}" -o "$DIR/a"
 csv=$DIR/a/robustness.csv
@@ -20,9 +20,9 @@ expect_grep jitter_row '^L1-a100,1,a100,1e-05,flux-robust,0.1,jitter,0.1,0,1,2,7
 expect_grep straggler_row '^L1-a100,1,a100,1e-05,ideal,0,straggler,0,0,1.5,1,7,ordered,' "$csv"
 expect_grep summary 'p95 iteration time against the first scheduler' "$DIR/run.out"
 
-# The same seed, another directory: the same rows but for the two wall times.
+# The same seed, another directory: the same rows but for the four wall times.
 expect_ok again -- "$FLUX" "${tiny[@]}" -o "$DIR/b"
-strip() { rev "$1" | cut -d, -f3- | rev; }
+strip() { rev "$1" | cut -d, -f5- | rev; }
 if [ "$(strip "$csv")" = "$(strip "$DIR/b/robustness.csv")" ]; then pass; else
   fail "same seed, different rows"; diff <(strip "$csv") <(strip "$DIR/b/robustness.csv") >&2; fi
 # Another seed moves the jittered rows.
@@ -38,6 +38,35 @@ expect_grep resumed 'resuming: 4 rows' "$DIR/resume.out"
 [ "$(strip "$csv")" = "$(strip "$DIR/d/robustness.csv")" ] && pass || fail "resumed rows differ"
 expect_error resume_other 2 'flux: error: .*seed = 7: row 1 was measured with seed = 7, this sweep uses 9' \
   -- "$FLUX" "${base[@]}" --schedulers flux,flux-robust,ideal --trials 2 --perturb-seed 9 -o "$DIR/d"
+
+# A switch failure mid-iteration, alone and under 10% jitter: switch 1 dark
+# at half of ideal's iteration time for every scheduler, re-planned.
+fail=("${common[@]}" --jitters 0 --straggler-factors 1.5 --failure-jitters 0,10% --trials 2
+      --schedulers flux,bvn,ideal --replan-moves 200 --replan-time-limit 3s)
+expect_ok failure -- "$FLUX" "${fail[@]}" -o "$DIR/f"
+fcsv=$DIR/f/robustness.csv
+# 3 schedulers x 4 perturbations (none, straggler, failure, failure + 10%).
+[ "$(tail -n +2 "$fcsv" | wc -l)" -eq 12 ] && pass || fail "expected 12 rows in $fcsv"
+[ "$(grep -c ',failure,' "$fcsv")" -eq 6 ] && pass || fail "expected 6 failure rows"
+[ "$(grep ',failure,' "$fcsv" | cut -d, -f"$delivered" | sort -u)" = true ] && pass ||
+  fail "a failure trial lost bytes"
+fcol() { head -1 "$fcsv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+[ "$(grep ',failure,' "$fcsv" | cut -d, -f"$(fcol fail_switch)","$(fcol fail_time_s)" | sort -u | wc -l)" -eq 1 ] &&
+  pass || fail "the failure time differs between schedulers"
+expect_grep failure_flux '^L1-a100,1,a100,1e-05,flux,0,failure,0.1,0,1,2,1,ordered,' "$fcsv"
+expect_grep failure_summary 'failure: switch 1 dark at' "$DIR/failure.out"
+expect_grep failure_table 're-planned sends p50' "$DIR/failure.out"
+[ "$(grep ',flux,0,failure,0,' "$fcsv" | cut -d, -f"$(fcol replanned_sends_p50)")" -gt 0 ] &&
+  pass || fail "flux re-planned no send"
+expect_ok failure_again -- "$FLUX" "${fail[@]}" -o "$DIR/g"
+[ "$(strip "$fcsv")" = "$(strip "$DIR/g/robustness.csv")" ] && pass ||
+  fail "same seed, different failure rows"
+expect_error replan_limit 2 '^flux: error: --replan-time-limit = -1s: ' \
+  -- "$FLUX" "${common[@]}" --failure-jitters 0 --replan-time-limit -1s -o "$DIR/e"
+expect_error failure_jitters 2 '^flux: error: --failure-jitters = x: expected a percentage' \
+  -- "$FLUX" "${fail[@]}" --failure-jitters 0,x -o "$DIR/e"
+expect_error one_switch 2 '^flux: error: --switches = 1: the failure points need a surviving switch' \
+  -- "$FLUX" "${fail[@]}" --switches 1 -o "$DIR/e"
 
 # Bad options: one line, exit 2, no CSV written.
 expect_error trials0 2 '^flux: error: --trials = 0: must be an integer between 1 and 1000000$' \

@@ -11,6 +11,12 @@
 // A scheduler named "<name>-robust" is <name> planned on the workload with
 // every compute duration at its p95 for the point's jitter
 // (workload/robust.hpp), then executed on the real, perturbed workload.
+//
+// A failure point (kFailure) runs the plan with switch `fail_switch` dark
+// from T = fail_fraction x ideal's unperturbed iteration time of the job
+// (the same T for every scheduler and tau of a job), re-planned by the
+// point's own registry scheduler (runtime/failure.hpp; "<name>-robust" by
+// plain <name>: the remainder is planned on the mean compute).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -36,6 +42,7 @@ enum class PerturbationKind : std::uint8_t {
   kNone,       ///< the plan's compute (one trial: deterministic)
   kJitter,     ///< lognormal compute jitter on every duration
   kStraggler,  ///< one rank's compute scaled (one trial: deterministic)
+  kFailure,    ///< a switch dark mid-iteration, re-planned; with or without jitter
 };
 std::string_view to_string(PerturbationKind k);
 /// Throws core::InputError naming the field perturbation.
@@ -47,6 +54,18 @@ struct RobustPerturbation {
   double jitter = 0;            ///< coefficient of variation (kJitter)
   double straggler_factor = 1;  ///< kStraggler: the straggler's compute x this
   std::uint32_t trials = 1;
+};
+
+/// Failure points: the failed switch and time, and the re-planning.
+struct RobustFailure {
+  std::uint32_t switch_index = 0;
+  core::TimePs time_ps = 0;  ///< fail_fraction x ideal's unperturbed iteration time
+  double replan_time_limit_s = 0;
+  std::uint64_t replan_moves = 0;
+  std::uint64_t replanned_sends_p50 = 0;  ///< over the trials (nearest rank)
+  std::uint64_t replanned_sends_max = 0;
+  double replan_wall_p50_s = 0;  ///< wall time of a re-plan (validator included)
+  double replan_wall_max_s = 0;
 };
 
 /// A scheduler of the sweep: a registry name, or "<name>-robust".
@@ -71,6 +90,16 @@ struct RobustnessConfig {
   std::vector<double> jitters;          ///< coefficients of variation; 0: the unperturbed point
   std::vector<double> straggler_factors;
   std::uint32_t straggler_rank = 0;
+  /// Failure points, one per jitter (0: the failure alone, one trial); empty: none.
+  std::vector<double> failure_jitters;
+  std::uint32_t fail_switch = 1;  ///< goes dark (0-based; the system needs >= 2)
+  /// T = this x ideal's unperturbed iteration time of the job, in (0, 1].
+  double fail_fraction = 0.5;
+  double replan_time_limit_s = 2;  ///< each re-plan's wall-clock budget, s
+  /// flux's local search moves in a re-plan (SchedulerOptions::search_moves):
+  /// a budget that ends well before the time limit keeps the re-plan
+  /// deterministic (~0.2 s at 8 layers).
+  std::uint64_t replan_moves = 1000;
   std::uint32_t trials = 20;  ///< per jittered point
   std::uint64_t seed = 1;     ///< of the perturbations (sim::Perturbation::seed)
   /// Execution of task-level schedules under perturbation (ordered).
@@ -80,15 +109,16 @@ struct RobustnessConfig {
 
   /// The preset "robustness": Llama 3 8B, 8 layers, TP4 x DP2 (the paper's
   /// setup) on A100 and H100, tau 10 us and 1 ms, jitter 0, 2, 5, 10, 20 %
-  /// (20 trials), rank 0 straggling at 1.1x and 1.5x; flux, flux-robust,
-  /// rotornet, rotornet-vlb, bvn, ideal.
+  /// (20 trials), rank 0 straggling at 1.1x and 1.5x, switch 1 failing at
+  /// half of ideal's iteration time alone and under 5 % jitter; flux,
+  /// flux-robust, rotornet, rotornet-vlb, bvn, ideal.
   static RobustnessConfig preset_robustness();
   /// Throws core::InputError naming the field.
   void validate() const;
   /// One job per (layer count, GPU): "L8-a100".
   [[nodiscard]] std::vector<EvalJob> jobs() const;
   /// The perturbations in sweep order: jitter 0 (kNone), the other jitters,
-  /// then each straggler factor.
+  /// each straggler factor, then each failure jitter.
   [[nodiscard]] std::vector<RobustPerturbation> perturbations() const;
   /// jobs x taus x schedulers x perturbations.
   [[nodiscard]] std::size_t points() const;
@@ -108,6 +138,15 @@ inline constexpr auto kRobustnessOptions = std::tuple{
     core::NumberOption<RobustnessConfig, std::uint32_t>{
         "straggler_rank", "--straggler-rank", "the rank that straggles (robustness preset)",
         &RobustnessConfig::straggler_rank, 0, 1u << 30},
+    core::NumberOption<RobustnessConfig, double>{
+        "replan_time_limit", "--replan-time-limit",
+        "wall-clock budget of each re-plan after the switch failure, with a unit (robustness "
+        "preset)",
+        &RobustnessConfig::replan_time_limit_s, 0.0, 1e6, false, false, core::OptionUnit::kSeconds},
+    core::NumberOption<RobustnessConfig, std::uint64_t>{
+        "replan_moves", "--replan-moves",
+        "flux: local search moves of each re-plan after the switch failure (robustness preset)",
+        &RobustnessConfig::replan_moves, 1, ~std::uint64_t{0}},
 };
 
 /// One point: a scheduler's plan under one perturbation, over its trials.
@@ -139,6 +178,7 @@ struct RobustRow {
   std::uint32_t switches = 0;
   double link_gbps = 0;
   double time_limit_s = 0;
+  std::optional<RobustFailure> failure;  ///< set iff perturbation is kFailure
 };
 
 /// Reads a CSV written by write_robust_csv(); throws core::InputError naming
@@ -161,8 +201,9 @@ void run_robustness(const RobustnessConfig& config, std::vector<RobustRow>& rows
 std::string robustness_summary(const RobustnessConfig& config, const std::vector<RobustRow>& rows);
 
 /// A self-contained gnuplot script (data inline): per (job, tau) iteration
-/// time against jitter (p50 line, band to p95) and against the straggler's
-/// factor, into `png` and `svg`.
+/// time against jitter (p50 line, band to p95), against the straggler's
+/// factor, and per scheduler without and with the failure (p50, bar to p95),
+/// into `png` and `svg`.
 std::string robustness_gnuplot(const RobustnessConfig& config, const std::vector<RobustRow>& rows,
                                const std::string& png, const std::string& svg);
 
