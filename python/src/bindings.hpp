@@ -14,7 +14,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
@@ -71,6 +74,30 @@ template <class F>
 decltype(auto) without_gil(F&& f) {
   py::gil_scoped_release release;
   return f();
+}
+
+/// Runs `f` on a worker thread without the GIL while the calling thread
+/// looks for signals every 50 ms (Python runs its signal handlers only in the
+/// main thread, between bytecodes). On Ctrl-C (a handler raising) it raises
+/// `stop`, waits for `f` to end (f must watch `stop`: a scheduler's
+/// SchedulerOptions::stop) and raises the handler's exception
+/// (KeyboardInterrupt). `f`'s own exceptions propagate.
+template <class F>
+auto interruptible(std::atomic<bool>& stop, F&& f) {
+  py::gil_scoped_release release;
+  auto done = std::async(std::launch::async, std::forward<F>(f));
+  while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    py::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) {
+      stop.store(true);
+      {
+        py::gil_scoped_release wait;
+        done.wait();
+      }
+      throw py::error_already_set();
+    }
+  }
+  return done.get();
 }
 
 void add_errors(py::module_& m);

@@ -89,9 +89,11 @@ PySchedule run_schedule(const PyWorkload& w, const PySystem* system_arg, py::kwa
     run.sched.milp.export_path = path_arg(v, "export_milp");
   if (py::object v = take(kw, "solution")) run.sched.milp.solution_path = path_arg(v, "solution");
   reject_unknown(kw, "schedule");
-  const sched::SchedulerOptions options = run.resolve();
+  sched::SchedulerOptions options = run.resolve();
   const core::System system = system_for(system_arg ? *system_arg : PySystem{}, *w.w);
-  auto s = without_gil([&] {
+  std::atomic<bool> stop{false};
+  options.stop = &stop;  // Ctrl-C
+  auto s = interruptible(stop, [&] {
     return std::make_shared<const schedule::Schedule>(
         cli::run_named_scheduler(scheduler, *w.w, system, options));
   });

@@ -70,6 +70,14 @@ auto per_trial(const PySimResult& r, F&& f) {
       t.size(), [&](std::size_t i) { return static_cast<std::int64_t>(f(t[i])); });
 }
 
+/// A property: one time per send of the trace trial, a numpy column.
+auto send_column(core::TimePs sim::SendRecord::*field) {
+  return [field](const PySimResult& r) {
+    const auto& sends = r.trials->chosen.sends;
+    return make_array<std::int64_t>(sends.size(), [&](std::size_t i) { return sends[i].*field; });
+  };
+}
+
 bool robust(const PySimResult& r) {
   return r.options.trials > 1 || r.options.perturbation.any();
 }
@@ -128,27 +136,12 @@ void add_simulate(py::module_& m) {
       .def_property_readonly("all_delivered",
                              [](const PySimResult& r) { return r.trials->all_delivered; })
       .def_property_readonly(
-          "ready_ps",
-          [](const PySimResult& r) {
-            const auto& v = r.trials->chosen.sends;
-            return make_array<std::int64_t>(v.size(), [&](std::size_t i) { return v[i].ready_ps; });
-          },
+          "ready_ps", send_column(&sim::SendRecord::ready_ps),
           "per send (workload order): parents done, compute elapsed, release reached, ps")
-      .def_property_readonly(
-          "issue_ps",
-          [](const PySimResult& r) {
-            const auto& v = r.trials->chosen.sends;
-            return make_array<std::int64_t>(v.size(), [&](std::size_t i) { return v[i].issue_ps; });
-          },
-          "per send: the NIC starts taking its bytes, ps")
-      .def_property_readonly(
-          "finish_ps",
-          [](const PySimResult& r) {
-            const auto& v = r.trials->chosen.sends;
-            return make_array<std::int64_t>(v.size(),
-                                            [&](std::size_t i) { return v[i].finish_ps; });
-          },
-          "per send: its last byte arrived, ps")
+      .def_property_readonly("issue_ps", send_column(&sim::SendRecord::issue_ps),
+                             "per send: the NIC starts taking its bytes, ps")
+      .def_property_readonly("finish_ps", send_column(&sim::SendRecord::finish_ps),
+                             "per send: its last byte arrived, ps")
       .def_property_readonly("trials", [](const PySimResult& r) { return r.trials->trials.size(); })
       .def_property_readonly(
           "trial_iteration_time_ps",

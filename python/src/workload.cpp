@@ -183,6 +183,24 @@ py::list export_chakra(const PyWorkload& w, py::handle prefix_arg, const std::st
   return out;
 }
 
+/// A property: one value per row of `rows` (the sends, the dependencies),
+/// a numpy column.
+template <class T, class Rows, class Get>
+auto column(Rows rows, Get get) {
+  return [rows, get](const PyWorkload& w) {
+    const auto all = rows(*w.w);
+    return make_array<T>(all.size(), [&](std::size_t i) { return get(all[i]); });
+  };
+}
+template <class T, class Get>
+auto task_column(Get get) {
+  return column<T>([](const core::Workload& w) { return w.tasks(); }, get);
+}
+template <class T, class Get>
+auto dep_column(Get get) {
+  return column<T>([](const core::Workload& w) { return w.deps(); }, get);
+}
+
 std::string job_list() {
   std::string jobs;
   for (std::string_view n : workload::job_names())
@@ -214,59 +232,23 @@ void add_workload(py::module_& m) {
       .def_property_readonly("scaleup_gbps",
                              [](const PyWorkload& w) { return w.w->scaleup_gbps(); })
       .def_property_readonly("ids",
-                             [](const PyWorkload& w) {
-                               const auto t = w.w->tasks();
-                               return make_array<std::uint64_t>(
-                                   t.size(), [&](std::size_t i) { return t[i].id; });
-                             })
-      .def_property_readonly("src",
-                             [](const PyWorkload& w) {
-                               const auto t = w.w->tasks();
-                               return make_array<std::uint32_t>(
-                                   t.size(), [&](std::size_t i) { return t[i].src.value(); });
-                             })
-      .def_property_readonly("dst",
-                             [](const PyWorkload& w) {
-                               const auto t = w.w->tasks();
-                               return make_array<std::uint32_t>(
-                                   t.size(), [&](std::size_t i) { return t[i].dst.value(); });
-                             })
-      .def_property_readonly("bytes",
-                             [](const PyWorkload& w) {
-                               const auto t = w.w->tasks();
-                               return make_array<std::uint64_t>(
-                                   t.size(), [&](std::size_t i) { return t[i].bytes; });
-                             })
-      .def_property_readonly("release_ps",
-                             [](const PyWorkload& w) {
-                               const auto t = w.w->tasks();
-                               return make_array<std::int64_t>(
-                                   t.size(), [&](std::size_t i) { return t[i].release_ps; });
-                             })
-      .def_property_readonly("tail_ps",
-                             [](const PyWorkload& w) {
-                               const auto t = w.w->tasks();
-                               return make_array<std::int64_t>(
-                                   t.size(), [&](std::size_t i) { return t[i].tail_ps; });
-                             })
-      .def_property_readonly("dep_from",
-                             [](const PyWorkload& w) {
-                               const auto d = w.w->deps();
-                               return make_array<std::uint32_t>(
-                                   d.size(), [&](std::size_t i) { return d[i].from.value(); });
-                             })
-      .def_property_readonly("dep_to",
-                             [](const PyWorkload& w) {
-                               const auto d = w.w->deps();
-                               return make_array<std::uint32_t>(
-                                   d.size(), [&](std::size_t i) { return d[i].to.value(); });
-                             })
-      .def_property_readonly("dep_compute_ps",
-                             [](const PyWorkload& w) {
-                               const auto d = w.w->deps();
-                               return make_array<std::int64_t>(
-                                   d.size(), [&](std::size_t i) { return d[i].compute_ps; });
-                             })
+                             task_column<std::uint64_t>([](const core::Task& x) { return x.id; }))
+      .def_property_readonly(
+          "src", task_column<std::uint32_t>([](const core::Task& x) { return x.src.value(); }))
+      .def_property_readonly(
+          "dst", task_column<std::uint32_t>([](const core::Task& x) { return x.dst.value(); }))
+      .def_property_readonly(
+          "bytes", task_column<std::uint64_t>([](const core::Task& x) { return x.bytes; }))
+      .def_property_readonly(
+          "release_ps", task_column<std::int64_t>([](const core::Task& x) { return x.release_ps; }))
+      .def_property_readonly(
+          "tail_ps", task_column<std::int64_t>([](const core::Task& x) { return x.tail_ps; }))
+      .def_property_readonly(
+          "dep_from", dep_column<std::uint32_t>([](const core::Dep& x) { return x.from.value(); }))
+      .def_property_readonly(
+          "dep_to", dep_column<std::uint32_t>([](const core::Dep& x) { return x.to.value(); }))
+      .def_property_readonly("dep_compute_ps", dep_column<std::int64_t>(
+                                                   [](const core::Dep& x) { return x.compute_ps; }))
       .def(
           "traffic_matrix", [](const PyWorkload& w) { return traffic_matrix(*w.w); },
           "Bytes from each accelerator (row) to each (column), an n x n uint64 array.")

@@ -68,3 +68,24 @@ def test_long_calls_release_the_gil():
     t.join()
     # Held, the GIL would have let the loop run at most a few times.
     assert ticks > 50
+
+
+def test_ctrl_c_stops_a_schedule():
+    import _thread
+    import time
+
+    w = flux.generate.random(ranks=16, sends=3000, seed=2)
+    timer = threading.Timer(0.5, _thread.interrupt_main)  # as Ctrl-C would
+    t0 = time.monotonic()
+    timer.start()
+    try:
+        flux.schedule(w, time_limit=60, moves=0)  # would search for 60 s
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("no KeyboardInterrupt")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 20  # stopped, not run to its limit
+    # The module still works afterwards.
+    assert flux.schedule(w, time_limit=5).status in ("optimal", "feasible")
