@@ -108,3 +108,16 @@ def test_validate_reports_violations(tmp_path, llama, cli, llama_file):
     assert p.returncode != 0
     assert report.violations[0] in p.stdout + p.stderr
     assert flux.validate(llama, s)
+
+
+def test_milp_matches_cli(tmp_path, cli):
+    # CBC runs in a child process forked from the scheduling thread.
+    w = flux.generate.random(ranks=4, sends=16, seed=3)
+    flux.write_workload(w, tmp_path / "r.json")
+    s = flux.schedule(w, flux.System(tau="10us"), scheduler="flux-milp", time_limit=20)
+    cli("schedule", tmp_path / "r.json", "--scheduler", "flux-milp", "--tau", "10us",
+        "--time-limit", "20s", "-o", tmp_path / "s.json")
+    c = flux.read_schedule(tmp_path / "s.json")
+    assert s.status == c.status == "optimal"
+    assert s.makespan_ps == c.makespan_ps == s.bound_ps
+    assert s.makespan_ps <= flux.schedule(w, flux.System(tau="10us"), time_limit=5).makespan_ps
