@@ -7,7 +7,7 @@ JOBS       ?= $(shell nproc)
 FLUX       := $(BUILD)/apps/flux/flux
 RESULTS    ?= results
 
-.PHONY: all deps build run test test-release test-asan bench format clean
+.PHONY: all deps build python run test test-release test-asan bench format clean
 all: build
 
 deps:
@@ -16,6 +16,10 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLUX_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The Python package flux (python/README.md) is part of the build:
+# PYTHONPATH=$(BUILD)/python python3 -c 'import flux'.
+python: build
 
 # Main job: the paper's evaluation (Figure 2) on its defaults, into
 # $(RESULTS)/: fig2.csv, summary.txt, fig2.png, fig2.svg. Resumes from the

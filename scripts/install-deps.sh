@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Flux needs to build, test and run, and nothing
 # else. Idempotent: packages already present are left alone, so a warm machine
-# pays one dpkg query. Runs as root, or through sudo when not root.
+# pays one dpkg query. The Python bindings (python/) need pybind11, the
+# interpreter's headers, numpy and pytest; pandas and matplotlib run the
+# tested example docs/examples/fig2_panel.py. Runs as root, or through sudo
+# when not root.
 # --fuzz also installs clang and its libFuzzer runtime, for the opt-in fuzz
 # targets (cmake -DFLUX_FUZZ=ON, docs/fuzzing.md).
 set -euo pipefail
@@ -15,6 +18,8 @@ packages=(
   gnuplot-nox
   libtomlplusplus-dev
   libopenmpi-dev openmpi-bin
+  pybind11-dev python3-dev python3-numpy python3-pytest
+  python3-pandas python3-matplotlib
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-dev)

@@ -4,6 +4,7 @@
 // and gap it reports, and determinism for a seed.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 #include "flux/core/dag.hpp"
@@ -12,6 +13,7 @@
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/workload/llama.hpp"
+#include "flux/workload/random.hpp"
 #include "sched/heuristic/list_scheduler.hpp"
 
 namespace flux::sched {
@@ -136,6 +138,33 @@ TEST(FluxScheduler, GapAndDeterminism) {
   }
   const auto greedy = run_scheduler("greedy", w, sys, options());
   EXPECT_LE(a.makespan_ps, greedy.makespan_ps);
+}
+
+// SchedulerOptions::stop (the Python bindings' Ctrl-C): raised before the
+// run, flux searches nothing and returns its first list schedule, the greedy
+// one, where otherwise its search (here unbounded in moves, 10 minutes of
+// time) improves on it (a random DAG of 200 sends, ranks 8, seed 1).
+TEST(FluxScheduler, StopFlagEndsTheSearch) {
+  workload::RandomOptions random;
+  random.sends = 200;
+  const core::Workload w = workload::generate_random(random);
+  const auto sys = system_with(10 * kPsPerUs);
+  const auto greedy = run_scheduler("greedy", w, sys, options());
+  EXPECT_LT(run_scheduler("flux", w, sys, options()).makespan_ps, greedy.makespan_ps);
+  SchedulerOptions o = options();
+  o.time_limit_s = 600;
+  o.search_moves = 0;
+  std::atomic<bool> stop{true};
+  o.stop = &stop;
+  const auto stopped = run_scheduler("flux", w, sys, o);
+  EXPECT_EQ(stopped.makespan_ps, greedy.makespan_ps);
+  ASSERT_EQ(stopped.tasks.size(), greedy.tasks.size());
+  for (std::size_t i = 0; i < stopped.tasks.size(); ++i) {
+    EXPECT_EQ(stopped.tasks[i].sw, greedy.tasks[i].sw);
+    EXPECT_EQ(stopped.tasks[i].start_ps, greedy.tasks[i].start_ps);
+  }
+  ASSERT_TRUE(stopped.solve_time_s);
+  EXPECT_LT(*stopped.solve_time_s, 300.0);  // not the 600 s limit
 }
 
 TEST(FluxScheduler, ListVariantsAreValid) {

@@ -167,6 +167,13 @@ workload::TrainingConfig TrainingCliOptions::resolve(workload::TrainingConfig c)
   return c;
 }
 
+workload::TrainingConfig generate_defaults() {
+  workload::TrainingConfig c;
+  c.tp = 4;
+  c.dp = 2;
+  return c;
+}
+
 CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](const std::string& s) { return s.empty() ? std::string("an empty path") : ""; }, "PATH");

@@ -86,6 +86,10 @@ struct TrainingCliOptions {
   [[nodiscard]] workload::TrainingConfig resolve(workload::TrainingConfig base) const;
 };
 
+/// The defaults of `flux generate llama3` (and of the Python
+/// flux.generate.llama3): Llama 3 8B, TP4 x DP2 on A100s (the paper's setup).
+workload::TrainingConfig generate_defaults();
+
 /// For an optional path option: an empty path given on purpose is an
 /// error ("an empty path"), not "no file".
 CLI::Validator non_empty_path();

@@ -38,16 +38,8 @@ void check_format(const std::string& format) {
   }
 }
 
-/// generate's defaults: Llama 3 8B, TP4 x DP2 on A100s (the paper's setup).
-workload::TrainingConfig default_training() {
-  workload::TrainingConfig c;
-  c.tp = 4;
-  c.dp = 2;
-  return c;
-}
-
 void run_llama3(const GenerateOptions& o) {
-  const workload::TrainingConfig config = o.training.resolve(default_training());
+  const workload::TrainingConfig config = o.training.resolve(generate_defaults());
   check_format(o.format);
   if (o.format == "chakra" && config.generated_dp() != config.dp) {
     throw core::InputError("", "--fold-dp", std::to_string(config.fold_dp),
@@ -119,7 +111,7 @@ void register_generate(CLI::App& app) {
   auto* l = gen->add_subcommand("llama3",
                                 "Llama 3 under Megatron-LM parallelisms: TP (sequence parallel), "
                                 "CP, PP (1F1B), DP (sharded)");
-  opts->training.add_to(*l, default_training(), true);
+  opts->training.add_to(*l, generate_defaults(), true);
   l->add_option("--format", opts->format,
                 "json (flux.workload/v1) or chakra (OUTPUT.<rank>.et per rank, OUTPUT.json groups)")
       ->capture_default_str();

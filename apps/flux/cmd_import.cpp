@@ -22,18 +22,8 @@ struct ImportCliOptions {
   std::string prefix;
   ChakraCliOptions chakra;
   std::string name;
-  std::uint32_t scaleup_size = 0;
+  chakra::ImportOptions table;  ///< the fields of chakra::kImportOptions
   std::string output;
-};
-
-// The import's own numeric option, from a table like every other
-// (core/option.hpp): its errors read as the rest of the CLI's.
-inline constexpr auto kImportCliOptions = std::tuple{
-    core::NumberOption<ImportCliOptions, std::uint32_t>{
-        "scaleup_size", "--scaleup-size",
-        "scale-up (NVLink) domain size the job is laid out for, recorded in the workload (a "
-        "trace does not say it; 0: what Flux wrote into traces it exported)",
-        &ImportCliOptions::scaleup_size, 0, 1u << 20},
 };
 
 void run_import(const ImportCliOptions& o) {
@@ -42,13 +32,8 @@ void run_import(const ImportCliOptions& o) {
   std::vector<std::string> notes;
   chakra::ImportOptions options = o.chakra.resolve(o.prefix, notes);
   options.name = o.name;
-  options.scaleup_size = o.scaleup_size;
-  if (const std::size_t ranks = chakra::rank_files(o.prefix).size();
-      o.scaleup_size != 0 && ranks % o.scaleup_size != 0) {
-    throw core::InputError("", "--scaleup-size", std::to_string(o.scaleup_size),
-                           "must divide the " + std::to_string(ranks) +
-                               " ranks of the traces into whole scale-up domains");
-  }
+  options.scaleup_size = o.table.scaleup_size;
+  check_import_scaleup(o.prefix, options);
   chakra::ImportResult r = chakra::import_chakra(o.prefix, options);
   formats::save_workload(o.output, r.workload);
   // Notes only once the command has succeeded: an error stays one line.
@@ -69,7 +54,7 @@ void register_import(CLI::App& app) {
   c->add_option("prefix", opts->prefix, "trace prefix: the files are PREFIX.<rank>.et")->required();
   opts->chakra.add_to(*c);
   c->add_option("--name", opts->name, "workload name (default: from the traces or the prefix)");
-  add_options(*c, kImportCliOptions, *opts);
+  add_options(*c, chakra::kImportOptions, opts->table);
   c->add_option("-o,--output", opts->output, "workload file to write (flux.workload/v1 JSON)")
       ->required();
   c->callback([opts] { run_import(*opts); });

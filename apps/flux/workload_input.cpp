@@ -57,6 +57,15 @@ chakra::ImportOptions ChakraCliOptions::resolve(const std::string& prefix,
   return options;
 }
 
+void check_import_scaleup(const std::string& prefix, const chakra::ImportOptions& options) {
+  if (const std::size_t ranks = chakra::rank_files(prefix).size();
+      options.scaleup_size != 0 && ranks % options.scaleup_size != 0) {
+    throw core::InputError("", "--scaleup-size", std::to_string(options.scaleup_size),
+                           "must divide the " + std::to_string(ranks) +
+                               " ranks of the traces into whole scale-up domains");
+  }
+}
+
 std::string import_summary(const chakra::ImportResult& r, const chakra::ImportOptions& options) {
   const chakra::ImportStats& s = r.stats;
   std::ostringstream out;

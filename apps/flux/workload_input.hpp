@@ -28,6 +28,10 @@ struct ChakraCliOptions {
                                               std::vector<std::string>& notes) const;
 };
 
+/// Throws core::InputError (--scaleup-size) unless options.scaleup_size
+/// (when not 0) divides the ranks of the traces of `prefix`.
+void check_import_scaleup(const std::string& prefix, const chakra::ImportOptions& options);
+
 /// The positional `workload` argument (a file or a Chakra prefix) and the
 /// import options that apply to a prefix.
 void add_workload_argument(CLI::App& app, std::string& input, ChakraCliOptions& chakra);

@@ -34,9 +34,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "flux/chakra/et.hpp"
+#include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/workload/collectives.hpp"
@@ -78,6 +80,16 @@ struct ImportOptions {
 
   /// Throws core::InputError naming the field.
   void validate() const;
+};
+
+/// The import's numeric options (core/option.hpp): `flux import chakra` and
+/// the Python flux.import_chakra build theirs from it.
+inline constexpr auto kImportOptions = std::tuple{
+    core::NumberOption<ImportOptions, std::uint32_t>{
+        "scaleup_size", "--scaleup-size",
+        "scale-up (NVLink) domain size the job is laid out for, recorded in the workload (a "
+        "trace does not say it; 0: what Flux wrote into traces it exported)",
+        &ImportOptions::scaleup_size, 0, 1u << 20},
 };
 
 struct ImportStats {

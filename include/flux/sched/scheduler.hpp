@@ -3,6 +3,7 @@
 // evaluation and the tests treat them alike. Every schedule that
 // run_scheduler() returns has passed the independent validator
 // (schedule/validator.hpp).
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,7 +45,13 @@ struct SchedulerOptions {
   /// flux: on instances of at most 1,000 sends, also bound by the MILP's LP
   /// relaxation (up to 20% of the time limit, 10 s).
   bool lp_bound = true;
-  bool verbose = false;    ///< progress on stderr
+  bool verbose = false;  ///< progress on stderr
+  /// A flag another thread may raise to end the run early (the Python
+  /// bindings' Ctrl-C; no CLI option): `flux` then stops searching and
+  /// returns its best schedule so far, as at the time limit, skipping the
+  /// bounds not yet computed. Checked where flux checks its time limit; the
+  /// other schedulers do not look at it (flux-milp runs to its limit).
+  const std::atomic<bool>* stop = nullptr;
   bool left_shift = true;  ///< start every send as early as its switch and order allow
   double duty_cycle =
       0.9;  ///< rotornet: share of a slot that carries data (slot = tau / (1 - duty))
@@ -53,6 +60,11 @@ struct SchedulerOptions {
   /// Throws core::InputError naming the field (bounds in kSchedulerOptions).
   void validate() const;
 };
+
+/// True when `stop` is set and raised (SchedulerOptions::stop).
+inline bool stop_requested(const std::atomic<bool>* stop) {
+  return stop != nullptr && stop->load(std::memory_order_relaxed);
+}
 
 /// The options of a scheduler run: names, flags, help and bounds
 /// (core/option.hpp). The MILP's switches are in kMilpOptions.

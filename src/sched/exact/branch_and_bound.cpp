@@ -420,7 +420,8 @@ class Search {
   bool out_of_budget() {
     if (nodes_ >= limits_.max_nodes) return true;
     if ((nodes_ & 1023) == 0 &&
-        std::chrono::duration<double>(Clock::now() - t0_).count() > limits_.time_s) {
+        (std::chrono::duration<double>(Clock::now() - t0_).count() > limits_.time_s ||
+         stop_requested(limits_.stop))) {
       return true;
     }
     return false;

@@ -9,14 +9,16 @@
 #include "flux/core/dag.hpp"
 #include "flux/core/system.hpp"
 #include "flux/sched/placement.hpp"
+#include "flux/sched/scheduler.hpp"
 
 namespace flux::sched {
 
 /// Where the search stops. The node budget is deterministic (same input,
 /// same result); the wall-clock budget is a safety net.
 struct ExactLimits {
-  std::uint64_t max_nodes = 1'000'000;  ///< search nodes (one per placement tried)
-  double time_s = 1e9;                  ///< wall-clock seconds
+  std::uint64_t max_nodes = 1'000'000;      ///< search nodes (one per placement tried)
+  double time_s = 1e9;                      ///< wall-clock seconds
+  const std::atomic<bool>* stop = nullptr;  ///< SchedulerOptions::stop
 };
 
 struct ExactResult {

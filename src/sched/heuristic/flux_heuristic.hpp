@@ -5,6 +5,7 @@
 
 #include "flux/core/dag.hpp"
 #include "flux/sched/placement.hpp"
+#include "flux/sched/scheduler.hpp"
 
 namespace flux::sched {
 
@@ -15,8 +16,9 @@ namespace flux::sched {
 struct HeuristicOptions {
   double budget_s = 10;
   std::uint64_t seed = 1;
-  std::uint64_t max_moves = 20000;  ///< local search moves (0: until the budget)
-  bool verbose = false;             ///< a line of statistics on stderr
+  std::uint64_t max_moves = 20000;          ///< local search moves (0: until the budget)
+  bool verbose = false;                     ///< a line of statistics on stderr
+  const std::atomic<bool>* stop = nullptr;  ///< SchedulerOptions::stop
 };
 Placement flux_heuristic(const core::Workload& w, const core::System& system,
                          std::span<const core::TimePs> p, const core::IdealTiming& timing,

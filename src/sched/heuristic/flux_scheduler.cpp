@@ -239,7 +239,7 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
     for (TimePs slack : slacks) {
       if (seed == 0 && slack == 0) continue;  // the first run
       const double started = seconds_since(t0);
-      if (best_ms == bound || started + reserve > budget) break;
+      if (best_ms == bound || started + reserve > budget || stop_requested(options.stop)) break;
       Placement pl = list_schedule(w, system, p, timing, ListOptions{slack, seed});
       const TimePs ms = makespan(w, p, pl);
       run_s = std::max(run_s, seconds_since(t0) - started);
@@ -267,7 +267,7 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
     Placement cand;
     std::size_t failed = 0, better = 0, equal = 0;
     while (seconds_since(t0) + reserve < budget && best_ms > bound && failed < 64 * w.num_tasks() &&
-           (options.max_moves == 0 || moves < options.max_moves)) {
+           (options.max_moves == 0 || moves < options.max_moves) && !stop_requested(options.stop)) {
       ++moves;
       if (!search.propose(cur, st, cand)) {
         ++failed;
@@ -334,17 +334,19 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   const double reserved = lp_budget + restriction_budget;
   const double left = std::max(0.0, limit - reserved - seconds_since(t0));
   const double share = exact ? kExactShare : lns ? kLnsShare : 0.0;
-  Placement best = flux_heuristic(
-      w, system, p, timing, bound,
-      HeuristicOptions{(1 - share) * left, options.seed, options.search_moves, options.verbose});
+  Placement best =
+      flux_heuristic(w, system, p, timing, bound,
+                     HeuristicOptions{(1 - share) * left, options.seed, options.search_moves,
+                                      options.verbose, options.stop});
   TimePs ms = makespan(w, p, best);
   TimePs b = std::min(bound, ms);
-  if (exact && b < ms) {
+  const std::atomic<bool>* stop = options.stop;
+  if (exact && b < ms && !stop_requested(stop)) {
     // On a folded workload the search's optimum is the best symmetric
     // schedule, not shown to be the job's: its schedule is kept, not its proof.
     const double exact_left = std::max(0.0, limit - reserved - seconds_since(t0));
-    ExactResult r =
-        branch_and_bound(w, p, system, timing, &best, ExactLimits{kExactMaxNodes, exact_left});
+    ExactResult r = branch_and_bound(w, p, system, timing, &best,
+                                     ExactLimits{kExactMaxNodes, exact_left, stop});
     if (r.improved) {
       best = std::move(r.best);
       ms = r.makespan_ps;
@@ -356,7 +358,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
                 << ", " << seconds_since(t0) << " s\n";
     }
   }
-  if (lns && b < ms) {
+  if (lns && b < ms && !stop_requested(stop)) {
     LnsOptions lo;
     lo.budget_s = std::max(0.0, limit - reserved - seconds_since(t0));
     lo.seed = options.seed;
@@ -364,11 +366,12 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
     if (options.search_moves > 0 && lo.max_windows == 0) lo.max_windows = 1;
     lo.window_nodes = std::clamp<std::uint64_t>(kLnsWork / n, kLnsMinNodes, kLnsMaxNodes);
     lo.verbose = options.verbose;
+    lo.stop = stop;
     LnsResult r = large_neighbourhood_search(w, p, system, timing, std::move(best), b, lo);
     best = std::move(r.best);
     ms = r.makespan_ps;
   }
-  if (restriction && b < ms) {
+  if (restriction && b < ms && !stop_requested(stop)) {
     RestrictionLimits rl;
     rl.time_s = std::min(restriction_budget, std::max(0.0, limit - lp_budget - seconds_since(t0)));
     const TimePs rb = restriction_bound(w, system, p, timing, ms, rl);
@@ -380,7 +383,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   }
   schedule::Schedule s = to_schedule(w, system, p, best);
   const double lp_left = std::min(lp_budget, std::max(0.0, limit - seconds_since(t0)));
-  if (lp && b < s.makespan_ps &&
+  if (lp && b < s.makespan_ps && !stop_requested(stop) &&
       static_cast<double>(estimate_milp_size(w, system).rows) <= kLpRowsPerSecond * lp_left) {
     const auto lp_ps = lp_relaxation_bound(w, system, p, timing, s.makespan_ps, lp_left);
     if (options.verbose) {

@@ -131,7 +131,8 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
     suffix.insert(suffix.end(), seq.begin() + hi + 1, seq.end());
   };
   while (r.makespan_ps > bound && elapsed() < options.budget_s &&
-         (options.max_windows == 0 || r.windows < options.max_windows)) {
+         (options.max_windows == 0 || r.windows < options.max_windows) &&
+         !stop_requested(options.stop)) {
     ++r.windows;
     // The centre: a critical send, or any send one time in four.
     const std::uint32_t centre = rng() % 4 == 0 ? static_cast<std::uint32_t>(rng() % n)
@@ -146,6 +147,7 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
     ExactLimits limits;
     limits.max_nodes = options.window_nodes;
     limits.time_s = std::max(0.0, options.budget_s - elapsed());
+    limits.stop = options.stop;
     ExactResult res = branch_and_bound(w, p, system, timing, &r.best, limits,
                                        ExactWindow{prefix, suffix, r.best.sw});
     if (res.improved) {  // strictly better than r.best

@@ -7,16 +7,18 @@
 #include "flux/core/dag.hpp"
 #include "flux/core/system.hpp"
 #include "flux/sched/placement.hpp"
+#include "flux/sched/scheduler.hpp"
 
 namespace flux::sched {
 
 struct LnsOptions {
-  double budget_s = 10;                 ///< wall-clock seconds
-  std::uint64_t seed = 1;               ///< window choice
-  std::uint64_t max_windows = 2000;     ///< windows searched (0: until the budget)
-  std::uint64_t window_nodes = 20'000;  ///< branch-and-bound nodes per window
-  std::uint32_t first_window = 8;       ///< sends in the first window
-  bool verbose = false;                 ///< a line of statistics on stderr
+  double budget_s = 10;                     ///< wall-clock seconds
+  std::uint64_t seed = 1;                   ///< window choice
+  std::uint64_t max_windows = 2000;         ///< windows searched (0: until the budget)
+  std::uint64_t window_nodes = 20'000;      ///< branch-and-bound nodes per window
+  std::uint32_t first_window = 8;           ///< sends in the first window
+  bool verbose = false;                     ///< a line of statistics on stderr
+  const std::atomic<bool>* stop = nullptr;  ///< SchedulerOptions::stop
 };
 
 struct LnsResult {

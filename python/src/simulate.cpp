@@ -1,0 +1,212 @@
+// flux.simulate and what it returns (flux.SimResult): the simulator's
+// metrics, per-send records, per-trial values with percentiles, and the
+// metrics file and Chrome trace of `flux simulate`.
+#include <string>
+
+#include "bindings.hpp"
+#include "cli_options.hpp"
+#include "flux/formats/chrome_trace.hpp"
+#include "flux/formats/metrics_json.hpp"
+#include "flux/io/save.hpp"
+#include "flux/sim/perturb.hpp"
+#include "options.hpp"
+
+namespace flux::python {
+namespace {
+
+py::dict percentiles(const sim::Percentiles<std::int64_t>& p) {
+  py::dict d;
+  d["p50"] = p.p50;
+  d["p95"] = p.p95;
+  d["p99"] = p.p99;
+  d["max"] = p.max;
+  return d;
+}
+
+PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs given) {
+  py::dict kw = given.attr("copy")();
+  sim::SimOptions o;
+  apply_options(sim::kSimOptions, o, kw);
+  try {
+    if (py::object v = take(kw, "compute_jitter")) {
+      // A fraction (0.05; validate() bounds it) or the CLI's text ("5%").
+      o.perturbation.compute_jitter =
+          py::isinstance<py::str>(v) ? sim::parse_percent("compute_jitter", v.cast<std::string>())
+                                     : v.cast<double>();
+    }
+    if (py::object v = take(kw, "straggler")) {
+      if (py::isinstance<py::str>(v)) {
+        o.perturbation.straggler = sim::parse_straggler(v.cast<std::string>());
+      } else if (!v.is_none()) {
+        const auto pair = v.cast<std::pair<std::uint32_t, double>>();
+        o.perturbation.straggler = sim::Straggler{pair.first, pair.second};
+      }
+    }
+    if (py::object v = take(kw, "seed")) o.perturbation.seed = v.cast<std::uint64_t>();
+    reject_unknown(kw, "simulate");
+    o.validate();
+  } catch (const core::InputError& e) {
+    throw cli::option_error(e, sim::kSimOptions);
+  }
+  if (o.perturbation.straggler && o.perturbation.straggler->rank >= w.w->accelerators()) {
+    throw core::InputError("", "--straggler", std::to_string(o.perturbation.straggler->rank),
+                           "the rank is not an accelerator of the workload (it has " +
+                               std::to_string(w.w->accelerators()) + ")");
+  }
+  auto trials = without_gil([&] {
+    return std::make_shared<const sim::TrialsResult>(sim::simulate_trials(*w.w, *s.s, o));
+  });
+  return PySimResult{w.w, s.s, o, std::move(trials)};
+}
+
+const sim::Metrics& chosen(const PySimResult& r) {
+  return r.trials->chosen.metrics;
+}
+
+template <class F>
+auto per_trial(const PySimResult& r, F&& f) {
+  const auto& t = r.trials->trials;
+  return make_array<std::int64_t>(
+      t.size(), [&](std::size_t i) { return static_cast<std::int64_t>(f(t[i])); });
+}
+
+/// A property: one time per send of the trace trial, a numpy column.
+auto send_column(core::TimePs sim::SendRecord::*field) {
+  return [field](const PySimResult& r) {
+    const auto& sends = r.trials->chosen.sends;
+    return make_array<std::int64_t>(sends.size(), [&](std::size_t i) { return sends[i].*field; });
+  };
+}
+
+bool robust(const PySimResult& r) {
+  return r.options.trials > 1 || r.options.perturbation.any();
+}
+
+}  // namespace
+
+void add_simulate(py::module_& m) {
+  py::class_<PySimResult>(m, "SimResult",
+                          "A simulation's metrics (of the trace trial when there are several), "
+                          "per-send records and per-trial values.")
+      .def_property_readonly("iteration_time_ps",
+                             [](const PySimResult& r) { return chosen(r).iteration_time_ps; })
+      .def_property_readonly(
+          "iteration_time",
+          [](const PySimResult& r) { return core::ps_to_seconds(chosen(r).iteration_time_ps); },
+          "s")
+      .def_property_readonly("peak_nic_bytes",
+                             [](const PySimResult& r) { return chosen(r).peak_nic_bytes; })
+      .def_property_readonly(
+          "nic_peak_bytes",
+          [](const PySimResult& r) {
+            const auto& v = chosen(r).nic_peak_bytes;
+            return make_array<std::uint64_t>(v.size(), [&](std::size_t i) { return v[i]; });
+          },
+          "peak memory of each NIC (by rank), bytes")
+      .def_property_readonly("reconfigurations",
+                             [](const PySimResult& r) { return chosen(r).reconfigurations; })
+      .def_property_readonly("circuits_set_up",
+                             [](const PySimResult& r) { return chosen(r).circuits_set_up; })
+      .def_property_readonly("circuit_utilization",
+                             [](const PySimResult& r) {
+                               const auto& u = chosen(r).circuit_utilization;
+                               return u ? py::object(py::float_(*u)) : py::object(py::none());
+                             })
+      .def_property_readonly("wait_total_ps",
+                             [](const PySimResult& r) { return chosen(r).wait_total_ps; })
+      .def_property_readonly("wait_max_ps",
+                             [](const PySimResult& r) { return chosen(r).wait_max_ps; })
+      .def_property_readonly("bytes_sent",
+                             [](const PySimResult& r) { return chosen(r).bytes_sent; })
+      .def_property_readonly("bytes_delivered",
+                             [](const PySimResult& r) { return chosen(r).bytes_delivered; })
+      .def_property_readonly("bytes_relayed",
+                             [](const PySimResult& r) { return chosen(r).bytes_relayed; })
+      .def_property_readonly("scaleup_sends",
+                             [](const PySimResult& r) { return chosen(r).scaleup_sends; })
+      .def_property_readonly("scaleup_bytes",
+                             [](const PySimResult& r) { return chosen(r).scaleup_bytes; })
+      .def_property_readonly("events", [](const PySimResult& r) { return chosen(r).events; })
+      .def_property_readonly(
+          "wall_time", [](const PySimResult& r) { return r.trials->wall_time_s; },
+          "wall time of the simulation (all trials), s")
+      .def_property_readonly(
+          "execution",
+          [](const PySimResult& r) { return std::string(sim::to_string(r.trials->execution)); })
+      .def_property_readonly("all_delivered",
+                             [](const PySimResult& r) { return r.trials->all_delivered; })
+      .def_property_readonly(
+          "ready_ps", send_column(&sim::SendRecord::ready_ps),
+          "per send (workload order): parents done, compute elapsed, release reached, ps")
+      .def_property_readonly("issue_ps", send_column(&sim::SendRecord::issue_ps),
+                             "per send: the NIC starts taking its bytes, ps")
+      .def_property_readonly("finish_ps", send_column(&sim::SendRecord::finish_ps),
+                             "per send: its last byte arrived, ps")
+      .def_property_readonly("trials", [](const PySimResult& r) { return r.trials->trials.size(); })
+      .def_property_readonly(
+          "trial_iteration_time_ps",
+          [](const PySimResult& r) {
+            return per_trial(r, [](const sim::Metrics& t) { return t.iteration_time_ps; });
+          },
+          "iteration time of each trial, ps")
+      .def_property_readonly("trial_peak_nic_bytes",
+                             [](const PySimResult& r) {
+                               return per_trial(
+                                   r, [](const sim::Metrics& t) { return t.peak_nic_bytes; });
+                             })
+      .def_property_readonly("trial_reconfigurations",
+                             [](const PySimResult& r) {
+                               return per_trial(
+                                   r, [](const sim::Metrics& t) { return t.reconfigurations; });
+                             })
+      .def_property_readonly(
+          "iteration_time_percentiles_ps",
+          [](const PySimResult& r) { return percentiles(r.trials->iteration_time_ps); },
+          "nearest-rank p50, p95, p99 and max over the trials, ps")
+      .def_property_readonly(
+          "peak_nic_percentiles_bytes",
+          [](const PySimResult& r) { return percentiles(r.trials->peak_nic_bytes); })
+      .def(
+          "write_metrics",
+          [](const PySimResult& r, py::handle path) {
+            const std::string p = path_arg(path, "path");
+            without_gil([&] {
+              io::save_file(p, [&](std::ostream& out) {
+                formats::write_metrics(out, *r.w, *r.s, r.options, chosen(r),
+                                       robust(r) ? r.trials.get() : nullptr);
+              });
+            });
+          },
+          py::arg("path"),
+          "Writes the metrics file `flux simulate -o` writes (flux.metrics/v1 or v2).")
+      .def(
+          "write_trace",
+          [](const PySimResult& r, py::handle path) {
+            const std::string p = path_arg(path, "path");
+            without_gil([&] {
+              io::save_file(p, [&](std::ostream& out) {
+                const sim::SimResult& c = r.trials->chosen;
+                formats::write_chrome_trace(out, *r.w, c.executed ? *c.executed : *r.s, c);
+              });
+            });
+          },
+          py::arg("path"), "Writes the Chrome trace `flux simulate --trace` writes (Perfetto).")
+      .def("__repr__", [](const PySimResult& r) {
+        return "<flux.SimResult iteration time " +
+               core::format_duration(chosen(r).iteration_time_ps) + ", " +
+               std::to_string(r.trials->trials.size()) + " trial(s)>";
+      });
+
+  const sim::SimOptions defaults;
+  m.def("simulate", &run_simulate, py::arg("workload"), py::arg("schedule"),
+        ("Replays `workload` over `schedule` in the discrete-event simulator (validated first), "
+         "as `flux simulate`. Keywords:\n" +
+         options_doc(sim::kSimOptions, defaults) +
+         "    compute_jitter: lognormal jitter on every compute duration, coefficient of "
+         "variation as a fraction (0.05) or text ('5%') [default 0]\n"
+         "    straggler: (rank, factor) or 'RANK:FACTOR' [default None]\n"
+         "    seed: seed of the perturbations [default 0]\n")
+            .c_str());
+}
+
+}  // namespace flux::python

@@ -1,0 +1,91 @@
+"""The package's surface: the stub (.pyi) against the module, the keywords
+documented from the option tables, and the GIL released by long calls."""
+
+import ast
+import pathlib
+import re
+import threading
+
+import flux
+
+STUBS = pathlib.Path(flux.__file__).parent
+
+
+def stub_keywords(stub, name):
+    tree = ast.parse((STUBS / stub).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return {a.arg for a in node.args.kwonlyargs}
+    raise AssertionError(f"{name} not in {stub}")
+
+
+def doc_keywords(fn):
+    return set(re.findall(r"^    (\w+): ", fn.__doc__, flags=re.M))
+
+
+def test_stub_lists_what_the_module_takes():
+    assert stub_keywords("__init__.pyi", "schedule") == doc_keywords(flux.schedule)
+    assert stub_keywords("__init__.pyi", "simulate") == doc_keywords(flux.simulate)
+    assert stub_keywords("generate.pyi", "random") == doc_keywords(flux.generate.random)
+    assert stub_keywords("generate.pyi", "llama3") == doc_keywords(flux.generate.llama3)
+    tree = ast.parse((STUBS / "__init__.pyi").read_text())
+    init = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "System")
+    fn = next(n for n in init.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    assert {a.arg for a in fn.args.kwonlyargs} == doc_keywords(flux.System)
+
+
+def test_every_public_name_exists():
+    for name in flux.__all__:
+        assert getattr(flux, name) is not None
+    tree = ast.parse((STUBS / "__init__.pyi").read_text())
+    stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert stubbed <= set(dir(flux))
+    assert (STUBS / "py.typed").exists()
+
+
+def test_docstrings_give_defaults_and_bounds():
+    assert "time_limit: wall-clock budget" in flux.schedule.__doc__
+    assert "[default 1m" in flux.schedule.__doc__ or "[default 60" in flux.schedule.__doc__
+    assert "lp_bound: False: " in flux.schedule.__doc__
+    assert "switches: number of optical circuit switches (s) [default 2; between 1 and" in (
+        flux.System.__doc__)
+
+
+def test_long_calls_release_the_gil():
+    w = flux.generate.random(ranks=16, sends=3000, seed=1)
+    done = threading.Event()
+    ticks = 0
+
+    def run():
+        flux.schedule(w, time_limit=1, moves=0)  # searches until the time limit
+        done.set()
+
+    t = threading.Thread(target=run)
+    t.start()
+    while not done.is_set():
+        ticks += 1
+        done.wait(0.001)
+    t.join()
+    # Held, the GIL would have let the loop run at most a few times.
+    assert ticks > 50
+
+
+def test_ctrl_c_stops_a_schedule():
+    import _thread
+    import time
+
+    w = flux.generate.random(ranks=16, sends=3000, seed=2)
+    timer = threading.Timer(0.5, _thread.interrupt_main)  # as Ctrl-C would
+    t0 = time.monotonic()
+    timer.start()
+    try:
+        flux.schedule(w, time_limit=60, moves=0)  # would search for 60 s
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("no KeyboardInterrupt")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 20  # stopped, not run to its limit
+    # The module still works afterwards.
+    assert flux.schedule(w, time_limit=5).status in ("optimal", "feasible")

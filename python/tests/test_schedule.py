@@ -1,0 +1,123 @@
+"""Systems, schedulers, schedules and the validator, against the CLI."""
+
+import json
+
+import numpy as np
+import pytest
+
+import flux
+
+
+def test_system_times_and_defaults():
+    s = flux.System()
+    assert (s.switches, s.link_gbps, s.tau_ps, s.scaleup_size) == (2, 800.0, 10_000_000, 1)
+    assert flux.System(tau=1e-3).tau_ps == 1_000_000_000
+    assert flux.System(tau="1ms").tau_ps == 1_000_000_000
+    assert flux.System(tau=2).tau_ps == 2_000_000_000_000  # an int is seconds too
+    assert flux.System(tau=0).tau == 0.0
+    s = flux.System(switches=4, link_gbps=400, scaleup_size=4, scaleup_gbps=3600)
+    assert (s.switches, s.link_gbps, s.scaleup_size, s.scaleup_gbps) == (4, 400.0, 4, 3600.0)
+    assert "switches=4" in repr(s)
+
+
+def test_schedulers_registry(cli):
+    names = flux.schedulers()
+    assert list(names)[:1] and "flux" in names and "flux-milp" in names
+    assert {"rotornet", "bvn", "ideal"} <= set(names)
+    help_text = cli("schedule", "--help").stdout
+    for name in names:
+        assert name in help_text
+    assert all(isinstance(d, str) and d for d in names.values())
+
+
+@pytest.mark.parametrize("scheduler,tau", [("flux", "10us"), ("flux", "1ms"), ("greedy", "100us"),
+                                           ("rotornet", "10us"), ("bvn", "10us")])
+def test_schedule_matches_cli(tmp_path, cli, llama, llama_file, scheduler, tau):
+    s = flux.schedule(llama, flux.System(switches=2, tau=tau), scheduler=scheduler,
+                      time_limit=10, seed=3)
+    cli("schedule", llama_file, "--scheduler", scheduler, "--switches", 2, "--tau", tau,
+        "--time-limit", "10s", "--seed", 3, "-o", tmp_path / "s.json")
+    c = flux.read_schedule(tmp_path / "s.json")
+    assert s.scheduler == c.scheduler == scheduler
+    assert s.makespan_ps == c.makespan_ps
+    assert s.status == c.status
+    assert s.bound_ps == c.bound_ps
+    assert np.array_equal(s.task_ids, c.task_ids)
+    assert np.array_equal(s.switch, c.switch)
+    assert np.array_equal(s.start_ps, c.start_ps)
+    assert s.num_circuits == c.num_circuits
+    for k, v in s.circuits().items():
+        assert np.array_equal(v, c.circuits()[k]), k
+    assert flux.validate(llama, s).ok
+
+
+def test_schedule_fields(llama):
+    s = flux.schedule(llama, flux.System(tau="10us"), time_limit=5)
+    n = llama.num_sends
+    assert s.status in ("optimal", "feasible")
+    assert s.switch.dtype == np.int32 and s.start_ps.dtype == np.int64 and s.switch.shape == (n,)
+    assert np.all((s.switch >= 0) & (s.switch < 2))
+    assert s.makespan == s.makespan_ps / 1e12
+    assert s.bound_ps is not None and s.bound_ps <= s.makespan_ps
+    assert s.gap is not None and 0 <= s.gap < 1
+    assert s.solve_time is not None and s.solve_time >= 0
+    # Every send fits in a circuit interval of its pair on its switch.
+    c = s.circuits()
+    p = llama.bytes.astype(np.int64) * 10  # 800 Gb/s: 10 ps per byte
+    ids = {int(i): k for k, i in enumerate(llama.ids)}
+    for k in range(0, n, max(1, n // 50)):
+        t = ids[int(s.task_ids[k])]
+        a, b = sorted((int(llama.src[t]), int(llama.dst[t])))
+        hit = ((c["switch"] == s.switch[k]) & (c["a"] == a) & (c["b"] == b) &
+               (c["up_ps"] <= s.start_ps[k]) & (s.start_ps[k] + p[t] <= c["down_ps"]))
+        assert hit.any()
+    assert np.all(c["up_ps"] - c["setup_ps"] == 10_000_000)
+    assert s.system.tau_ps == 10_000_000 and s.workload == llama.name
+
+
+def test_scaleup_hint_and_fabric(cli, tmp_path):
+    w = flux.generate.llama3(model="8b", layers=1, tp=4, dp=2, scaleup_size=4)
+    assert w.scaleup_size == 4
+    s = flux.schedule(w, time_limit=5)
+    assert s.system.scaleup_size == 4  # the workload's hint, as on the command line
+    assert np.any(s.switch == -1) and np.any(s.switch >= 0)
+    inside = (w.src // 4) == (w.dst // 4)
+    assert np.array_equal(s.switch == -1, inside)
+    assert flux.schedule(w, flux.System(scaleup_size=1), time_limit=5).system.scaleup_size == 1
+
+
+def test_write_read_schedule(tmp_path, llama):
+    s = flux.schedule(llama, time_limit=5)
+    flux.write_schedule(s, tmp_path / "s.json")
+    r = flux.read_schedule(str(tmp_path / "s.json"))
+    assert r.makespan_ps == s.makespan_ps and np.array_equal(r.start_ps, s.start_ps)
+    assert json.loads((tmp_path / "s.json").read_text())["format"] == "flux.schedule/v1"
+
+
+def test_validate_reports_violations(tmp_path, llama, cli, llama_file):
+    s = flux.schedule(llama, time_limit=5)
+    flux.write_schedule(s, tmp_path / "s.json")
+    doc = json.loads((tmp_path / "s.json").read_text())
+    doc["tasks"][0]["start_s"] += 1e-3  # later than the makespan says
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    bad = flux.read_schedule(tmp_path / "bad.json")
+    report = flux.validate(llama, bad, max_violations=3)
+    assert not report.ok and not report and report.violation_count >= 1
+    assert 1 <= len(report.violations) <= 3
+    p = cli("validate", llama_file, tmp_path / "bad.json", ok=False)
+    assert p.returncode != 0
+    assert report.violations[0] in p.stdout + p.stderr
+    assert flux.validate(llama, s)
+
+
+def test_milp_matches_cli(tmp_path, cli):
+    # CBC runs in a child process forked from the scheduling thread.
+    w = flux.generate.random(ranks=4, sends=16, seed=3)
+    flux.write_workload(w, tmp_path / "r.json")
+    s = flux.schedule(w, flux.System(tau="10us"), scheduler="flux-milp", time_limit=20)
+    cli("schedule", tmp_path / "r.json", "--scheduler", "flux-milp", "--tau", "10us",
+        "--time-limit", "20s", "-o", tmp_path / "s.json")
+    c = flux.read_schedule(tmp_path / "s.json")
+    assert s.status == c.status == "optimal"
+    assert s.makespan_ps == c.makespan_ps == s.bound_ps
+    assert s.makespan_ps <= flux.schedule(w, flux.System(tau="10us"), time_limit=5).makespan_ps
