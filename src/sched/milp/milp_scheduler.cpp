@@ -92,10 +92,14 @@ schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& sy
   // The warm start: the flux heuristic, with a tenth of the budget (at most
   // 30 s); plain greedy when warm starts are off (the paper's model).
   Placement incumbent =
-      mo.warm_start ? flux_heuristic(w, system, p, timing, lb.best(),
-                                     HeuristicOptions{std::min(30.0, 0.1 * options.time_limit_s),
-                                                      options.seed, options.verbose})
-                    : list_schedule(w, system, p, timing);
+      mo.warm_start
+          ? flux_heuristic(w, system, p, timing, lb.best(),
+                           HeuristicOptions{.budget_s = std::min(30.0, 0.1 * options.time_limit_s),
+                                            .seed = options.seed,
+                                            .max_moves = options.search_moves,
+                                            .verbose = options.verbose,
+                                            .stop = options.stop})
+          : list_schedule(w, system, p, timing);
   const TimePs incumbent_ms = makespan(w, p, incumbent);
 
   // A model too large to hold is not built: the warm start, a valid
