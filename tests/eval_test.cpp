@@ -1,6 +1,6 @@
-// The evaluation: a reduced sweep's invariants, the CSV round trip and its
-// errors, resuming (kept rows, configuration checks), the summary and the
-// gnuplot script.
+// The evaluation: the presets (the shipped sweep files), a reduced sweep's
+// invariants, the CSV round trip and its errors, resuming (kept rows, configuration checks), the
+// summary and the gnuplot script.
 #include "flux/eval/evaluate.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "flux/core/error.hpp"
+#include "flux/sweep/presets.hpp"
 
 namespace flux::eval {
 namespace {
@@ -20,7 +21,7 @@ using core::kPsPerMs;
 using core::kPsPerUs;
 
 EvalConfig small() {
-  EvalConfig c = EvalConfig::preset_named("paper-fig2");
+  EvalConfig c = sweep::evaluation_preset("paper-fig2");
   c.layers = {1};
   c.taus_ps = {kPsPerUs, kPsPerMs};
   c.sched.time_limit_s = 30;
@@ -32,7 +33,7 @@ std::filesystem::path temp_file(const std::string& name) {
 }
 
 TEST(Eval, PresetIsThePapersSetup) {
-  const EvalConfig c = EvalConfig::preset_named("paper-fig2");
+  const EvalConfig c = sweep::evaluation_preset("paper-fig2");
   EXPECT_EQ(c.layers, (std::vector<std::uint32_t>{8, 16}));
   EXPECT_EQ(c.taus_ps.size(), 7u);
   EXPECT_EQ(c.taus_ps.front(), kPsPerUs);
@@ -43,11 +44,14 @@ TEST(Eval, PresetIsThePapersSetup) {
   EXPECT_EQ(c.system.switches, 2u);
   EXPECT_EQ(c.system.link_gbps, 800);
   EXPECT_EQ(c.training.gpu.name, "a100");
-  EXPECT_THROW(EvalConfig::preset_named("fig3"), core::InputError);
+  EXPECT_EQ(c.system.scaleup_size, 1u);  // the paper's model: no scale-up fabric
+  EXPECT_EQ(c.file_stem, "fig2");
+  EXPECT_EQ(c.preset, "paper-fig2");
+  EXPECT_THROW(sweep::evaluation_preset("fig3"), core::InputError);
 }
 
 TEST(Eval, RealJobsPresetIsTheNamedJobsFolded) {
-  const EvalConfig c = EvalConfig::preset_named("real-jobs");
+  const EvalConfig c = sweep::evaluation_preset("real-jobs");
   EXPECT_TRUE(c.layers.empty());
   ASSERT_EQ(c.named_jobs.size(), 2u);
   EXPECT_EQ(c.named_jobs[0].name, "llama3-405b-16k");
@@ -155,6 +159,31 @@ TEST(Eval, ReducedSweepInvariants) {
     EXPECT_EQ(partial[i].scheduler, rows[i].scheduler);
     EXPECT_EQ(partial[i].iteration_time_s, rows[i].iteration_time_s);
   }
+
+  // The same three points one by one, as flux evaluate runs them through
+  // the sweep runner: pending_points, run_evaluation of each, the row read
+  // back from its CSV line, add_row: the same rows in the same order.
+  std::vector<EvalRow> one_by_one(back.begin(), back.begin() + 7);
+  const std::vector<EvalConfig> pending = pending_points(c, one_by_one);
+  ASSERT_EQ(pending.size(), 3u);
+  for (const EvalConfig& one : pending) {
+    EXPECT_EQ(one.jobs().size() * one.taus_ps.size() * one.schedulers.size(), 1u);
+    std::vector<EvalRow> single;
+    run_evaluation(one, single, {});
+    ASSERT_EQ(single.size(), 1u);
+    add_row(c, one_by_one, parse_csv_row(csv_row(single.front())));
+  }
+  EXPECT_TRUE(pending_points(c, one_by_one).empty());
+  ASSERT_EQ(one_by_one.size(), 10u);
+  for (std::size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(one_by_one[i].job, rows[i].job);
+    EXPECT_EQ(one_by_one[i].tau_ps, rows[i].tau_ps);
+    EXPECT_EQ(one_by_one[i].scheduler, rows[i].scheduler);
+    EXPECT_EQ(one_by_one[i].iteration_time_s, rows[i].iteration_time_s);
+    EXPECT_EQ(one_by_one[i].peak_nic_bytes, rows[i].peak_nic_bytes);
+    EXPECT_EQ(one_by_one[i].cluster_ranks, rows[i].cluster_ranks);
+  }
+  EXPECT_THROW(parse_csv_row("1,2,3"), core::InputError);
 
   // Resuming under another configuration is refused.
   EvalConfig other = c;
