@@ -28,6 +28,20 @@ EvalConfig small() {
   return c;
 }
 
+// Equal on the point and its metrics (wall times aside).
+void expect_same_row(const EvalRow& a, const EvalRow& b) {
+  EXPECT_EQ(a.job, b.job);
+  EXPECT_EQ(a.tau_ps, b.tau_ps);
+  EXPECT_EQ(a.scheduler, b.scheduler);
+  EXPECT_EQ(a.iteration_time_s, b.iteration_time_s);
+  EXPECT_EQ(a.schedule_makespan_s, b.schedule_makespan_s);
+  EXPECT_EQ(a.gap, b.gap);
+  EXPECT_EQ(a.circuit_utilization, b.circuit_utilization);
+  EXPECT_EQ(a.peak_nic_bytes, b.peak_nic_bytes);
+  EXPECT_EQ(a.model, b.model);
+  EXPECT_EQ(a.cluster_ranks, b.cluster_ranks);
+}
+
 std::filesystem::path temp_file(const std::string& name) {
   return std::filesystem::temp_directory_path() / ("flux_eval_test_" + name);
 }
@@ -135,16 +149,7 @@ TEST(Eval, ReducedSweepInvariants) {
   write_csv(file, rows);
   const std::vector<EvalRow> back = read_csv(file);
   ASSERT_EQ(back.size(), rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(back[i].tau_ps, rows[i].tau_ps);
-    EXPECT_EQ(back[i].scheduler, rows[i].scheduler);
-    EXPECT_EQ(back[i].iteration_time_s, rows[i].iteration_time_s);
-    EXPECT_EQ(back[i].schedule_makespan_s, rows[i].schedule_makespan_s);
-    EXPECT_EQ(back[i].gap, rows[i].gap);
-    EXPECT_EQ(back[i].circuit_utilization, rows[i].circuit_utilization);
-    EXPECT_EQ(back[i].peak_nic_bytes, rows[i].peak_nic_bytes);
-    EXPECT_EQ(back[i].model, rows[i].model);
-  }
+  for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(back[i], rows[i]);
 
   // Resuming: kept rows are not recomputed; missing ones are.
   std::vector<EvalRow> partial(back.begin(), back.begin() + 7);
@@ -175,14 +180,7 @@ TEST(Eval, ReducedSweepInvariants) {
   }
   EXPECT_TRUE(pending_points(c, one_by_one).empty());
   ASSERT_EQ(one_by_one.size(), 10u);
-  for (std::size_t i = 0; i < 10; ++i) {
-    EXPECT_EQ(one_by_one[i].job, rows[i].job);
-    EXPECT_EQ(one_by_one[i].tau_ps, rows[i].tau_ps);
-    EXPECT_EQ(one_by_one[i].scheduler, rows[i].scheduler);
-    EXPECT_EQ(one_by_one[i].iteration_time_s, rows[i].iteration_time_s);
-    EXPECT_EQ(one_by_one[i].peak_nic_bytes, rows[i].peak_nic_bytes);
-    EXPECT_EQ(one_by_one[i].cluster_ranks, rows[i].cluster_ranks);
-  }
+  for (std::size_t i = 0; i < 10; ++i) expect_same_row(one_by_one[i], rows[i]);
   EXPECT_THROW(parse_csv_row("1,2,3"), core::InputError);
 
   // Resuming under another configuration is refused.
