@@ -199,6 +199,57 @@ TEST(SweepPresets, EvaluationConfigOfASweepFile) {
             "s.toml: filter = layers > 1: an evaluation is a whole product: no filters");
 }
 
+// A trials axis makes every point a robustness point: the row is
+// eval::run_robustness's for that one job, delay, scheduler and jitter.
+TEST(SweepSpec, TrialsGivePercentileRows) {
+  const SweepSpec s = SweepSpec::parse(
+      "[axes]\nmodel = \"8b\"\nlayers = 1\ntp = 4\ndp = 2\ntau = \"10us\"\n"
+      "jitter = [0, 5]\nseed = 7\ntrials = 3\nscheduler = \"ideal\"\n"
+      "[[plot]]\nx = \"jitter\"\ny = \"iteration_p95_s\"\n",
+      "s.toml", false);
+  ASSERT_TRUE(s.robust());
+  EXPECT_NE(csv_header(s).find(",point_status,point_error,wall_s,job,layers,"), std::string::npos);
+  const std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 2u);
+  ASSERT_TRUE(points[1].robust.has_value());
+  const Outcome out = run_point(points[1]);
+  ASSERT_EQ(out.status, PointStatus::kOk) << out.error;
+
+  eval::RobustnessConfig c;
+  c.training.model = workload::ModelConfig::llama3("8b");
+  c.training.tp = 4;
+  c.training.dp = 2;
+  c.layers = {1};
+  c.gpus = {"a100"};
+  c.taus_ps = {10 * core::kPsPerUs};
+  c.schedulers = {"ideal"};
+  c.jitters = {0.05};
+  c.trials = 3;
+  c.seed = 7;
+  std::vector<eval::RobustRow> rows;
+  eval::run_robustness(c, rows, nullptr);
+  ASSERT_EQ(rows.size(), 1u);
+  // Everything but the four wall times (the last columns).
+  const auto head = [](const std::string& row) {
+    std::vector<std::string> f = eval::csv_fields(row);
+    f.resize(f.size() - 4);
+    return f;
+  };
+  EXPECT_EQ(head(out.metrics), head(eval::robust_csv_row(rows.front())));
+  EXPECT_EQ(rows.front().trials, 3u);
+  EXPECT_EQ(rows.front().perturbation, eval::PerturbationKind::kJitter);
+  EXPECT_LE(rows.front().iteration_time_s.p50, rows.front().iteration_time_s.p95);
+
+  EXPECT_EQ(error_of([] {
+              (void)SweepSpec::parse(
+                  "[axes]\ntrials = 2\nscheduler = \"ideal\"\ntau = [\"1us\"]\n"
+                  "[[plot]]\nx = \"tau\"\ny = \"iteration_time_s\"\n",
+                  "s.toml", false);
+            }),
+            "s.toml: line 7, plot[0].y = iteration_time_s: not a numeric metric column of a sweep "
+            "with trials (iteration_p50_s, ...)");
+}
+
 TEST(SweepRunner, OutcomeRoundTripAndOrder) {
   Outcome o;
   o.status = PointStatus::kTimeout;
