@@ -1,6 +1,6 @@
-// The evaluation: a reduced sweep's invariants, the CSV round trip and its
-// errors, resuming (kept rows, configuration checks), the summary and the
-// gnuplot script.
+// The evaluation: the presets (the shipped sweep files), a reduced sweep's
+// invariants, the CSV round trip and its errors, resuming (kept rows, configuration checks), the
+// summary and the gnuplot script.
 #include "flux/eval/evaluate.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "flux/core/error.hpp"
+#include "flux/sweep/presets.hpp"
 
 namespace flux::eval {
 namespace {
@@ -20,11 +21,25 @@ using core::kPsPerMs;
 using core::kPsPerUs;
 
 EvalConfig small() {
-  EvalConfig c = EvalConfig::preset_named("paper-fig2");
+  EvalConfig c = sweep::evaluation_preset("paper-fig2");
   c.layers = {1};
   c.taus_ps = {kPsPerUs, kPsPerMs};
   c.sched.time_limit_s = 30;
   return c;
+}
+
+// Equal on the point and its metrics (wall times aside).
+void expect_same_row(const EvalRow& a, const EvalRow& b) {
+  EXPECT_EQ(a.job, b.job);
+  EXPECT_EQ(a.tau_ps, b.tau_ps);
+  EXPECT_EQ(a.scheduler, b.scheduler);
+  EXPECT_EQ(a.iteration_time_s, b.iteration_time_s);
+  EXPECT_EQ(a.schedule_makespan_s, b.schedule_makespan_s);
+  EXPECT_EQ(a.gap, b.gap);
+  EXPECT_EQ(a.circuit_utilization, b.circuit_utilization);
+  EXPECT_EQ(a.peak_nic_bytes, b.peak_nic_bytes);
+  EXPECT_EQ(a.model, b.model);
+  EXPECT_EQ(a.cluster_ranks, b.cluster_ranks);
 }
 
 std::filesystem::path temp_file(const std::string& name) {
@@ -32,7 +47,7 @@ std::filesystem::path temp_file(const std::string& name) {
 }
 
 TEST(Eval, PresetIsThePapersSetup) {
-  const EvalConfig c = EvalConfig::preset_named("paper-fig2");
+  const EvalConfig c = sweep::evaluation_preset("paper-fig2");
   EXPECT_EQ(c.layers, (std::vector<std::uint32_t>{8, 16}));
   EXPECT_EQ(c.taus_ps.size(), 7u);
   EXPECT_EQ(c.taus_ps.front(), kPsPerUs);
@@ -43,11 +58,14 @@ TEST(Eval, PresetIsThePapersSetup) {
   EXPECT_EQ(c.system.switches, 2u);
   EXPECT_EQ(c.system.link_gbps, 800);
   EXPECT_EQ(c.training.gpu.name, "a100");
-  EXPECT_THROW(EvalConfig::preset_named("fig3"), core::InputError);
+  EXPECT_EQ(c.system.scaleup_size, 1u);  // the paper's model: no scale-up fabric
+  EXPECT_EQ(c.file_stem, "fig2");
+  EXPECT_EQ(c.preset, "paper-fig2");
+  EXPECT_THROW(sweep::evaluation_preset("fig3"), core::InputError);
 }
 
 TEST(Eval, RealJobsPresetIsTheNamedJobsFolded) {
-  const EvalConfig c = EvalConfig::preset_named("real-jobs");
+  const EvalConfig c = sweep::evaluation_preset("real-jobs");
   EXPECT_TRUE(c.layers.empty());
   ASSERT_EQ(c.named_jobs.size(), 2u);
   EXPECT_EQ(c.named_jobs[0].name, "llama3-405b-16k");
@@ -131,16 +149,7 @@ TEST(Eval, ReducedSweepInvariants) {
   write_csv(file, rows);
   const std::vector<EvalRow> back = read_csv(file);
   ASSERT_EQ(back.size(), rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(back[i].tau_ps, rows[i].tau_ps);
-    EXPECT_EQ(back[i].scheduler, rows[i].scheduler);
-    EXPECT_EQ(back[i].iteration_time_s, rows[i].iteration_time_s);
-    EXPECT_EQ(back[i].schedule_makespan_s, rows[i].schedule_makespan_s);
-    EXPECT_EQ(back[i].gap, rows[i].gap);
-    EXPECT_EQ(back[i].circuit_utilization, rows[i].circuit_utilization);
-    EXPECT_EQ(back[i].peak_nic_bytes, rows[i].peak_nic_bytes);
-    EXPECT_EQ(back[i].model, rows[i].model);
-  }
+  for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(back[i], rows[i]);
 
   // Resuming: kept rows are not recomputed; missing ones are.
   std::vector<EvalRow> partial(back.begin(), back.begin() + 7);
@@ -155,6 +164,24 @@ TEST(Eval, ReducedSweepInvariants) {
     EXPECT_EQ(partial[i].scheduler, rows[i].scheduler);
     EXPECT_EQ(partial[i].iteration_time_s, rows[i].iteration_time_s);
   }
+
+  // The same three points one by one, as flux evaluate runs them through
+  // the sweep runner: pending_points, run_evaluation of each, the row read
+  // back from its CSV line, add_row: the same rows in the same order.
+  std::vector<EvalRow> one_by_one(back.begin(), back.begin() + 7);
+  const std::vector<EvalConfig> pending = pending_points(c, one_by_one);
+  ASSERT_EQ(pending.size(), 3u);
+  for (const EvalConfig& one : pending) {
+    EXPECT_EQ(one.jobs().size() * one.taus_ps.size() * one.schedulers.size(), 1u);
+    std::vector<EvalRow> single;
+    run_evaluation(one, single, {});
+    ASSERT_EQ(single.size(), 1u);
+    add_row(c, one_by_one, parse_csv_row(csv_row(single.front())));
+  }
+  EXPECT_TRUE(pending_points(c, one_by_one).empty());
+  ASSERT_EQ(one_by_one.size(), 10u);
+  for (std::size_t i = 0; i < 10; ++i) expect_same_row(one_by_one[i], rows[i]);
+  EXPECT_THROW(parse_csv_row("1,2,3"), core::InputError);
 
   // Resuming under another configuration is refused.
   EvalConfig other = c;

@@ -1,11 +1,15 @@
 // flux::sweep: the filter language (values, precedence, errors) and sweep
-// files (the product, filters, checks, TOML = JSON).
+// files (the product, filters, checks, TOML = JSON); the presets of flux
+// evaluate as the shipped sweep files compiled in.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "flux/core/error.hpp"
 #include "flux/sweep/expr.hpp"
+#include "flux/sweep/presets.hpp"
 #include "flux/sweep/results.hpp"
 #include "flux/sweep/runner.hpp"
 #include "flux/sweep/spec.hpp"
@@ -147,6 +151,103 @@ TEST(SweepSpec, Errors) {
             "s.toml: line 4, plot[0].x = tp: not an axis of this sweep");
   EXPECT_EQ(err(head + "tau = [\"1us\"]\n[[plot]]\nx = \"tau\"\ny = \"status\""),
             "s.toml: line 6, plot[0].y = status: not a numeric metric column");
+}
+
+// The presets compiled into flux are the files in sweeps/, byte for byte.
+TEST(SweepPresets, CompiledInAreTheShippedFiles) {
+  std::vector<std::string> names;
+  for (const PresetFile& f : preset_files()) {
+    names.emplace_back(f.name);
+    std::ifstream in(std::string(FLUX_SOURCE_DIR) + "/" + std::string(f.path));
+    ASSERT_TRUE(in) << f.path;
+    std::ostringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), f.text) << f.path;
+    EXPECT_EQ(preset_spec(std::string(f.name)).name, f.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"paper-fig2", "real-jobs"}));
+  EXPECT_EQ(error_of([] { (void)preset_spec("fig3"); }),
+            "preset = fig3: unknown preset (known: paper-fig2, real-jobs, robustness)");
+  EXPECT_EQ(preset_spec("paper-fig2").points().size(), 70u);  // 2 layers x 7 delays x 5
+}
+
+// A sweep file as an evaluation: the rectangle of jobs x delays x schedulers.
+TEST(SweepPresets, EvaluationConfigOfASweepFile) {
+  const eval::EvalConfig c = evaluation_config(SweepSpec::parse(
+      "name = \"mine\"\n[axes]\nmodel = \"8b\"\nlayers = [2, 1]\ntp = 2\ndp = 2\n"
+      "switches = 3\ntau = [\"1ms\", \"10us\"]\nscheduler = [\"ideal\", \"bvn\"]\n",
+      "s.toml", false));
+  EXPECT_EQ(c.layers, (std::vector<std::uint32_t>{2, 1}));
+  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{core::kPsPerMs, 10 * core::kPsPerUs}));
+  EXPECT_EQ(c.schedulers, (std::vector<std::string>{"ideal", "bvn"}));
+  EXPECT_EQ(c.system.switches, 3u);
+  EXPECT_EQ(c.training.tp, 2u);
+  EXPECT_EQ(c.file_stem, "mine");
+  EXPECT_TRUE(c.named_jobs.empty());
+  const std::vector<eval::EvalConfig> pending = eval::pending_points(c, {});
+  ASSERT_EQ(pending.size(), 8u);
+  const Point p = evaluation_point(pending[1]);
+  EXPECT_EQ(p.key(), "L2,1 ms,bvn");
+  EXPECT_GT(p.memory_bytes, kPointMemoryBaseBytes);
+
+  const auto err = [](const std::string& text) {
+    return error_of([&] { (void)evaluation_config(SweepSpec::parse(text, "s.toml", false)); });
+  };
+  EXPECT_EQ(err("[axes]\nscheduler = \"ideal\"\nlayers = 2\nswitches = [2, 4]\n"),
+            "s.toml: axes.switches = 4: an evaluation varies only job, layers, tau and scheduler");
+  EXPECT_EQ(err("filter = \"layers > 1\"\n[axes]\nscheduler = \"ideal\"\nlayers = [1, 2]\n"),
+            "s.toml: filter = layers > 1: an evaluation is a whole product: no filters");
+}
+
+// A trials axis makes every point a robustness point: the row is
+// eval::run_robustness's for that one job, delay, scheduler and jitter.
+TEST(SweepSpec, TrialsGivePercentileRows) {
+  const SweepSpec s = SweepSpec::parse(
+      "[axes]\nmodel = \"8b\"\nlayers = 1\ntp = 4\ndp = 2\ntau = \"10us\"\n"
+      "jitter = [0, 5]\nseed = 7\ntrials = 3\nscheduler = \"ideal\"\n"
+      "[[plot]]\nx = \"jitter\"\ny = \"iteration_p95_s\"\n",
+      "s.toml", false);
+  ASSERT_TRUE(s.robust());
+  EXPECT_NE(csv_header(s).find(",point_status,point_error,wall_s,job,layers,"), std::string::npos);
+  const std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 2u);
+  ASSERT_TRUE(points[1].robust.has_value());
+  const Outcome out = run_point(points[1]);
+  ASSERT_EQ(out.status, PointStatus::kOk) << out.error;
+
+  eval::RobustnessConfig c;
+  c.training.model = workload::ModelConfig::llama3("8b");
+  c.training.tp = 4;
+  c.training.dp = 2;
+  c.layers = {1};
+  c.gpus = {"a100"};
+  c.taus_ps = {10 * core::kPsPerUs};
+  c.schedulers = {"ideal"};
+  c.jitters = {0.05};
+  c.trials = 3;
+  c.seed = 7;
+  std::vector<eval::RobustRow> rows;
+  eval::run_robustness(c, rows, nullptr);
+  ASSERT_EQ(rows.size(), 1u);
+  // Everything but the four wall times (the last columns).
+  const auto head = [](const std::string& row) {
+    std::vector<std::string> f = eval::csv_fields(row);
+    f.resize(f.size() - 4);
+    return f;
+  };
+  EXPECT_EQ(head(out.metrics), head(eval::robust_csv_row(rows.front())));
+  EXPECT_EQ(rows.front().trials, 3u);
+  EXPECT_EQ(rows.front().perturbation, eval::PerturbationKind::kJitter);
+  EXPECT_LE(rows.front().iteration_time_s.p50, rows.front().iteration_time_s.p95);
+
+  EXPECT_EQ(error_of([] {
+              (void)SweepSpec::parse(
+                  "[axes]\ntrials = 2\nscheduler = \"ideal\"\ntau = [\"1us\"]\n"
+                  "[[plot]]\nx = \"tau\"\ny = \"iteration_time_s\"\n",
+                  "s.toml", false);
+            }),
+            "s.toml: line 7, plot[0].y = iteration_time_s: not a numeric metric column of a sweep "
+            "with trials (iteration_p50_s, ...)");
 }
 
 TEST(SweepRunner, OutcomeRoundTripAndOrder) {

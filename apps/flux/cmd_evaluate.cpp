@@ -1,7 +1,10 @@
 // flux evaluate --preset paper-fig2 -o results/: the paper's Figure 2 as a
 // sweep of layers x tau x schedulers; every point scheduled, validated and
-// simulated. Writes fig2.csv after every point (an interrupted sweep resumes
-// from it), summary.txt, fig2.gp and, through gnuplot, fig2.png and fig2.svg.
+// simulated. The preset is a shipped sweep file (sweeps/paper-fig2.toml,
+// compiled in; flux::sweep::evaluation_preset) that the options change; its
+// points run through the sweep runner, each in a process of its own, -j at
+// once. Writes fig2.csv after every point (an interrupted sweep resumes from
+// it), summary.txt, fig2.gp and, through gnuplot, fig2.png and fig2.svg.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -27,6 +30,8 @@
 #include "flux/eval/robustness.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
+#include "flux/sweep/presets.hpp"
+#include "flux/sweep/runner.hpp"
 #include "gnuplot.hpp"
 
 extern char** environ;
@@ -43,6 +48,7 @@ struct EvaluateOptions {
   TrainingCliOptions training;
   SystemOptions system;
   SchedulerCliOptions run;
+  unsigned jobs = 1;  // points at once
   bool full = false;
   bool fresh = false;
   bool no_plot = false;
@@ -66,6 +72,8 @@ std::string job_label(const eval::EvalRow& r) {
 // Which options the command line gave (their defaults do not count).
 struct Given {
   bool time_limit = false;
+  bool switches = false;
+  bool link_gbps = false;
   bool scaleup_size = false;
   bool scaleup_gbps = false;
 };
@@ -82,8 +90,9 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   }
   eval::EvalConfig c;
   try {
-    c = eval::EvalConfig::preset_named(o.preset);
+    c = sweep::evaluation_preset(o.preset);
   } catch (const core::InputError& e) {
+    if (!e.source().empty()) throw;  // the shipped file itself
     throw option_error(e);
   }
   const bool training_given = !o.training.model.empty() || !o.training.gpu.empty() ||
@@ -99,12 +108,20 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   }
   if (!o.schedulers.empty()) c.schedulers = o.schedulers;
   c.training = o.training.resolve(c.training);
-  c.system = o.system.to_system();         // each job's domains checked by c.validate()
+  const core::System preset_system = c.system;
+  c.system = o.system.to_system();  // each job's domains checked by c.validate()
+  // The preset file's values, unless the command line gives them.
+  if (!given.switches) c.system.switches = preset_system.switches;
+  if (!given.link_gbps) c.system.link_gbps = preset_system.link_gbps;
+  if (!given.scaleup_size) c.system.scaleup_size = preset_system.scaleup_size;
+  if (!given.scaleup_gbps) c.system.scaleup_gbps = preset_system.scaleup_gbps;
   for (eval::EvalJob& j : c.named_jobs) {  // a named job's fabric, unless given
     if (given.scaleup_size) j.scaleup_size = c.system.scaleup_size;
     if (given.scaleup_gbps) j.scaleup_gbps = c.system.scaleup_gbps;
   }
+  const double preset_limit_s = c.sched.time_limit_s;
   c.sched = o.run.resolve();
+  if (!given.time_limit) c.sched.time_limit_s = preset_limit_s;
   if (o.full && !given.time_limit) c.sched.time_limit_s = kFullLimitS;
   try {
     c.validate();
@@ -267,19 +284,49 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
     std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
                  csv.string().c_str());
   }
-  eval::run_evaluation(
-      c, rows, [&](std::size_t done, std::size_t n, const eval::EvalRow& r, bool resumed) {
-        if (resumed) return;
+  // The points not in the CSV, each in a process of its own (flux::sweep).
+  std::vector<sweep::Point> points;
+  for (const eval::EvalConfig& one : eval::pending_points(c, rows)) {
+    points.push_back(sweep::evaluation_point(one));
+  }
+  std::vector<std::size_t> todo(points.size());
+  for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+  sweep::RunOptions run;
+  run.jobs = o.jobs;
+  // One point at a time has no budget to keep; several share 80% of the
+  // memory available (as flux sweep does by default).
+  if (o.jobs > 1) run.memory_budget_bytes = available_memory() / 5 * 4;
+  const std::size_t resumed = total - points.size();
+  std::vector<std::string> failed;
+  sweep::run_points(
+      points, todo, run,
+      [&](std::size_t index, const sweep::Outcome& out, const sweep::RunProgress& p) {
+        const std::string& key = points[index].key();
+        if (out.status != sweep::PointStatus::kOk) {
+          failed.push_back(key + ": " + std::string(sweep::to_string(out.status)) + ": " +
+                           out.error);
+          std::fprintf(stderr, "[%3zu/%zu] %s: %s\n", resumed + p.done, total, key.c_str(),
+                       failed.back().c_str() + key.size() + 2);
+          return;
+        }
+        const eval::EvalRow r = eval::parse_csv_row(out.metrics);
+        eval::add_row(c, rows, r);
         eval::write_csv(csv, rows);
         std::fprintf(
             stderr,
             "[%3zu/%zu] %s, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f "
             "s)\n",
-            done, n, job_label(r).c_str(), core::format_duration(r.tau_ps).c_str(),
+            resumed + p.done, total, job_label(r).c_str(), core::format_duration(r.tau_ps).c_str(),
             r.scheduler.c_str(), r.iteration_time_s * 1e3,
             human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
             static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(), r.solve_time_s);
       });
+  if (!failed.empty()) {
+    if (!rows.empty()) eval::write_csv(csv, rows);
+    throw core::Error(std::to_string(failed.size()) + " of " + std::to_string(points.size()) +
+                      " points failed (the others are in " + csv.string() +
+                      "; a rerun retries the failed ones), the first: " + failed.front());
+  }
   eval::write_csv(csv, rows);
   finish(dir, c.file_stem, eval::summary_table(c, rows), o.no_plot,
          [&](const std::string& png, const std::string& svg) {
@@ -306,7 +353,7 @@ void register_evaluate(CLI::App& app) {
   cmd->add_option("--schedulers", o->schedulers,
                   "schedulers, the first compared with the rest (default: the preset's)")
       ->delimiter(',');
-  o->training.add_to(*cmd, eval::EvalConfig::preset_named("paper-fig2").training, false);
+  o->training.add_to(*cmd, sweep::evaluation_preset("paper-fig2").training, false);
   o->system.add_to(*cmd, {"--tau"});  // --tau is the sweep's list
   o->run.add_to(*cmd, false, false);
   cmd->add_option("--jitters", o->jitters,
@@ -321,11 +368,16 @@ void register_evaluate(CLI::App& app) {
       ->delimiter(',');
   const auto robust_defaults = eval::RobustnessConfig::preset_robustness();
   add_overrides(*cmd, eval::kRobustnessOptions, o->robust, &robust_defaults);
+  cmd->add_option("-j,--jobs", o->jobs,
+                  "points at once, each in a process of its own (default 1; more share 80% of "
+                  "the available memory by their estimates)")
+      ->check(CLI::Range(1u, 4096u));
   cmd->add_flag("--full", o->full, "longer solves: 600 s per instance (unless --time-limit)");
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in fig2.csv and start over");
   cmd->add_flag("--no-plot", o->no_plot, "write fig2.gp but do not run gnuplot");
   cmd->callback([o, cmd] {
-    run_evaluate(*o, Given{cmd->count("--time-limit") > 0, cmd->count("--scaleup-size") > 0,
+    run_evaluate(*o, Given{cmd->count("--time-limit") > 0, cmd->count("--switches") > 0,
+                           cmd->count("--link-gbps") > 0, cmd->count("--scaleup-size") > 0,
                            cmd->count("--scaleup-gbps") > 0});
   });
 }

@@ -51,53 +51,66 @@ using detail::name;
 using detail::num;
 using detail::opt;
 
+EvalRow row_of(const detail::RowReader& r, std::size_t columns) {
+  EvalRow row;
+  row.layers = r.integer<std::uint32_t>(0);
+  const double tau = r.real(1);
+  if (tau < 0 || !core::representable_seconds(tau)) r.fail(1, "not a valid delay");
+  row.tau_ps = core::seconds_to_ps(tau);
+  row.scheduler = r.text(2);
+  row.iteration_time_s = r.real(3);
+  row.schedule_makespan_s = r.optional_real(4);
+  row.peak_nic_bytes = r.integer<std::uint64_t>(5);
+  row.reconfigurations = r.integer<std::uint64_t>(6);
+  row.circuits_set_up = r.integer<std::uint64_t>(7);
+  row.status = r.text(8);
+  row.gap = r.optional_real(9);
+  row.lower_bound_s = r.optional_real(10);
+  row.solve_time_s = r.real(11);
+  row.circuit_utilization = r.optional_real(12);
+  row.wait_mean_s = r.real(13);
+  row.bytes_relayed = r.integer<std::uint64_t>(14);
+  row.sends = r.integer<std::uint64_t>(15);
+  row.sim_events = r.integer<std::uint64_t>(16);
+  row.model = r.text(17);
+  row.gpu = r.text(18);
+  row.tp = r.integer<std::uint32_t>(19);
+  row.dp = r.integer<std::uint32_t>(20);
+  row.switches = r.integer<std::uint32_t>(21);
+  row.link_gbps = r.real(22);
+  row.time_limit_s = r.real(23);
+  if (columns == kNumColumns) {
+    row.job = r.text(24);
+    row.scaleup_size = r.integer<std::uint32_t>(25);
+    row.cluster_ranks = r.integer<std::uint64_t>(26);
+    if (row.job.empty()) r.fail(24, "empty");
+    if (row.scaleup_size == 0) r.fail(25, "must be at least 1");
+  } else {
+    row.job = layer_job_name(row.layers);
+    row.cluster_ranks = static_cast<std::uint64_t>(row.tp) * row.dp;
+  }
+  if (row.scheduler.empty()) r.fail(2, "empty");
+  return row;
+}
+
 }  // namespace
 
 std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
   std::vector<EvalRow> rows;
   const std::size_t counts[] = {kNumColumns, kOldColumns};
   detail::read_rows(file, kColumns, counts, [&](const detail::RowReader& r, std::size_t columns) {
-    EvalRow row;
-    row.layers = r.integer<std::uint32_t>(0);
-    const double tau = r.real(1);
-    if (tau < 0 || !core::representable_seconds(tau)) r.fail(1, "not a valid delay");
-    row.tau_ps = core::seconds_to_ps(tau);
-    row.scheduler = r.text(2);
-    row.iteration_time_s = r.real(3);
-    row.schedule_makespan_s = r.optional_real(4);
-    row.peak_nic_bytes = r.integer<std::uint64_t>(5);
-    row.reconfigurations = r.integer<std::uint64_t>(6);
-    row.circuits_set_up = r.integer<std::uint64_t>(7);
-    row.status = r.text(8);
-    row.gap = r.optional_real(9);
-    row.lower_bound_s = r.optional_real(10);
-    row.solve_time_s = r.real(11);
-    row.circuit_utilization = r.optional_real(12);
-    row.wait_mean_s = r.real(13);
-    row.bytes_relayed = r.integer<std::uint64_t>(14);
-    row.sends = r.integer<std::uint64_t>(15);
-    row.sim_events = r.integer<std::uint64_t>(16);
-    row.model = r.text(17);
-    row.gpu = r.text(18);
-    row.tp = r.integer<std::uint32_t>(19);
-    row.dp = r.integer<std::uint32_t>(20);
-    row.switches = r.integer<std::uint32_t>(21);
-    row.link_gbps = r.real(22);
-    row.time_limit_s = r.real(23);
-    if (columns == kNumColumns) {
-      row.job = r.text(24);
-      row.scaleup_size = r.integer<std::uint32_t>(25);
-      row.cluster_ranks = r.integer<std::uint64_t>(26);
-      if (row.job.empty()) r.fail(24, "empty");
-      if (row.scaleup_size == 0) r.fail(25, "must be at least 1");
-    } else {
-      row.job = layer_job_name(row.layers);
-      row.cluster_ranks = static_cast<std::uint64_t>(row.tp) * row.dp;
-    }
-    if (row.scheduler.empty()) r.fail(2, "empty");
-    rows.push_back(std::move(row));
+    rows.push_back(row_of(r, columns));
   });
   return rows;
+}
+
+EvalRow parse_csv_row(const std::string& line) {
+  std::vector<std::string> fields = detail::split(line);
+  if (fields.size() != kNumColumns) {
+    throw core::InputError("", "row", line.substr(0, 60),
+                           "expected " + std::to_string(kNumColumns) + " columns");
+  }
+  return row_of(detail::RowReader("", 1, kColumns, std::move(fields)), kNumColumns);
 }
 
 std::string csv_header() {

@@ -1,4 +1,4 @@
-// The sweep behind `flux evaluate`: presets, validation and the run loop
+// The sweep behind `flux evaluate`: validation and the run loop
 // (include/flux/eval/evaluate.hpp). Each point: generate the workload (once
 // per job), run the scheduler through the registry (which validates its
 // schedule), replay it in the simulator, keep the metrics.
@@ -22,12 +22,6 @@
 
 namespace flux::eval {
 namespace {
-
-using core::kPsPerMs;
-using core::kPsPerUs;
-
-// DP replicas the real-jobs preset generates (docs/model.md, "Folding").
-constexpr std::uint32_t kRealJobsFold = 4;
 
 std::size_t rank_of(const std::vector<std::string>& names, const std::string& name) {
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
@@ -136,53 +130,12 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
   return row;
 }
 
-// The jobs people run (workload::job_preset): Llama 3 405B on 16,384 H100s
-// (folded to 4 of its 128 DP replicas) and 70B on 1,024, with TP inside
-// 8-GPU NVLink 4 servers, on the paper's optical fabric (2 OCS, 800 Gb/s).
-EvalConfig real_jobs() {
-  EvalConfig c;
-  c.preset = "real-jobs";
-  c.file_stem = "jobs";
-  for (const char* name : {"llama3-405b-16k", "llama3-70b-1k"}) {
-    const workload::JobPreset p = workload::job_preset(name);
-    EvalJob j;
-    j.name = p.name;
-    j.training = p.config;
-    j.training.fold_dp = kRealJobsFold;
-    j.scaleup_size = p.config.scaleup_size;
-    j.scaleup_gbps = p.config.gpu.nvlink_gbps;  // NVLink 4 on H100
-    c.named_jobs.push_back(std::move(j));
-  }
-  c.training = c.named_jobs.front().training;
-  c.taus_ps = {10 * kPsPerUs, kPsPerMs};
-  c.schedulers = {"flux", "rotornet", "rotornet-vlb", "bvn", "ideal"};
-  return c;
-}
-
 }  // namespace
 
 std::string layer_job_name(std::uint32_t layers) {
   std::string name = "L";  // appended: GCC 12 reports a false -Wrestrict on "L" + string
   name += std::to_string(layers);
   return name;
-}
-
-EvalConfig EvalConfig::preset_named(const std::string& name) {
-  if (name == "real-jobs") return real_jobs();
-  if (name != "paper-fig2") {
-    throw core::InputError("", "preset", name, "unknown preset (known: paper-fig2, real-jobs)");
-  }
-  EvalConfig c;
-  c.preset = name;
-  c.training.model = workload::ModelConfig::llama3("8b");
-  c.training.tp = 4;
-  c.training.dp = 2;
-  c.training.gpu = workload::GpuSpec::preset("a100");
-  c.layers = {8, 16};
-  c.taus_ps = {kPsPerUs,       3 * kPsPerUs,   10 * kPsPerUs, 30 * kPsPerUs,
-               100 * kPsPerUs, 300 * kPsPerUs, kPsPerMs};
-  c.schedulers = {"flux-milp", "rotornet", "rotornet-vlb", "bvn", "ideal"};
-  return c;
 }
 
 std::vector<EvalJob> EvalConfig::jobs() const {
@@ -238,14 +191,51 @@ void EvalConfig::validate() const {
   }
 }
 
-void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row) {
-  config.validate();
-  const std::vector<EvalJob> jobs = config.jobs();
+namespace {
+
+// The (job, tau, scheduler) of the rows, checked against the configuration.
+std::set<std::tuple<std::string, core::TimePs, std::string>> measured(
+    const EvalConfig& config, const std::vector<EvalJob>& jobs, const std::vector<EvalRow>& rows) {
   std::set<std::tuple<std::string, core::TimePs, std::string>> have;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     check_same_config(config, jobs, rows[i], i);
     have.insert({rows[i].job, rows[i].tau_ps, rows[i].scheduler});
   }
+  return have;
+}
+
+}  // namespace
+
+std::vector<EvalConfig> pending_points(const EvalConfig& config, const std::vector<EvalRow>& rows) {
+  config.validate();
+  const std::vector<EvalJob> jobs = config.jobs();
+  const auto have = measured(config, jobs, rows);
+  std::vector<EvalConfig> out;
+  for (const EvalJob& job : jobs) {
+    for (core::TimePs tau : config.taus_ps) {
+      for (const std::string& name : config.schedulers) {
+        if (have.count({job.name, tau, name}) != 0) continue;
+        EvalConfig one = config;
+        one.layers.clear();
+        one.named_jobs = {job};
+        one.taus_ps = {tau};
+        one.schedulers = {name};
+        out.push_back(std::move(one));
+      }
+    }
+  }
+  return out;
+}
+
+void add_row(const EvalConfig& config, std::vector<EvalRow>& rows, EvalRow row) {
+  rows.push_back(std::move(row));
+  sort_rows(config, rows);
+}
+
+void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row) {
+  config.validate();
+  const std::vector<EvalJob> jobs = config.jobs();
+  const auto have = measured(config, jobs, rows);
   const std::size_t total = jobs.size() * config.taus_ps.size() * config.schedulers.size();
   std::size_t done = 0;
   for (const EvalJob& job : jobs) {
@@ -262,8 +252,7 @@ void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const 
         }
         if (!w) w.emplace(workload::generate_llama(job.training));
         EvalRow row = measure(config, job, *w, tau, name);
-        rows.push_back(row);
-        sort_rows(config, rows);
+        add_row(config, rows, row);
         ++done;
         if (on_row) on_row(done, total, row, false);
       }

@@ -176,37 +176,44 @@ std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file) {
   return rows;
 }
 
+std::string robust_csv_header() {
+  return detail::header(kColumns, kNumColumns);
+}
+
+std::string robust_csv_row(const RobustRow& r) {
+  std::ostringstream out;
+  const auto& t = r.iteration_time_s;
+  const auto& m = r.peak_nic_bytes;
+  out << name(r.job, "job") << ',' << r.layers << ',' << name(r.gpu, "gpu") << ','
+      << num(core::ps_to_seconds(r.tau_ps)) << ',' << name(r.scheduler, "scheduler") << ','
+      << num(r.plan_jitter) << ',' << to_string(r.perturbation) << ',' << num(r.jitter) << ','
+      << r.straggler_rank << ',' << num(r.straggler_factor) << ',' << r.trials << ',' << r.seed
+      << ',' << name(r.execution, "execution") << ',' << num(t.p50) << ',' << num(t.p95) << ','
+      << num(t.p99) << ',' << num(t.max) << ',' << m.p50 << ',' << m.p95 << ',' << m.p99 << ','
+      << m.max << ',' << (r.all_delivered ? "true" : "false") << ',' << opt(r.planned_makespan_s)
+      << ',' << name(r.model, "model") << ',' << r.tp << ',' << r.dp << ',' << r.switches << ','
+      << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',';
+  const std::optional<RobustFailure>& f = r.failure;
+  if (f) {
+    out << f->switch_index << ',' << num(core::ps_to_seconds(f->time_ps)) << ','
+        << num(f->replan_time_limit_s) << ',' << f->replan_moves << ',' << f->replanned_sends_p50
+        << ',' << f->replanned_sends_max << ',';
+  } else {
+    out << ",,,,,,";
+  }
+  out << num(r.solve_time_s) << ',' << num(r.sim_time_s) << ',';
+  if (f) {
+    out << num(f->replan_wall_p50_s) << ',' << num(f->replan_wall_max_s);
+  } else {
+    out << ',';
+  }
+  return out.str();
+}
+
 void write_robust_csv(const std::filesystem::path& file, const std::vector<RobustRow>& rows) {
   std::ostringstream out;
-  out << detail::header(kColumns, kNumColumns) << '\n';
-  for (const RobustRow& r : rows) {
-    const auto& t = r.iteration_time_s;
-    const auto& m = r.peak_nic_bytes;
-    out << name(r.job, "job") << ',' << r.layers << ',' << name(r.gpu, "gpu") << ','
-        << num(core::ps_to_seconds(r.tau_ps)) << ',' << name(r.scheduler, "scheduler") << ','
-        << num(r.plan_jitter) << ',' << to_string(r.perturbation) << ',' << num(r.jitter) << ','
-        << r.straggler_rank << ',' << num(r.straggler_factor) << ',' << r.trials << ',' << r.seed
-        << ',' << name(r.execution, "execution") << ',' << num(t.p50) << ',' << num(t.p95) << ','
-        << num(t.p99) << ',' << num(t.max) << ',' << m.p50 << ',' << m.p95 << ',' << m.p99 << ','
-        << m.max << ',' << (r.all_delivered ? "true" : "false") << ',' << opt(r.planned_makespan_s)
-        << ',' << name(r.model, "model") << ',' << r.tp << ',' << r.dp << ',' << r.switches << ','
-        << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',';
-    const std::optional<RobustFailure>& f = r.failure;
-    if (f) {
-      out << f->switch_index << ',' << num(core::ps_to_seconds(f->time_ps)) << ','
-          << num(f->replan_time_limit_s) << ',' << f->replan_moves << ',' << f->replanned_sends_p50
-          << ',' << f->replanned_sends_max << ',';
-    } else {
-      out << ",,,,,,";
-    }
-    out << num(r.solve_time_s) << ',' << num(r.sim_time_s) << ',';
-    if (f) {
-      out << num(f->replan_wall_p50_s) << ',' << num(f->replan_wall_max_s);
-    } else {
-      out << ',';
-    }
-    out << '\n';
-  }
+  out << robust_csv_header() << '\n';
+  for (const RobustRow& r : rows) out << robust_csv_row(r) << '\n';
   const std::string text = out.str();
   io::save_file(file, [&](std::ostream& o) { o << text; });
 }

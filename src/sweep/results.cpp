@@ -111,7 +111,7 @@ std::string_view to_string(PointStatus s) {
 std::string csv_header(const SweepSpec& spec) {
   std::string h;
   for (const Axis& a : spec.axes) h += a.name + ",";
-  return h + kPointColumns + "," + eval::csv_header();
+  return h + kPointColumns + "," + spec.metrics_header();
 }
 
 std::string csv_row(const Point& point, const Outcome& o) {
@@ -125,13 +125,14 @@ std::string csv_row(const Point& point, const Outcome& o) {
                     std::string(wall, end) + ",";
   if (!o.metrics.empty()) return row + o.metrics;
   // A failed point: every metric column empty.
-  const std::size_t metrics = split(eval::csv_header()).size();
+  const std::size_t metrics =
+      split(point.robust ? eval::robust_csv_header() : eval::csv_header()).size();
   return row + std::string(metrics - 1, ',');
 }
 
 ResultFile::ResultFile(std::filesystem::path file, std::string header, bool fresh)
     : file_(std::move(file)), header_(std::move(header)) {
-  key_columns_ = split(header_).size() - split(eval::csv_header()).size() - 3;
+  key_columns_ = column(split(header_), "point_status");
   fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) io_fail(file_, "cannot open");
   std::string text = fresh ? std::string() : read_all(fd_, file_);
@@ -206,7 +207,9 @@ std::string summary(const SweepSpec& spec, const std::vector<Point>& points,
                     const std::map<std::string, std::string>& rows) {
   const std::vector<std::string> header = split(csv_header(spec));
   const std::size_t status_col = column(header, "point_status");
-  const std::size_t time_col = column(header, "iteration_time_s");
+  // With trials: the median.
+  const std::size_t time_col =
+      column(header, spec.robust() ? "iteration_p50_s" : "iteration_time_s");
   std::map<std::string, std::size_t> counts;
   for (const Point& p : points) {
     const auto it = rows.find(p.key());

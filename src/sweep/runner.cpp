@@ -101,9 +101,15 @@ Outcome run_point(const Point& point) {
   Outcome o;
   if (std::optional<Outcome> refused = refuse(point, 0)) return *refused;
   try {
-    std::vector<eval::EvalRow> rows;
-    eval::run_evaluation(point.config, rows, nullptr);
-    o.metrics = eval::csv_row(rows.at(0));
+    if (point.robust) {
+      std::vector<eval::RobustRow> rows;
+      eval::run_robustness(*point.robust, rows, nullptr);
+      o.metrics = eval::robust_csv_row(rows.at(0));
+    } else {
+      std::vector<eval::EvalRow> rows;
+      eval::run_evaluation(point.config, rows, nullptr);
+      o.metrics = eval::csv_row(rows.at(0));
+    }
   } catch (const std::bad_alloc&) {
     o.status = PointStatus::kMemory;
     o.error = "out of memory";

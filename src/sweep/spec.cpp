@@ -70,11 +70,14 @@ struct EvalSetup {
   std::string scheduler;
   sched::SchedulerOptions sched;
   sim::SimOptions sim;
+  std::uint32_t trials = 0;  ///< 0: no trials axis (one simulation)
 
   /// Sets `axis` to `v` (checked by the file reader's type first); throws
   /// core::InputError for an unknown model, gpu, job or scheduler.
   void apply(std::string_view axis, const std::string& v);
   [[nodiscard]] eval::EvalConfig config() const;
+  /// The point as a robustness point (a trials axis).
+  [[nodiscard]] eval::RobustnessConfig robust_config() const;
 };
 
 void EvalSetup::apply(std::string_view axis, const std::string& v) {
@@ -125,6 +128,8 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     sim.perturbation.compute_jitter = sim::parse_percent("jitter", v);
   } else if (axis == "seed") {
     sim.perturbation.seed = std::stoull(v);
+  } else if (axis == "trials") {
+    trials = integer();
   } else if (axis == "scheduler") {
     (void)sched::make_scheduler(v);
     scheduler = v;
@@ -144,6 +149,24 @@ eval::EvalConfig EvalSetup::config() const {
   c.sched = sched;
   c.sim = sim;
   return c;
+}
+
+eval::RobustnessConfig EvalSetup::robust_config() const {
+  eval::RobustnessConfig r;
+  r.preset = "sweep";
+  r.training = job.training;
+  r.layers = {job.training.model.layers};
+  r.gpus = {job.training.gpu.name};
+  r.taus_ps = {tau_ps};
+  r.schedulers = {scheduler};
+  r.jitters = {sim.perturbation.compute_jitter};
+  r.trials = trials;
+  r.seed = sim.perturbation.seed;
+  r.system = system;
+  r.system.scaleup_size = job.scaleup_size;
+  r.system.scaleup_gbps = job.scaleup_gbps;
+  r.sched = sched;
+  return r;
 }
 
 class Reader {
@@ -195,6 +218,15 @@ class Reader {
         });
       } catch (const core::InputError& e) {
         fail(e.field(), e.value(), e.problem());
+      }
+    }
+    const std::vector<std::string> metrics = eval::csv_fields(spec.metrics_header());
+    for (std::size_t i = 0; i < spec.plots.size(); ++i) {
+      const std::string& y = spec.plots[i].y;
+      if (!is_metric(y) || std::find(metrics.begin(), metrics.end(), y) == metrics.end()) {
+        fail("plot[" + std::to_string(i) + "].y", y,
+             std::string("not a numeric metric column") +
+                 (spec.robust() ? " of a sweep with trials (iteration_p50_s, ...)" : ""));
       }
     }
     if (spec.name.empty()) spec.name = "sweep";
@@ -336,18 +368,19 @@ class Reader {
                        [&](const Axis& a) { return a.name == plot.x; })) {
         fail(path + ".x", plot.x, "not an axis of this sweep");
       }
-      if (!is_metric(plot.y)) fail(path + ".y", plot.y, "not a numeric metric column");
       spec.plots.push_back(std::move(plot));
     }
   }
 
   static bool is_metric(const std::string& column) {
     static const char* const kMetrics[] = {
-        "iteration_time_s", "schedule_makespan_s", "peak_nic_bytes",
-        "reconfigurations", "circuits_set_up",     "gap",
-        "lower_bound_s",    "solve_time_s",        "circuit_utilization",
-        "wait_mean_s",      "bytes_relayed",       "sends",
-        "sim_events"};
+        "iteration_time_s", "schedule_makespan_s", "peak_nic_bytes", "reconfigurations",
+        "circuits_set_up", "gap", "lower_bound_s", "solve_time_s", "circuit_utilization",
+        "wait_mean_s", "bytes_relayed", "sends", "sim_events",
+        // a sweep with trials (robustness rows)
+        "iteration_p50_s", "iteration_p95_s", "iteration_p99_s", "iteration_max_s",
+        "peak_nic_p50_bytes", "peak_nic_p95_bytes", "peak_nic_p99_bytes", "peak_nic_max_bytes",
+        "sim_time_s"};
     return std::find(std::begin(kMetrics), std::end(kMetrics), column) != std::end(kMetrics);
   }
 
@@ -381,8 +414,18 @@ std::vector<AxisInfo> axis_table() {
       {"time_limit", AxisType::kDuration, "scheduler time limit"},
       {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
       {"seed", AxisType::kInteger, "seed of the perturbation"},
+      {"trials", AxisType::kInteger,
+       "perturbed runs per point (common random numbers): p50/p95/p99/max rows"},
       {"scheduler", AxisType::kName, "scheduler (the first is the summary's baseline)"},
   };
+}
+
+bool SweepSpec::robust() const {
+  return std::any_of(axes.begin(), axes.end(), [](const Axis& a) { return a.name == "trials"; });
+}
+
+std::string SweepSpec::metrics_header() const {
+  return robust() ? eval::robust_csv_header() : eval::csv_header();
 }
 
 std::string Point::key() const {
@@ -471,8 +514,10 @@ std::vector<Point> SweepSpec::points() const {
       EvalSetup setup;
       for (std::size_t i = 0; i < axes.size(); ++i) setup.apply(axes[i].name, p.values[i]);
       p.config = setup.config();
+      if (robust()) p.robust = setup.robust_config();
       try {
         p.config.validate();
+        if (p.robust) p.robust->validate();
         p.memory_bytes = point_memory_bytes(p.config);
       } catch (const core::InputError& e) {
         p.invalid = e.field() + " = " + e.value() + ": " + e.problem();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # flux evaluate: a reduced Figure 2 sweep end to end, the invariants of its
-# CSV, resuming an interrupted sweep, the plots, and the errors.
+# CSV, resuming an interrupted sweep, -j 2, the preset as a sweep file, the
+# plots, and the errors.
 source "$(dirname "$0")/lib.sh" "$@"
 
 out=$DIR/results
@@ -44,6 +45,18 @@ expect_grep resumed 'resuming: 7 rows' "$DIR/resume.out"
 # Same rows again, wall times (solve_time_s, column 12) aside.
 cut -d, -f1-11,13- "$DIR/full.csv" > "$DIR/a" && cut -d, -f1-11,13- "$csv" > "$DIR/b"
 cmp -s "$DIR/a" "$DIR/b" && pass || fail "resumed sweep differs from the full one"
+
+# The points run through the sweep runner: two at once give the same rows.
+expect_ok jobs2 -- "$FLUX" evaluate --layers 1 --tau 1us,1ms -j 2 -o "$DIR/j2" --no-plot
+cut -d, -f1-11,13- "$DIR/j2/fig2.csv" > "$DIR/c"
+cmp -s "$DIR/a" "$DIR/c" && pass || fail "-j 2 differs from -j 1"
+
+# The preset is the shipped sweep file: flux sweep runs the same 70 points.
+SWEEPS=$(cd "$(dirname "$0")/../../sweeps" && pwd)
+expect_ok preset_file -- "$FLUX" sweep "$SWEEPS/paper-fig2.toml" --dry-run
+expect_grep points '^70 points$' "$DIR/preset_file.out"
+expect_ok jobs_file -- "$FLUX" sweep "$SWEEPS/real-jobs.toml" --dry-run
+expect_grep jobs_points '^20 points$' "$DIR/jobs_file.out"
 
 expect_error preset 2 '--preset = fig3: unknown preset' -- "$FLUX" evaluate --preset fig3 -o "$DIR/x"
 expect_error sched 2 '--scheduler = magic' -- "$FLUX" evaluate --schedulers flux-milp,magic -o "$DIR/x"

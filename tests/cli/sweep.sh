@@ -66,6 +66,18 @@ else
   echo "mpirun absent or flux built without MPI: the MPI sweep is not checked"
 fi
 
+# A trials axis: robustness rows (p50/p95/...), the same with -j 1 and -j 2
+# apart from wall times (sim_time_s and the re-plan walls too).
+expect_ok trials1 -- "$FLUX" sweep "$DATA/trials.toml" -o "$DIR/trials1" -j 1 --no-plot
+expect_ok trials2 -- "$FLUX" sweep "$DATA/trials.toml" -o "$DIR/trials2" -j 2
+expect_grep trials_header '^layers,tp,dp,tau,jitter,seed,trials,scheduler,point_status,point_error,wall_s,job,.*,iteration_p50_s,iteration_p95_s,' "$DIR/trials1/trials.csv"
+expect_grep trials_summary 'sweep trials: 9 points: 9 ok' "$DIR/trials1.out"
+# Columns: the 8 axes (1-8), the point columns (9-11: wall_s), robustness.csv's
+# (12-50: its four wall times last, 47-50).
+cut -d, -f1-10,12-46 "$DIR/trials1/trials.csv" > "$DIR/t1" && cut -d, -f1-10,12-46 "$DIR/trials2/trials.csv" > "$DIR/t2"
+cmp -s "$DIR/t1" "$DIR/t2" && pass || fail "trials: -j 1 and -j 2 differ"
+awk -F, 'NR > 1 { if ($9 != "ok" || $25 + 0 > $26 + 0 || $25 + 0 <= 0 || ($5 != "0%" && $22 != 3)) bad = 1; n++ } END { exit bad || n != 9 }' "$DIR/trials1/trials.csv" && pass || fail "trials: rows"
+
 # Figure 2's points: the metric columns equal flux evaluate's.
 expect_ok fig2_sweep -- "$FLUX" sweep "$SWEEPS/paper-fig2-small.toml" -o "$DIR/fig2" -j 2 --no-plot
 expect_ok fig2_eval -- "$FLUX" evaluate --preset paper-fig2 --layers 8 --tau 1us,100us,1ms -o "$DIR/eval" --no-plot

@@ -1,10 +1,9 @@
 #pragma once
 // The evaluation: a sweep of workloads x reconfiguration delays x schedulers,
 // each schedule checked by the validator and replayed by the simulator, one
-// row of metrics per point. The preset "paper-fig2" is the paper's Figure 2
-// (section 4): Llama 3 8B, 8 and 16 layers, TP4 x DP2 on 8 A100s, 2 switches,
-// 800 Gb/s, tau from 1 us to 1 ms, flux-milp against RotorNet (direct and
-// VLB), BvN and the ideal network. docs/results.md has what it measures.
+// row of metrics per point. The presets (the paper's Figure 2, real jobs) are
+// shipped sweep files, sweeps/<name>.toml, turned into an EvalConfig by
+// sweep::evaluation_preset. docs/results.md has what they measure.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -35,6 +34,8 @@ struct EvalJob {
 std::string layer_job_name(std::uint32_t layers);
 
 struct EvalConfig {
+  /// The preset's name (sweep::evaluation_preset builds the presets from
+  /// their shipped sweep files, sweeps/<name>.toml).
   std::string preset = "paper-fig2";
   workload::TrainingConfig training;  ///< model, tp, dp, gpu, ...; layers from `layers`
   /// A layer sweep: one workload per entry, `training` with that many layers
@@ -52,8 +53,6 @@ struct EvalConfig {
   sched::SchedulerOptions sched;  ///< every scheduler run (time limit, threads, ...)
   sim::SimOptions sim;            ///< every simulation
 
-  /// The named preset; throws core::InputError naming `preset` otherwise.
-  static EvalConfig preset_named(const std::string& name);
   /// Throws core::InputError naming the field.
   void validate() const;
   /// The sweep's workloads: named_jobs, or one job per layer count.
@@ -107,6 +106,9 @@ void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& ro
 /// them: for files that append rows one by one (flux sweep).
 std::string csv_header();
 std::string csv_row(const EvalRow& row);
+/// One row as csv_row() writes it, read back (exactly); core::InputError
+/// naming the column otherwise.
+EvalRow parse_csv_row(const std::string& line);
 /// The comma-separated fields of a line (no quoting, as these CSVs have none).
 std::vector<std::string> csv_fields(const std::string& line);
 
@@ -121,6 +123,14 @@ using Progress =
 /// stopped. Rows end sorted by (the job's place in config.jobs(), tau,
 /// scheduler's order in config).
 void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row);
+
+/// The points of `config` not yet in `rows`, each an EvalConfig of one job,
+/// one delay and one scheduler, in the sweep's order: what a runner of
+/// separate processes (flux::sweep) runs with run_evaluation one by one.
+/// Validates `config` and checks `rows` against it as run_evaluation does.
+std::vector<EvalConfig> pending_points(const EvalConfig& config, const std::vector<EvalRow>& rows);
+/// Adds a measured row to `rows`, kept in run_evaluation's order.
+void add_row(const EvalConfig& config, std::vector<EvalRow>& rows, EvalRow row);
 
 /// A terminal summary: per layer count, tau x scheduler tables of iteration
 /// time (with flux-milp's status and gap), peak NIC memory and

@@ -186,6 +186,11 @@ struct RobustRow {
 std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file);
 /// Writes the rows (header first) through a temporary file and a rename.
 void write_robust_csv(const std::filesystem::path& file, const std::vector<RobustRow>& rows);
+/// Its header line and one row (no line ends), as write_robust_csv() writes
+/// them: for flux sweep, whose points with a `trials` axis are robustness
+/// points.
+std::string robust_csv_header();
+std::string robust_csv_row(const RobustRow& row);
 
 using RobustProgress =
     std::function<void(std::size_t done, std::size_t total, const RobustRow& row, bool resumed)>;

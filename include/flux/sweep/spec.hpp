@@ -5,11 +5,13 @@
 // scheduler, run by eval::run_evaluation as `flux evaluate` runs its points.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "flux/eval/evaluate.hpp"
+#include "flux/eval/robustness.hpp"
 #include "flux/sweep/expr.hpp"
 
 namespace flux::sweep {
@@ -52,6 +54,10 @@ struct PlotSpec {
 struct Point {
   std::vector<std::string> values;  ///< one per SweepSpec::axes
   eval::EvalConfig config;          ///< one job, one delay, one scheduler
+  /// With a `trials` axis: the point as a robustness point (one job, delay,
+  /// scheduler and jitter; `trials` runs with common random numbers), run
+  /// by eval::run_robustness into a robustness.csv row (p50/p95/p99/max).
+  std::optional<eval::RobustnessConfig> robust;
   /// Why the point cannot run (its configuration does not validate); empty
   /// when it can. Such a point is recorded as failed, not run.
   std::string invalid;
@@ -77,6 +83,11 @@ struct SweepSpec {
   /// The product in axis order, filtered. Throws core::InputError when the
   /// filters leave no point or fail on one (division by zero, ...).
   [[nodiscard]] std::vector<Point> points() const;
+  /// True with a `trials` axis: every point is a robustness point, and the
+  /// CSV's metrics are eval::robust_csv_header()'s.
+  [[nodiscard]] bool robust() const;
+  /// The metric columns of this sweep's CSV.
+  [[nodiscard]] std::string metrics_header() const;
 };
 
 /// Memory a point is expected to need at its peak, bytes: the workload's
