@@ -104,5 +104,6 @@ void add_errors(py::module_& m);
 void add_workload(py::module_& m);
 void add_schedule(py::module_& m);
 void add_simulate(py::module_& m);
+void add_sweep(py::module_& m);
 
 }  // namespace flux::python
