@@ -91,7 +91,7 @@ def sweep(spec, output="results", *, jobs=None, memory_budget=None, point_timeou
     jobs: points at once, each in a process of its own [default: the cores].
     memory_budget: what the running points' estimates may add up to: "8GiB",
         "512M", "50%" (of MemAvailable) or bytes [default: 80% of MemAvailable].
-    point_timeout: wall-clock limit of one point, seconds or "10m"; a point past
+    point_timeout: wall-clock limit of one point, seconds or "600s"; a point past
         it is killed and recorded as timeout [default: none].
     fresh: ignore the rows already in the CSV and start over.
     retry_failed: run again the points recorded as failed.

@@ -80,7 +80,8 @@ decltype(auto) without_gil(F&& f) {
 /// looks for signals every 50 ms (Python runs its signal handlers only in the
 /// main thread, between bytecodes). On Ctrl-C (a handler raising) it raises
 /// `stop`, waits for `f` to end (f must watch `stop`: a scheduler's
-/// SchedulerOptions::stop) and raises the handler's exception
+/// SchedulerOptions::stop, the simulator's SimOptions::stop) and raises the
+/// handler's exception
 /// (KeyboardInterrupt). `f`'s own exceptions propagate.
 template <class F>
 auto interruptible(std::atomic<bool>& stop, F&& f) {

@@ -8,7 +8,9 @@
 // forked child; the parent waits until the limit plus a grace period (5%,
 // 1 s to 3 s) and then kills it. The child shares nothing else with the
 // parent (copy-on-write memory, its own stdout redirection) and leaves with
-// _exit.
+// _exit, and dies with the thread that forked it (PR_SET_PDEATHSIG: a
+// sweep's point killed for its time limit takes its solve with it). A raised
+// CbcParams::stop (the Python bindings' Ctrl-C) kills it within 100 ms.
 //
 // Incumbents. A kill must not lose what CBC found, so the child streams
 // every improving incumbent as CBC finds it (a CbcEventHandler on the
