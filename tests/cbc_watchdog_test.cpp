@@ -4,10 +4,13 @@
 // kill path runs under a 1 s limit).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "flux/core/dag.hpp"
 #include "flux/sched/bounds.hpp"
@@ -199,6 +202,44 @@ TEST(CbcWatchdog, KilledSolveKeepsItsLastIncumbent) {
   }
   pl.start_ps = left_shift(in.w, p, in.sys.reconfig_delay_ps, pl.sw, key);
   EXPECT_LE(static_cast<double>(makespan(in.w, p, pl)), r.objective * 1e6 + 1);
+}
+
+// SchedulerOptions::stop reaches the watchdog: a flag raised before the
+// solve kills the child at once (nothing found yet); one raised while the
+// child waits after an incumbent (the stall hook; its limit is 10 minutes)
+// kills it and keeps that incumbent.
+TEST(CbcWatchdog, StopFlagKillsTheSolve) {
+  const Instance in;
+  const std::vector<TimePs> p = core::transmission_times(in.w, in.sys);
+  const core::IdealTiming timing = core::ideal_timing(in.w, p);
+  MilpOptions mo;
+  mo.horizon_big_m = false;
+  const MilpModel m = build_milp(in.w, in.sys, MilpInputs{p, &timing, std::nullopt, {}}, mo);
+  const std::vector<double> start = serial_start(m, in, p);
+
+  std::atomic<bool> stop{true};
+  CbcParams params;
+  params.time_limit_s = 600;
+  params.relative_gap = 0;
+  params.stop = &stop;
+  const MilpResult before = solve_with_cbc(m, params, &start);
+  EXPECT_EQ(before.end, CbcEnd::kStopped);
+  EXPECT_EQ(before.status, schedule::SolveStatus::kNoSolution);
+  EXPECT_TRUE(before.values.empty());
+
+  stop = false;
+  params.test_hook.stall_below = start[m.c_col] + 1;  // stall at the first incumbent
+  std::thread raise([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    stop = true;
+  });
+  const MilpResult during = solve_with_cbc(m, params, &start);
+  raise.join();
+  EXPECT_EQ(during.end, CbcEnd::kStopped);
+  EXPECT_EQ(during.status, schedule::SolveStatus::kFeasible);
+  EXPECT_GE(during.incumbents, 1);
+  ASSERT_EQ(during.values.size(), m.num_cols());
+  EXPECT_LE(during.objective, start[m.c_col] + 1e-6);
 }
 
 // Frames larger than the pipe (64 KiB): the parent reads while the child

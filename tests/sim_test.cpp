@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <sstream>
 #include <string>
 
@@ -247,6 +248,33 @@ TEST(Simulator, Deterministic) {
   }
   EXPECT_EQ(a.metrics.nic_peak_bytes, b.metrics.nic_peak_bytes);
   EXPECT_EQ(a.metrics.events, b.metrics.events);
+}
+
+// SimOptions::stop: a raised flag ends a run that reaches the
+// kStopCheckEvents-th event, and a multi-trial run before its next trial;
+// a run of fewer events completes.
+TEST(Simulator, StopFlagEndsTheRun) {
+  const core::Workload w = llama(1, 4, 2);
+  const auto s = sched::run_scheduler("rotornet-vlb", w, system(2, 10 * kPsPerUs), quick());
+  const std::atomic<bool> stop{true};
+  sim::SimOptions o;
+  const std::uint64_t events = sim::simulate(w, s, o).metrics.events;
+  ASSERT_GE(events, sim::kStopCheckEvents);
+  o.stop = &stop;
+  EXPECT_THROW(sim::simulate(w, s, o), core::Stopped);
+  o.trials = 3;
+  EXPECT_THROW(sim::simulate_trials(w, s, o), core::Stopped);
+  const std::atomic<bool> not_raised{false};
+  o.stop = &not_raised;
+  EXPECT_EQ(sim::simulate_trials(w, s, o).chosen.metrics.events, events);
+
+  const core::Workload small = llama(1, 2, 1);
+  const auto t = sched::run_scheduler("ideal", small, system(2, 10 * kPsPerUs), quick());
+  o = sim::SimOptions{};
+  const sim::SimResult whole = sim::simulate(small, t, o);
+  ASSERT_LT(whole.metrics.events, sim::kStopCheckEvents);
+  o.stop = &stop;
+  EXPECT_EQ(sim::simulate(small, t, o).metrics.iteration_time_ps, whole.metrics.iteration_time_ps);
 }
 
 core::Workload pair_workload() {

@@ -2,7 +2,9 @@
 // files (the product, filters, checks, TOML = JSON); the presets of flux
 // evaluate as the shipped sweep files compiled in.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cerrno>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -269,6 +271,37 @@ TEST(SweepRunner, OutcomeRoundTripAndOrder) {
   EXPECT_EQ(largest_first(points, {0, 1, 2, 3}), (std::vector<std::size_t>{1, 3, 0, 2}));
   EXPECT_EQ(refuse(points[1], 25).value().status, PointStatus::kMemory);
   EXPECT_FALSE(refuse(points[1], 30).has_value());
+}
+
+// RunOptions::stop (the Python bindings' Ctrl-C): asked before any point
+// starts, it stops the run with nothing started; raised after the first
+// point ends, it kills the points still running, reports none of them and
+// leaves no child process behind.
+TEST(SweepRunner, StopKillsTheRunningPoints) {
+  const SweepSpec spec = SweepSpec::parse(
+      "name = \"s\"\n[axes]\nlayers = [1, 2]\ntp = 4\ndp = 2\n"
+      "tau = [\"10us\", \"1ms\"]\nscheduler = [\"rotornet\", \"ideal\"]\n",
+      "s.toml", false);
+  const std::vector<Point> points = spec.points();
+  ASSERT_EQ(points.size(), 8u);
+  const std::vector<std::size_t> all = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::size_t done = 0;
+  RunOptions o;
+  o.jobs = 2;
+  o.stop = [] { return true; };
+  run_points(points, all, o, [&](std::size_t, const Outcome&, const RunProgress&) { ++done; });
+  EXPECT_EQ(done, 0u);
+
+  o.stop = [&] { return done > 0; };
+  run_points(points, all, o, [&](std::size_t, const Outcome& out, const RunProgress&) {
+    EXPECT_EQ(out.status, PointStatus::kOk);
+    ++done;
+  });
+  EXPECT_GE(done, 1u);
+  EXPECT_LE(done, 2u);  // the two running may end in the same poll
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
 }
 
 }  // namespace

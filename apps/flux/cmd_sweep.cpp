@@ -22,7 +22,7 @@
 #include "flux/sweep/results.hpp"
 #include "flux/sweep/runner.hpp"
 #include "flux/sweep/spec.hpp"
-#include "gnuplot.hpp"
+#include "sweep_driver.hpp"
 
 namespace flux::cli {
 namespace {
@@ -39,38 +39,6 @@ struct SweepOptions {
   bool dry_run = false;
 };
 
-// Default budget: this fraction of MemAvailable.
-constexpr double kBudgetFraction = 0.8;
-
-// "8GiB", "512M", "12G", "50%" (of MemAvailable), or a number of bytes.
-std::uint64_t parse_budget(const std::string& text) {
-  const std::uint64_t available = available_memory();
-  if (text.empty())
-    return static_cast<std::uint64_t>(kBudgetFraction * static_cast<double>(available));
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  if (unit.ends_with("iB") || unit.ends_with("B"))
-    unit.resize(unit.size() - (unit.ends_with("iB") ? 2 : 1));
-  double scale = 0;
-  if (unit.empty()) scale = 1;
-  if (unit == "K" || unit == "k") scale = 0x1p10;
-  if (unit == "M") scale = 0x1p20;
-  if (unit == "G") scale = 0x1p30;
-  if (unit == "T") scale = 0x1p40;
-  if (unit == "%") scale = static_cast<double>(available) / 100;
-  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > 0x1p62) {
-    throw core::InputError("", "--memory-budget", text,
-                           "expected a size such as 8GiB, 512M or 50% (of the available memory)");
-  }
-  return static_cast<std::uint64_t>(v * scale);
-}
-
 std::string eta(const sweep::RunProgress& p) {
   if (p.done == 0 || p.done >= p.total) return "-";
   const double left =
@@ -86,29 +54,6 @@ std::string eta(const sweep::RunProgress& p) {
   return buf;
 }
 
-void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
-                 const std::map<std::string, std::string>& rows, const std::filesystem::path& dir,
-                 bool run) {
-  bool have_gnuplot = run;
-  for (const sweep::PlotSpec& p : spec.plots) {
-    const std::string stem = sweep::plot_stem(spec, p);
-    const std::string script = sweep::gnuplot_script(spec, p, points, rows, stem + ".png");
-    io::save_file(dir / (stem + ".gp"), [&](std::ostream& out) { out << script; });
-    if (!have_gnuplot) continue;
-    const std::filesystem::path png_file = dir / (stem + ".png");
-    io::OutputFile png(io::resolve_output(png_file, false));
-    have_gnuplot =
-        run_gnuplot(sweep::gnuplot_script(spec, p, points, rows, "/proc/self/fd/3"), {png.fd()});
-    if (!have_gnuplot) break;
-    check_plot(png, png_file, kPngEndView);
-    png.commit();
-    std::printf("plotted %s\n", png_file.string().c_str());
-  }
-  if (run && !have_gnuplot && !spec.plots.empty()) {
-    std::printf("gnuplot is not installed: no plots (apt-get install gnuplot-nox)\n");
-  }
-}
-
 void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   std::optional<sweep::SweepSpec> shared;
   if (mpi != nullptr) {
@@ -119,7 +64,7 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const std::vector<sweep::Point> points = spec.points();
   sweep::RunOptions run;
   run.jobs = o.jobs != 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  run.memory_budget_bytes = parse_budget(o.memory_budget);
+  run.memory_budget_bytes = parse_memory_budget(o.memory_budget);
   if (!o.point_timeout.empty()) {
     run.point_timeout_s =
         core::ps_to_seconds(core::parse_duration(o.point_timeout, "--point-timeout"));
@@ -145,17 +90,8 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const std::filesystem::path csv = dir / (spec.name + ".csv");
   sweep::ResultFile results(csv, sweep::csv_header(spec), o.fresh);
 
-  std::vector<std::size_t> todo;
   std::size_t resumed = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto it = results.finished().find(points[i].key());
-    const bool redo = it == results.finished().end() || (o.retry_failed && it->second != "ok");
-    if (redo) {
-      todo.push_back(i);
-    } else {
-      ++resumed;
-    }
-  }
+  const std::vector<std::size_t> todo = points_to_run(points, results, o.retry_failed, resumed);
   std::fprintf(
       stderr, "flux sweep: %s: %zu points, %zu to run, %s, memory budget %s; results in %s\n",
       spec.name.c_str(), points.size(), todo.size(),
@@ -182,13 +118,8 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   } else {
     sweep::run_points(points, todo, run, on_done);
   }
-  std::vector<std::string> order;
-  for (const sweep::Point& p : points) order.push_back(p.key());
-  results.rewrite_sorted(order);
-
-  const std::string summary = sweep::summary(spec, points, results.rows());
+  const std::string summary = finish_sweep(spec, points, results, dir);
   const std::filesystem::path summary_file = dir / (spec.name + "-summary.txt");
-  io::save_file(summary_file, [&](std::ostream& out) { out << summary; });
   std::printf("%s\nran %zu points, %zu resumed; wrote %s, %s\n", summary.c_str(), todo.size(),
               resumed, csv.string().c_str(), summary_file.string().c_str());
   write_plots(spec, points, results.rows(), dir, !o.no_plot);

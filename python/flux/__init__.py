@@ -16,6 +16,7 @@ from . import errors
 from .errors import Error, InputError, ScheduleError, TraceWarning
 from . import _flux
 from . import generate
+from .sweeps import SweepResult, read_sweep_csv, sweep
 from ._flux import (
     Schedule,
     SimResult,
@@ -36,9 +37,10 @@ from ._flux import (
 
 __all__ = [
     "Error", "InputError", "ScheduleError", "TraceWarning",
-    "Schedule", "SimResult", "System", "ValidationReport", "Workload",
+    "Schedule", "SimResult", "SweepResult", "System", "ValidationReport", "Workload",
     "export_chakra", "generate", "import_chakra", "read_metrics", "read_schedule",
-    "read_workload", "schedule", "schedulers", "simulate", "validate", "write_schedule",
+    "read_sweep_csv", "read_workload", "schedule", "schedulers", "simulate", "sweep",
+    "validate", "write_schedule",
     "write_workload",
 ]
 

@@ -2,7 +2,7 @@
 # seconds (int or float) or a string with a unit ("10us"); times returned:
 # picoseconds (int, *_ps) or seconds (float).
 import os
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -250,3 +250,24 @@ def simulate(
     seed: int = ...,
 ) -> SimResult: ...
 def read_metrics(path: _Path) -> Mapping[str, Any]: ...
+
+class SweepResult(dict[str, npt.NDArray[Any]]):
+    csv: str
+    summary: str
+    points: int
+    ran: int
+    resumed: int
+
+def sweep(
+    spec: _Path | Mapping[str, Any],
+    output: _Path = ...,
+    *,
+    jobs: int | None = ...,
+    memory_budget: str | None = ...,
+    point_timeout: _Time | None = ...,
+    fresh: bool = ...,
+    retry_failed: bool = ...,
+    plot: bool = ...,
+    progress: Callable[[dict[str, Any]], object] | None = ...,
+) -> SweepResult: ...
+def read_sweep_csv(path: _Path) -> dict[str, npt.NDArray[Any]]: ...

@@ -80,7 +80,8 @@ decltype(auto) without_gil(F&& f) {
 /// looks for signals every 50 ms (Python runs its signal handlers only in the
 /// main thread, between bytecodes). On Ctrl-C (a handler raising) it raises
 /// `stop`, waits for `f` to end (f must watch `stop`: a scheduler's
-/// SchedulerOptions::stop) and raises the handler's exception
+/// SchedulerOptions::stop, the simulator's SimOptions::stop) and raises the
+/// handler's exception
 /// (KeyboardInterrupt). `f`'s own exceptions propagate.
 template <class F>
 auto interruptible(std::atomic<bool>& stop, F&& f) {
@@ -104,5 +105,6 @@ void add_errors(py::module_& m);
 void add_workload(py::module_& m);
 void add_schedule(py::module_& m);
 void add_simulate(py::module_& m);
+void add_sweep(py::module_& m);
 
 }  // namespace flux::python

@@ -8,4 +8,5 @@ PYBIND11_MODULE(_flux, m) {
   flux::python::add_workload(m);
   flux::python::add_schedule(m);
   flux::python::add_simulate(m);
+  flux::python::add_sweep(m);
 }

@@ -53,9 +53,12 @@ PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs gi
                            "the rank is not an accelerator of the workload (it has " +
                                std::to_string(w.w->accelerators()) + ")");
   }
-  auto trials = without_gil([&] {
+  std::atomic<bool> stop{false};
+  o.stop = &stop;  // Ctrl-C
+  auto trials = interruptible(stop, [&] {
     return std::make_shared<const sim::TrialsResult>(sim::simulate_trials(*w.w, *s.s, o));
   });
+  o.stop = nullptr;  // `stop` ends here; SimResult keeps the options
   return PySimResult{w.w, s.s, o, std::move(trials)};
 }
 

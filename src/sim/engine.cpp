@@ -232,6 +232,10 @@ void Engine::run() {
     }
     ++events_;
     reallocate_touched(e.t);
+    if (events_ % kStopCheckEvents == 0 && options_.stop != nullptr &&
+        options_.stop->load(std::memory_order_relaxed)) {
+      throw core::Stopped();
+    }
   }
   if (options_.cut_ps && !cut_taken_) take_cut(now_);
 }

@@ -231,6 +231,9 @@ TrialsResult simulate_trials(const core::Workload& w, const schedule::Schedule& 
   std::vector<std::int64_t> times, peaks;
   const std::uint64_t total = w.total_bytes();
   for (std::uint32_t k = 0; k < options.trials; ++k) {
+    if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
+      throw core::Stopped();
+    }
     SimResult one;
     if (options.perturbation.any()) {
       const core::Workload wp = perturb(w, options.perturbation, k);

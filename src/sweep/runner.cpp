@@ -187,7 +187,16 @@ void run_points(
     on_done(index, o, progress);
   };
   const unsigned jobs = std::max(1u, options.jobs);
+  const auto stopped = [&] {
+    if (!options.stop || !options.stop()) return false;
+    for (Child& c : running) {
+      ::kill(c.pid, SIGKILL);
+      (void)reap(c, options);
+    }
+    return true;
+  };
   while (!pending.empty() || !running.empty()) {
+    if (stopped()) return;
     // Start what fits, largest first.
     for (auto it = pending.begin(); it != pending.end() && running.size() < jobs;) {
       const Point& p = points[*it];
@@ -217,6 +226,7 @@ void run_points(
       }
       wait_ms = std::max(0, static_cast<int>(least * 1e3) + 1);
     }
+    if (options.stop) wait_ms = wait_ms < 0 ? 100 : std::min(wait_ms, 100);
     if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) {
       throw core::Error(std::string("poll: ") + std::strerror(errno));
     }

@@ -31,4 +31,11 @@ class InputError : public Error {
   std::string source_, field_, value_, problem_;
 };
 
+/// A long computation ended early because its caller raised a stop flag
+/// (the Python bindings' Ctrl-C): there is no result to report.
+class Stopped : public Error {
+ public:
+  Stopped() : Error("stopped on request") {}
+};
+
 }  // namespace flux::core

@@ -27,6 +27,7 @@
 // Time is integer picoseconds; data is tracked in link-picoseconds (the work
 // one link does in 1 ps: 0.1 byte at 800 Gb/s), so the arithmetic is exact
 // and the result is bit-for-bit deterministic.
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <tuple>
@@ -74,6 +75,10 @@ struct SimOptions {
   /// Also measure the run up to this instant (SimResult::at_cut; the
   /// runtime's failed switch, runtime/failure.hpp). Not an option of the CLI.
   std::optional<core::TimePs> cut_ps;
+  /// A flag another thread may raise to end the run early (the Python
+  /// bindings' Ctrl-C; no CLI option): checked between trials and every
+  /// kStopCheckEvents events; the run then throws core::Stopped.
+  const std::atomic<bool>* stop = nullptr;
 
   /// The execution actually used: kAuto resolved. Throws core::InputError
   /// for strict with a perturbation (a planned start the data are not ready
@@ -82,6 +87,9 @@ struct SimOptions {
   /// Throws core::InputError naming the field (bounds in kSimOptions).
   void validate() const;
 };
+
+/// Events between two looks at SimOptions::stop (a few ms of simulation).
+inline constexpr std::uint64_t kStopCheckEvents = 4096;
 
 /// The options of a simulation: names, flags, help and bounds
 /// (core/option.hpp).

@@ -18,6 +18,10 @@ struct RunOptions {
   unsigned jobs = 1;                      ///< points at once
   std::uint64_t memory_budget_bytes = 0;  ///< sum of running estimates; 0: no limit
   double point_timeout_s = 0;             ///< wall-clock limit of a point; 0: none
+  /// Asked, when set, before each point starts and at least every 100 ms
+  /// while points run (the Python bindings' Ctrl-C): true kills the running
+  /// points (not reported: they did not finish) and ends run_points.
+  std::function<bool()> stop;
 };
 
 /// The state of a run, for a progress line.
@@ -36,7 +40,8 @@ Outcome run_point(const Point& point);
 /// Runs `points[todo[k]]` in child processes as RunOptions says. A point
 /// that is invalid or whose estimate exceeds the budget is not run: its
 /// outcome says why. `on_done(index, outcome)` is called in this process as
-/// each point ends, in the order they end.
+/// each point ends, in the order they end. Children are forked from the
+/// calling thread (a child dies with it: PR_SET_PDEATHSIG).
 void run_points(
     const std::vector<Point>& points, const std::vector<std::size_t>& todo,
     const RunOptions& options,

@@ -8,7 +8,9 @@
 // forked child; the parent waits until the limit plus a grace period (5%,
 // 1 s to 3 s) and then kills it. The child shares nothing else with the
 // parent (copy-on-write memory, its own stdout redirection) and leaves with
-// _exit.
+// _exit, and dies with the thread that forked it (PR_SET_PDEATHSIG: a
+// sweep's point killed for its time limit takes its solve with it). A raised
+// CbcParams::stop (the Python bindings' Ctrl-C) kills it within 100 ms.
 //
 // Incumbents. A kill must not lose what CBC found, so the child streams
 // every improving incumbent as CBC finds it (a CbcEventHandler on the
@@ -30,6 +32,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <coin/CbcEventHandler.hpp>
@@ -319,20 +322,28 @@ struct ChildFrames {
   std::optional<MilpResult> final;
   std::optional<MilpResult> incumbent;  ///< the latest
   int incumbents = 0;
-  bool ended = false;  ///< the child closed the pipe (done or dead) before the deadline
+  bool ended = false;    ///< the child closed the pipe (done or dead) before the deadline
+  bool stopped = false;  ///< CbcParams::stop was raised first
 };
 
-// Reads frames until the child closes the pipe or the deadline passes.
-ChildFrames read_frames(int fd, std::size_t columns, Clock::time_point deadline) {
+// Reads frames until the child closes the pipe, the deadline passes or
+// `stop` is raised (checked every 100 ms).
+ChildFrames read_frames(int fd, std::size_t columns, Clock::time_point deadline,
+                        const std::atomic<bool>* stop) {
   ChildFrames out;
   FrameReader reader(columns);
   std::vector<char> buf(std::size_t{1} << 16);
   while (true) {
+    if (stop_requested(stop)) {
+      out.stopped = true;
+      return out;
+    }
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return out;
     pollfd pfd{fd, POLLIN, 0};
-    const int r = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    const int r =
+        poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), stop ? 100 : 1000)));
     if (r < 0 && errno != EINTR) return out;  // cannot wait: treated as the deadline
     if (r <= 0) continue;
     const ssize_t n = read(fd, buf.data(), buf.size());
@@ -368,7 +379,10 @@ MilpResult result_of(ChildFrames frames) {
   } else {
     result.status = schedule::SolveStatus::kNoSolution;
   }
-  result.end = frames.final ? CbcEnd::kFinished : frames.ended ? CbcEnd::kDied : CbcEnd::kKilled;
+  result.end = frames.final     ? CbcEnd::kFinished
+               : frames.ended   ? CbcEnd::kDied
+               : frames.stopped ? CbcEnd::kStopped
+                                : CbcEnd::kKilled;
   result.incumbents = frames.incumbents;
   return result;
 }
@@ -383,6 +397,7 @@ MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
   if (pipe(fds) != 0) return solve_here(m, params, warm_start, nullptr);
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -391,6 +406,10 @@ MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
   }
   if (pid == 0) {
     close(fds[0]);
+    // A watchdog that dies (a sweep's point killed for its time limit)
+    // takes its solve with it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
     run_child(fds[1], m, params, warm_start);
   }
   close(fds[1]);
@@ -399,7 +418,7 @@ MilpResult solve_with_cbc(const MilpModel& m, const CbcParams& params,
   const double grace = std::clamp(0.05 * params.time_limit_s, 1.0, 3.0);
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(params.time_limit_s + grace));
-  ChildFrames frames = read_frames(fds[0], m.num_cols(), deadline);
+  ChildFrames frames = read_frames(fds[0], m.num_cols(), deadline, params.stop);
   close(fds[0]);
   if (!frames.ended) kill(pid, SIGKILL);
   int wstatus = 0;

@@ -70,6 +70,8 @@ std::string cbc_source(const MilpResult& r) {
       return "CBC's last incumbent before the watchdog stopped it";
     case CbcEnd::kDied:
       return "CBC's last incumbent before its process ended without a result";
+    case CbcEnd::kStopped:
+      return "CBC's last incumbent when it was stopped on request";
   }
   return "CBC";
 }
@@ -148,7 +150,8 @@ schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& sy
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double left = options.time_limit_s - elapsed - std::min(1.0, 0.02 * options.time_limit_s);
     if (left > 0.05) {
-      CbcParams params{left, options.relative_gap, options.threads, options.verbose, true, hook};
+      CbcParams params{left, options.relative_gap, options.threads, options.verbose, true,
+                       hook, options.stop};
       std::vector<double> warm;
       if (mo.warm_start) warm = milp_solution_of(model, w, p, incumbent.sw, incumbent.start_ps);
       result = solve_with_cbc(model, params, mo.warm_start ? &warm : nullptr);
@@ -163,6 +166,7 @@ schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& sy
     if (result.end == CbcEnd::kKilled)
       std::cerr << " (stopped by the watchdog past the time limit)";
     if (result.end == CbcEnd::kDied) std::cerr << " (its process ended without a result)";
+    if (result.end == CbcEnd::kStopped) std::cerr << " (stopped on request)";
     // Model units are microseconds.
     if (!result.values.empty()) std::cerr << ", objective " << result.objective / 1e3 << " ms";
     std::cerr << ", bound " << result.bound / 1e3 << " ms, " << result.nodes << " nodes, "

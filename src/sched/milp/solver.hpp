@@ -3,6 +3,7 @@
 // standard driver: preprocessing, cuts and heuristics), and the model's
 // exchange formats: LP and MPS out, a solution file in the common ".sol"
 // layout back in.
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -35,6 +36,10 @@ struct CbcParams {
   /// has passed: CBC itself can overrun its limit.
   bool watchdog = true;
   CbcTestHook test_hook;
+  /// SchedulerOptions::stop: with the watchdog, raising it kills the solve
+  /// within 100 ms, keeping its last incumbent (CbcEnd::kStopped). Without
+  /// the watchdog CBC does not look at it.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// How a solve ended.
@@ -42,6 +47,7 @@ enum class CbcEnd : std::uint8_t {
   kFinished,  ///< CBC returned its result
   kKilled,    ///< the watchdog killed it past the time limit
   kDied,      ///< the child ended without a result (a crash, a failed write)
+  kStopped,   ///< the watchdog killed it when CbcParams::stop was raised
 };
 
 struct MilpResult {

@@ -1,0 +1,101 @@
+// The steps of a sweep into a directory that `flux sweep` and flux.sweep
+// (python/) share (sweep_driver.hpp).
+#include "sweep_driver.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "cli_common.hpp"
+#include "flux/core/error.hpp"
+#include "flux/io/output.hpp"
+#include "flux/io/save.hpp"
+#include "gnuplot.hpp"
+
+namespace flux::cli {
+namespace {
+
+// Default budget: this fraction of MemAvailable.
+constexpr double kBudgetFraction = 0.8;
+
+}  // namespace
+
+std::uint64_t parse_memory_budget(const std::string& text) {
+  const std::uint64_t available = available_memory();
+  if (text.empty())
+    return static_cast<std::uint64_t>(kBudgetFraction * static_cast<double>(available));
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  if (unit.ends_with("iB") || unit.ends_with("B"))
+    unit.resize(unit.size() - (unit.ends_with("iB") ? 2 : 1));
+  double scale = 0;
+  if (unit.empty()) scale = 1;
+  if (unit == "K" || unit == "k") scale = 0x1p10;
+  if (unit == "M") scale = 0x1p20;
+  if (unit == "G") scale = 0x1p30;
+  if (unit == "T") scale = 0x1p40;
+  if (unit == "%") scale = static_cast<double>(available) / 100;
+  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > 0x1p62) {
+    throw core::InputError("", "--memory-budget", text,
+                           "expected a size such as 8GiB, 512M or 50% (of the available memory)");
+  }
+  return static_cast<std::uint64_t>(v * scale);
+}
+
+std::vector<std::size_t> points_to_run(const std::vector<sweep::Point>& points,
+                                       const sweep::ResultFile& results, bool retry_failed,
+                                       std::size_t& resumed) {
+  std::vector<std::size_t> todo;
+  resumed = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto it = results.finished().find(points[i].key());
+    const bool redo = it == results.finished().end() || (retry_failed && it->second != "ok");
+    if (redo) {
+      todo.push_back(i);
+    } else {
+      ++resumed;
+    }
+  }
+  return todo;
+}
+
+std::string finish_sweep(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
+                         sweep::ResultFile& results, const std::filesystem::path& dir) {
+  std::vector<std::string> order;
+  order.reserve(points.size());
+  for (const sweep::Point& p : points) order.push_back(p.key());
+  results.rewrite_sorted(order);
+  const std::string summary = sweep::summary(spec, points, results.rows());
+  io::save_file(dir / (spec.name + "-summary.txt"), [&](std::ostream& out) { out << summary; });
+  return summary;
+}
+
+void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
+                 const std::map<std::string, std::string>& rows, const std::filesystem::path& dir,
+                 bool run) {
+  bool have_gnuplot = run;
+  for (const sweep::PlotSpec& p : spec.plots) {
+    const std::string stem = sweep::plot_stem(spec, p);
+    const std::string script = sweep::gnuplot_script(spec, p, points, rows, stem + ".png");
+    io::save_file(dir / (stem + ".gp"), [&](std::ostream& out) { out << script; });
+    if (!have_gnuplot) continue;
+    const std::filesystem::path png_file = dir / (stem + ".png");
+    io::OutputFile png(io::resolve_output(png_file, false));
+    have_gnuplot =
+        run_gnuplot(sweep::gnuplot_script(spec, p, points, rows, "/proc/self/fd/3"), {png.fd()});
+    if (!have_gnuplot) break;
+    check_plot(png, png_file, kPngEndView);
+    png.commit();
+    std::printf("plotted %s\n", png_file.string().c_str());
+  }
+  if (run && !have_gnuplot && !spec.plots.empty()) {
+    std::printf("gnuplot is not installed: no plots (apt-get install gnuplot-nox)\n");
+  }
+}
+
+}  // namespace flux::cli

@@ -1,0 +1,40 @@
+#pragma once
+// A sweep into a directory, the steps `flux sweep` and the Python bindings'
+// flux.sweep share: the memory budget's text, which points a resumed run
+// still has to run, the files written at the end (the CSV in the points'
+// order, the summary, the gnuplot scripts and plots).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "flux/sweep/results.hpp"
+#include "flux/sweep/spec.hpp"
+
+namespace flux::cli {
+
+/// "8GiB", "512M", "12G", "50%" (of MemAvailable), or a number of bytes;
+/// empty: 80% of MemAvailable. Throws core::InputError naming
+/// --memory-budget.
+std::uint64_t parse_memory_budget(const std::string& text);
+
+/// The indexes of the points the run has to run: those without a row in
+/// `results` (or with a failed one, when `retry_failed`). `resumed` counts
+/// the others.
+std::vector<std::size_t> points_to_run(const std::vector<sweep::Point>& points,
+                                       const sweep::ResultFile& results, bool retry_failed,
+                                       std::size_t& resumed);
+
+/// After a run: rewrites the CSV in the points' order and writes
+/// <dir>/<name>-summary.txt; returns the summary.
+std::string finish_sweep(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
+                         sweep::ResultFile& results, const std::filesystem::path& dir);
+
+/// Writes each plot's gnuplot script into `dir` and, with `run`, its PNG
+/// through gnuplot (printing what it plotted on stdout).
+void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
+                 const std::map<std::string, std::string>& rows, const std::filesystem::path& dir,
+                 bool run);
+
+}  // namespace flux::cli
