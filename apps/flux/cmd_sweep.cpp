@@ -147,7 +147,7 @@ void register_sweep(CLI::App& app) {
                   "memory the running points' estimates may add up to: 8GiB, 512M, 50% "
                   "(default: 80% of MemAvailable)");
   cmd->add_option("--point-timeout", o->point_timeout,
-                  "wall-clock limit of one point, e.g. 10m: then it is killed and recorded as "
+                  "wall-clock limit of one point, e.g. 600s or 1500ms: then it is killed and recorded as "
                   "timeout (default: none; the schedulers' own limit is the time_limit axis)");
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in the CSV and start over");
   cmd->add_flag("--retry-failed", o->retry_failed, "run again the points recorded as failed");
