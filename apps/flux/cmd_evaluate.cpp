@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <string_view>
 
 #include "cli_common.hpp"
@@ -290,7 +291,7 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
     points.push_back(sweep::evaluation_point(one));
   }
   std::vector<std::size_t> todo(points.size());
-  for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+  std::iota(todo.begin(), todo.end(), std::size_t{0});
   sweep::RunOptions run;
   run.jobs = o.jobs;
   // One point at a time has no budget to keep; several share 80% of the
@@ -303,10 +304,10 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
       [&](std::size_t index, const sweep::Outcome& out, const sweep::RunProgress& p) {
         const std::string& key = points[index].key();
         if (out.status != sweep::PointStatus::kOk) {
-          failed.push_back(key + ": " + std::string(sweep::to_string(out.status)) + ": " +
-                           out.error);
+          const std::string reason = std::string(sweep::to_string(out.status)) + ": " + out.error;
           std::fprintf(stderr, "[%3zu/%zu] %s: %s\n", resumed + p.done, total, key.c_str(),
-                       failed.back().c_str() + key.size() + 2);
+                       reason.c_str());
+          failed.push_back(key + ": " + reason);
           return;
         }
         const eval::EvalRow r = eval::parse_csv_row(out.metrics);
