@@ -153,6 +153,13 @@ TEST(SweepSpec, Errors) {
             "s.toml: line 4, plot[0].x = tp: not an axis of this sweep");
   EXPECT_EQ(err(head + "tau = [\"1us\"]\n[[plot]]\nx = \"tau\"\ny = \"status\""),
             "s.toml: line 6, plot[0].y = status: not a numeric metric column");
+  // Integer bounds per axis; trials's is --trials's (sim::kSimOptions).
+  EXPECT_EQ(err(head + "trials = 1000001"),
+            "s.toml: line 3, axes.trials = 1000001: must be an integer from 1 to 1000000");
+  EXPECT_EQ(err(head + "fold_dp = -1"),
+            "s.toml: line 3, axes.fold_dp = -1: must be an integer from 0 to 16777216");
+  EXPECT_EQ(err(head + "tp = 0"),
+            "s.toml: line 3, axes.tp = 0: must be an integer from 1 to 16777216");
 }
 
 // The presets compiled into flux are the files in sweeps/, byte for byte.

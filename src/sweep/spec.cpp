@@ -20,6 +20,7 @@
 #include "flux/core/time.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/perturb.hpp"
+#include "flux/sim/simulator.hpp"
 
 namespace flux::sweep {
 namespace {
@@ -28,7 +29,6 @@ using Json = nlohmann::ordered_json;
 
 // Largest integer an integer axis takes (the option tables' bounds are at
 // most this; the generator checks each one exactly).
-constexpr std::int64_t kMaxInteger = std::int64_t{1} << 24;
 
 std::string real_text(double v) {
   char buf[32];
@@ -291,13 +291,11 @@ class Reader {
           return s;
         }
         case AxisType::kInteger: {
-          const std::int64_t low = info.name == "fold_dp" || info.name == "seed" ? 0 : 1;
-          const std::int64_t high = info.name == "seed" ? INT64_MAX : kMaxInteger;
-          if (!v.is_number_integer() || v.get<std::int64_t>() < low ||
-              v.get<std::int64_t>() > high) {
-            fail_json(
-                path, v,
-                "must be an integer from " + std::to_string(low) + " to " + std::to_string(high));
+          if (!v.is_number_integer() || v.get<std::int64_t>() < info.min ||
+              v.get<std::int64_t>() > info.max) {
+            fail_json(path, v,
+                      "must be an integer from " + std::to_string(info.min) + " to " +
+                          std::to_string(info.max));
           }
           return std::to_string(v.get<std::int64_t>());
         }
@@ -390,6 +388,21 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+// --trials's bound (sim::kSimOptions), the one source of it.
+std::int64_t max_trials() {
+  std::int64_t max = 0;
+  core::for_each_option(sim::kSimOptions, [&](const auto& option) {
+    if constexpr (requires { option.max; }) {
+      if (option.field == "trials") max = option.max;
+    }
+  });
+  return max;
+}
+
+}  // namespace
+
 std::vector<AxisInfo> axis_table() {
   // The order of application too: job sets a whole layout, model resets the
   // layer count, later axes override single fields.
@@ -402,7 +415,7 @@ std::vector<AxisInfo> axis_table() {
       {"dp", AxisType::kInteger, "data-parallel degree"},
       {"cp", AxisType::kInteger, "context-parallel degree"},
       {"vpp", AxisType::kInteger, "model chunks per pipeline stage"},
-      {"fold_dp", AxisType::kInteger, "DP replicas generated (0: all)"},
+      {"fold_dp", AxisType::kInteger, "DP replicas generated (0: all)", 0},
       {"micro_batches", AxisType::kInteger, "micro-batches per iteration"},
       {"seq", AxisType::kInteger, "sequence length, tokens"},
       {"gpu", AxisType::kName, "GPU preset: a100, h100, ..."},
@@ -413,9 +426,9 @@ std::vector<AxisInfo> axis_table() {
       {"tau", AxisType::kDuration, "reconfiguration delay"},
       {"time_limit", AxisType::kDuration, "scheduler time limit"},
       {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
-      {"seed", AxisType::kInteger, "seed of the perturbation"},
+      {"seed", AxisType::kInteger, "seed of the perturbation", 0, INT64_MAX},
       {"trials", AxisType::kInteger,
-       "perturbed runs per point (common random numbers): p50/p95/p99/max rows"},
+       "perturbed runs per point (common random numbers): p50/p95/p99/max rows", 1, max_trials()},
       {"scheduler", AxisType::kName, "scheduler (the first is the summary's baseline)"},
   };
 }

@@ -25,10 +25,15 @@ enum class AxisType : std::uint8_t {
   kPercent,   ///< a number or "5%" (compute jitter)
 };
 
+/// The largest value of an integer axis unless its entry says otherwise.
+inline constexpr std::int64_t kMaxAxisInteger = std::int64_t{1} << 24;
+
 struct AxisInfo {
   std::string_view name;
   AxisType type;
   std::string_view help;
+  std::int64_t min = 1;                ///< kInteger: the least value
+  std::int64_t max = kMaxAxisInteger;  ///< kInteger: the largest value
 };
 
 /// Every axis a sweep can have, in the order of the CSV's columns and of the
