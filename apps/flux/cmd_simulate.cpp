@@ -27,6 +27,7 @@ struct SimulateOptions {
   std::string input;
   ChakraCliOptions chakra;
   std::string schedule_file;
+  std::optional<std::string> run_on;
   std::optional<std::string> output;
   std::optional<std::string> trace;
   std::optional<std::string> save_schedule;
@@ -56,10 +57,15 @@ std::string failure_note(const runtime::FailureTrials& f) {
 }
 
 void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule& s,
-                   const sim::SimResult& r, bool perturbed, const runtime::FailureTrials* failure) {
+                   const sim::SimResult& r, bool perturbed, const runtime::FailureTrials* failure,
+                   const core::Workload* planned_for) {
   const sim::Metrics& m = r.metrics;
   std::fprintf(out, "workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(),
                w.num_tasks(), w.accelerators());
+  if (planned_for) {
+    std::fprintf(out, "planned for      %s (the plan's order on this workload's sizes)\n",
+                 planned_for->name().c_str());
+  }
   if (w.fold().folded()) {
     std::fprintf(out,
                  "folded           one of %u copies (the job: %llu accelerators); iteration time, "
@@ -82,6 +88,7 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
   if (!s.tasks.empty()) {
     std::fprintf(out, "schedule says    %s (%s)\n", core::format_duration(s.makespan_ps).c_str(),
                  disrupted                              ? "planned without the failure"
+                 : planned_for                          ? "planned for the other workload"
                  : perturbed                            ? "planned for unperturbed compute"
                  : s.makespan_ps == m.iteration_time_ps ? "equal"
                                                         : "DIFFERENT");
@@ -204,11 +211,33 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
     outputs.push_back(
         {*o.save_schedule, "the schedule output (--save-schedule)", "--save-schedule", true});
   }
+  if (o.run_on && failure) {
+    throw core::InputError("", "--run-on", *o.run_on,
+                           "a failed switch (--fail-switch) re-plans the planned workload; the "
+                           "two options do not combine");
+  }
   std::vector<io::InputSpec> inputs = workload_inputs(o.input, o.chakra);
   inputs.push_back({o.schedule_file, "the input schedule (--schedule)"});
+  if (o.run_on) inputs.push_back({*o.run_on, "the workload run on (--run-on)"});
   io::check_outputs(outputs, inputs);
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
+  // --run-on B: the plan is made for (or read against) w and runs on B.
+  std::optional<core::Workload> actual;
+  if (o.run_on) {
+    actual.emplace(formats::read_workload(*o.run_on));
+    try {
+      sim::check_same_structure(w, *actual);
+    } catch (const core::InputError& e) {
+      throw e.with_source(*o.run_on);
+    }
+    try {
+      (void)o.sim.resolved_execution(true);
+    } catch (const core::InputError& e) {
+      throw option_error(e, sim::kSimOptions);
+    }
+  }
+  const core::Workload& run_w = actual ? *actual : w;
   schedule::Schedule s;
   if (!o.schedule_file.empty()) {
     s = formats::read_schedule(o.schedule_file);
@@ -228,7 +257,7 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
       failed = run_failure(o, w, s, *failure);
       trials = std::move(failed->trials);
     } else {
-      trials = blame_workload(o.input, [&] { return sim::simulate_trials(w, s, o.sim); });
+      trials = blame_workload(o.input, [&] { return sim::simulate_trials_on(w, run_w, s, o.sim); });
     }
   } catch (const schedule::ScheduleError& e) {
     if (o.schedule_file.empty()) throw;  // a scheduler's bug, not the user's input
@@ -236,10 +265,12 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
   }
   const sim::SimResult& r = trials.chosen;
   const bool robust = o.sim.trials > 1 || o.sim.perturbation.any();
+  const core::Workload* planned_for = actual ? &w : nullptr;
   const runtime::FailureTrials* f = failed ? &*failed : nullptr;
   if (o.output) {
     io::save_file(*o.output, [&](std::ostream& out) {
-      formats::write_metrics(out, w, s, o.sim, r.metrics, robust ? &trials : nullptr, f);
+      formats::write_metrics(out, run_w, s, o.sim, r.metrics, robust ? &trials : nullptr, f,
+                             planned_for);
     });
   }
   if (o.trace) {
@@ -251,13 +282,13 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
                                     c.continuation);
       } else {
         const sim::SimResult& p = f ? f->chosen.plain : r;
-        formats::write_chrome_trace(out, w, p.executed ? *p.executed : s, p);
+        formats::write_chrome_trace(out, run_w, p.executed ? *p.executed : s, p);
       }
     });
   }
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
-  print_summary(out, w, s, r, o.sim.perturbation.any(), f);
+  print_summary(out, run_w, s, r, o.sim.perturbation.any(), f, planned_for);
   if (robust) print_trials(out, o.sim, trials);
   print_notes(loaded.notes);
 }
@@ -271,6 +302,9 @@ void register_simulate(CLI::App& app) {
   add_workload_argument(*cmd, o->input, o->chakra);
   cmd->add_option("--schedule", o->schedule_file,
                   "schedule file to replay (flux.schedule/v1 or v2)");
+  cmd->add_option("--run-on", o->run_on,
+                  "a workload file of the same structure (sends, endpoints, deps) to execute the "
+                  "plan on, in ordered execution: e.g. another MoE routing (docs/model.md)");
   cmd->add_option("-o,--output", o->output,
                   "metrics file to write (flux.metrics/v1; v2 with scale-up domains)");
   cmd->add_option("--trace", o->trace, "Chrome trace to write (open in Perfetto)");

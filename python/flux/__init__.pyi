@@ -248,6 +248,7 @@ def simulate(
     compute_jitter: float | str = ...,
     straggler: tuple[int, float] | str | None = ...,
     seed: int = ...,
+    run_on: Workload | None = ...,
 ) -> SimResult: ...
 def read_metrics(path: _Path) -> Mapping[str, Any]: ...
 

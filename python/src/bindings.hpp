@@ -54,7 +54,9 @@ struct PySchedule {
 /// What flux.simulate returns: the trials and what produced them (the
 /// metrics file and the trace need all of it).
 struct PySimResult {
-  std::shared_ptr<const core::Workload> w;
+  std::shared_ptr<const core::Workload> w;  ///< the workload run (run_on's, when given)
+  /// With run_on: the workload the plan was made for; else null.
+  std::shared_ptr<const core::Workload> planned_for;
   std::shared_ptr<const schedule::Schedule> s;
   sim::SimOptions options;
   std::shared_ptr<const sim::TrialsResult> trials;

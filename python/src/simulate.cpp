@@ -26,6 +26,7 @@ py::dict percentiles(const sim::Percentiles<std::int64_t>& p) {
 PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs given) {
   py::dict kw = given.attr("copy")();
   sim::SimOptions o;
+  std::shared_ptr<const core::Workload> run_on;  // the workload the plan runs on, if another
   apply_options(sim::kSimOptions, o, kw);
   try {
     if (py::object v = take(kw, "compute_jitter")) {
@@ -43,6 +44,9 @@ PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs gi
       }
     }
     if (py::object v = take(kw, "seed")) o.perturbation.seed = v.cast<std::uint64_t>();
+    if (py::object v = take(kw, "run_on")) {
+      if (!v.is_none()) run_on = v.cast<const PyWorkload&>().w;
+    }
     reject_unknown(kw, "simulate");
     o.validate();
   } catch (const core::InputError& e) {
@@ -55,11 +59,23 @@ PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs gi
   }
   std::atomic<bool> stop{false};
   o.stop = &stop;  // Ctrl-C
+  if (run_on) {
+    try {
+      sim::check_same_structure(*w.w, *run_on);
+      (void)o.resolved_execution(true);
+    } catch (const core::InputError& e) {
+      if (e.field() == "execution") throw cli::option_error(e, sim::kSimOptions);
+      throw;
+    }
+  }
+  const core::Workload& actual = run_on ? *run_on : *w.w;
   auto trials = interruptible(stop, [&] {
-    return std::make_shared<const sim::TrialsResult>(sim::simulate_trials(*w.w, *s.s, o));
+    return std::make_shared<const sim::TrialsResult>(
+        sim::simulate_trials_on(*w.w, actual, *s.s, o));
   });
   o.stop = nullptr;  // `stop` ends here; SimResult keeps the options
-  return PySimResult{w.w, s.s, o, std::move(trials)};
+  if (run_on) return PySimResult{run_on, w.w, s.s, o, std::move(trials)};
+  return PySimResult{w.w, nullptr, s.s, o, std::move(trials)};
 }
 
 const sim::Metrics& chosen(const PySimResult& r) {
@@ -176,7 +192,8 @@ void add_simulate(py::module_& m) {
             without_gil([&] {
               io::save_file(p, [&](std::ostream& out) {
                 formats::write_metrics(out, *r.w, *r.s, r.options, chosen(r),
-                                       robust(r) ? r.trials.get() : nullptr);
+                                       robust(r) ? r.trials.get() : nullptr, nullptr,
+                                       r.planned_for.get());
               });
             });
           },
@@ -208,7 +225,9 @@ void add_simulate(py::module_& m) {
          "    compute_jitter: lognormal jitter on every compute duration, coefficient of "
          "variation as a fraction (0.05) or text ('5%') [default 0]\n"
          "    straggler: (rank, factor) or 'RANK:FACTOR' [default None]\n"
-         "    seed: seed of the perturbations [default 0]\n")
+         "    seed: seed of the perturbations [default 0]\n"
+         "    run_on: a Workload of the same structure to execute the plan on (ordered "
+         "execution; docs/model.md, 'Running a plan on another workload') [default None]\n")
             .c_str());
 }
 

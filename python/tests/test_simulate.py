@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flux
+from conftest import LLAMA
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +87,28 @@ def test_read_metrics_rejects_other_files(tmp_path, llama_file):
                                                             "flux.workload/v1")
     with pytest.raises(flux.InputError):
         flux.read_metrics(tmp_path / "missing.json")
+
+
+def test_run_on_matches_cli(tmp_path, cli, llama, llama_file, planned):
+    """A plan run on another workload of the same structure (run_on=, --run-on)."""
+    s, s_file = planned
+    longer = flux.generate.llama3(**{**LLAMA, "seq": 2 * int(LLAMA.get("seq", 8192))})
+    longer_file = tmp_path / "longer.json"
+    flux.write_workload(longer, longer_file)
+    r = flux.simulate(llama, s, run_on=longer)
+    r.write_metrics(tmp_path / "py.json")
+    cli("simulate", llama_file, "--schedule", s_file, "--run-on", longer_file, "-o",
+        tmp_path / "cli.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    m = flux.read_metrics(tmp_path / "cli.json")
+    assert m["planned_for"] == llama.name and m["workload"] == longer.name
+    assert r.execution == "ordered" and r.all_delivered
+    assert r.bytes_delivered == longer.total_bytes > llama.total_bytes
+    assert r.iteration_time_ps > s.makespan_ps  # every size and compute grew
+    same = flux.simulate(llama, s, run_on=llama)  # on itself: the plan, ordered
+    assert same.iteration_time_ps == s.makespan_ps
+    other = flux.generate.llama3(**{**LLAMA, "layers": int(LLAMA.get("layers", 2)) + 1})
+    with pytest.raises(flux.InputError, match="differs from the planned workload"):
+        flux.simulate(llama, s, run_on=other)
+    with pytest.raises(flux.InputError, match="strict replays"):
+        flux.simulate(llama, s, run_on=longer, execution="strict")

@@ -91,13 +91,15 @@ void write_trials(io::JsonWriter& j, const sim::SimOptions& o, const sim::Trials
 
 void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
                    const sim::SimOptions& options, const sim::Metrics& m,
-                   const sim::TrialsResult* trials, const runtime::FailureTrials* failure) {
+                   const sim::TrialsResult* trials, const runtime::FailureTrials* failure,
+                   const core::Workload* planned_for) {
   io::JsonWriter j(out);
   j.begin_object();
   // v1 without domains: those files stay as they were, byte for byte.
   const bool v2 = s.system.has_scaleup();
   j.member("format", v2 ? kMetricsFormat : kMetricsFormatV1);
   j.member("workload", w.name());
+  if (planned_for) j.member("planned_for", planned_for->name());
   j.member("scheduler", s.scheduler);
   j.key("system").begin_object();
   j.member("switches", s.system.switches).member("link_gbps", s.system.link_gbps);

@@ -173,9 +173,15 @@ Execution execution_from_string(std::string_view s) {
                          "expected strict, ordered, ordered-no-early or auto");
 }
 
-Execution SimOptions::resolved_execution() const {
+Execution SimOptions::resolved_execution(bool another_workload) const {
   if (execution == Execution::kAuto) {
-    return perturbation.any() ? Execution::kOrdered : Execution::kStrict;
+    return perturbation.any() || another_workload ? Execution::kOrdered : Execution::kStrict;
+  }
+  if (execution == Execution::kStrict && another_workload) {
+    throw core::InputError("", "execution", "strict",
+                           "strict replays every send at its planned start, which another "
+                           "workload's sizes and compute may not allow: use ordered or "
+                           "ordered-no-early (the default on another workload is ordered)");
   }
   if (execution == Execution::kStrict && perturbation.any()) {
     throw core::InputError("", "execution", "strict",
@@ -198,12 +204,20 @@ void SimOptions::validate() const {
 
 SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
                    const SimOptions& options) {
-  check_inputs(w, s, options);
+  return simulate_on(w, w, s, options);
+}
+
+SimResult simulate_on(const core::Workload& planned, const core::Workload& actual,
+                      const schedule::Schedule& s, const SimOptions& options) {
+  check_inputs(planned, s, options);
+  const bool other = &planned != &actual;
+  if (other) check_same_structure(planned, actual);
+  const Execution execution = options.resolved_execution(other);
   if (options.perturbation.any()) {
-    const core::Workload wp = perturb(w, options.perturbation, options.trace_trial);
-    return run_checked(wp, s, options, options.resolved_execution());
+    const core::Workload wp = perturb(actual, options.perturbation, options.trace_trial);
+    return run_checked(wp, s, options, execution);
   }
-  return run_checked(w, s, options, options.resolved_execution());
+  return run_checked(actual, s, options, execution);
 }
 
 Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values) {
@@ -224,10 +238,17 @@ Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values) {
 
 TrialsResult simulate_trials(const core::Workload& w, const schedule::Schedule& s,
                              const SimOptions& options) {
+  return simulate_trials_on(w, w, s, options);
+}
+
+TrialsResult simulate_trials_on(const core::Workload& planned, const core::Workload& w,
+                                const schedule::Schedule& s, const SimOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  check_inputs(w, s, options);
+  check_inputs(planned, s, options);
+  const bool other = &planned != &w;
+  if (other) check_same_structure(planned, w);
   TrialsResult r;
-  r.execution = options.resolved_execution();
+  r.execution = options.resolved_execution(other);
   std::vector<std::int64_t> times, peaks;
   const std::uint64_t total = w.total_bytes();
   for (std::uint32_t k = 0; k < options.trials; ++k) {

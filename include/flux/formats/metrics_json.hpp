@@ -25,10 +25,12 @@ inline constexpr const char* kMetricsFormatV1 = "flux.metrics/v1";
 /// those of the runs with the failure, a "failure" object describes the
 /// trace trial's and the trials object gains per-trial re-planning values;
 /// its replan_wall_time_s fields are the file's only wall times (not
-/// reproducible).
+/// reproducible). With `planned_for` (a plan made for another workload run
+/// on `w`, sim::simulate_on), "planned_for" names that workload.
 void write_metrics(std::ostream& out, const core::Workload& w, const schedule::Schedule& s,
                    const sim::SimOptions& options, const sim::Metrics& m,
                    const sim::TrialsResult* trials = nullptr,
-                   const runtime::FailureTrials* failure = nullptr);
+                   const runtime::FailureTrials* failure = nullptr,
+                   const core::Workload* planned_for = nullptr);
 
 }  // namespace flux::formats

@@ -80,10 +80,11 @@ struct SimOptions {
   /// kStopCheckEvents events; the run then throws core::Stopped.
   const std::atomic<bool>* stop = nullptr;
 
-  /// The execution actually used: kAuto resolved. Throws core::InputError
-  /// for strict with a perturbation (a planned start the data are not ready
-  /// for cannot happen).
-  [[nodiscard]] Execution resolved_execution() const;
+  /// The execution actually used: kAuto resolved (ordered when perturbed
+  /// or when the plan runs on `another_workload`, strict otherwise). Throws
+  /// core::InputError for strict with a perturbation or on another workload
+  /// (a planned start the data are not ready for cannot happen).
+  [[nodiscard]] Execution resolved_execution(bool another_workload = false) const;
   /// Throws core::InputError naming the field (bounds in kSimOptions).
   void validate() const;
 };
@@ -215,5 +216,25 @@ SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
 /// unperturbed `w`. Throws as simulate() and perturb() do.
 TrialsResult simulate_trials(const core::Workload& w, const schedule::Schedule& s,
                              const SimOptions& options);
+
+/// A plan made for one workload run on another of the same structure (MoE
+/// routing A planned, routing B executed; docs/model.md, "Running a plan on
+/// another workload"). Throws core::InputError naming the field and value
+/// unless `actual` has `planned`'s accelerators, fold, and sends (ids,
+/// sources, destinations, in order) and dependency edges (from, to, in
+/// order); bytes, releases, tails and compute may differ.
+void check_same_structure(const core::Workload& planned, const core::Workload& actual);
+
+/// simulate() of `s`, validated against `planned`, over `actual` (checked by
+/// check_same_structure) in ordered execution (kAuto resolves to it; strict
+/// is refused, as with a perturbation): the plan's order per switch port,
+/// circuit and port, every send as early as its data and circuit allow.
+/// A perturbation applies to `actual`. With &planned == &actual it is
+/// simulate().
+SimResult simulate_on(const core::Workload& planned, const core::Workload& actual,
+                      const schedule::Schedule& s, const SimOptions& options = {});
+/// simulate_trials() of `s` (validated against `planned`) over `actual`.
+TrialsResult simulate_trials_on(const core::Workload& planned, const core::Workload& actual,
+                                const schedule::Schedule& s, const SimOptions& options);
 
 }  // namespace flux::sim
