@@ -1,0 +1,65 @@
+#pragma once
+// A plan executed on workloads it was not made for (docs/model.md,
+// "Uncertain routing"): the runtime loop above the simulator and the
+// schedulers that answers issue 13's question for MoE routing that changes
+// every iteration. One scheduler plans once for the expected workload A
+// (the expected routing, or last iteration's) and that plan runs, in
+// ordered execution (sim::simulate_on), on each actual iteration B_1 .. B_k
+// (routings drawn from the same distribution: the same structure, other
+// sizes and compute); beside it the same scheduler re-plans for each B_i
+// (the wall time of each re-plan is reported next to B_i's iteration time:
+// re-planning online must fit in an iteration) and that plan runs on B_i.
+// Baselines are other schedulers run the same way; an oblivious one
+// (rotornet) plans the same either way.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "flux/core/system.hpp"
+#include "flux/core/workload.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/schedule/schedule.hpp"
+#include "flux/sim/simulator.hpp"
+
+namespace flux::runtime {
+
+/// One actual iteration B_i.
+struct UncertainIteration {
+  sim::Metrics planned;    ///< A's plan run on B_i (ordered execution)
+  sim::Metrics replanned;  ///< B_i's own plan run on B_i (as sim::simulate resolves it)
+  schedule::SolveStatus replan_status = schedule::SolveStatus::kFeasible;
+  core::TimePs replan_makespan_ps = 0;  ///< task-level schedulers; 0 otherwise
+  double replan_wall_time_s = 0;        ///< run_scheduler's wall time for B_i (validator included)
+};
+
+struct UncertainResult {
+  std::string scheduler;
+  schedule::Schedule plan;      ///< made for A
+  double plan_wall_time_s = 0;  ///< run_scheduler's wall time for A
+  std::vector<UncertainIteration> iterations;
+  /// Over the iterations (nearest rank, sim::nearest_rank).
+  sim::Percentiles<std::int64_t> planned_iteration_ps;
+  sim::Percentiles<std::int64_t> replanned_iteration_ps;
+  /// Mean over the iterations of planned / replanned iteration time (the
+  /// price of not re-planning; < 1 when the plan for A did better).
+  double mean_planned_over_replanned = 0;
+  double max_replan_wall_time_s = 0;
+  /// Every run delivered every byte of its B_i.
+  bool all_delivered = true;
+};
+
+/// Plans `expected` with `scheduler` (options `sched_options`), runs the
+/// plan on every workload of `actual` (each of `expected`'s structure:
+/// sim::check_same_structure), and re-plans and runs each of them. Sim
+/// options apply to every run (no perturbation: the differences are the
+/// workloads'; trials 1). Throws core::InputError (an empty `actual`, a
+/// structure that differs, a bad scheduler name or options) and what
+/// sched::run_scheduler and sim::simulate throw.
+UncertainResult run_uncertain(const core::Workload& expected,
+                              std::span<const core::Workload> actual, const core::System& system,
+                              std::string_view scheduler,
+                              const sched::SchedulerOptions& sched_options,
+                              const sim::SimOptions& sim_options = {});
+
+}  // namespace flux::runtime

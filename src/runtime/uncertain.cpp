@@ -1,0 +1,81 @@
+// A plan executed on workloads it was not made for
+// (include/flux/runtime/uncertain.hpp, docs/model.md "Uncertain routing").
+#include "flux/runtime/uncertain.hpp"
+
+#include <chrono>
+
+#include "flux/core/error.hpp"
+
+namespace flux::runtime {
+namespace {
+
+struct Timed {
+  schedule::Schedule schedule;
+  double wall_time_s = 0;
+};
+
+Timed plan_timed(std::string_view scheduler, const core::Workload& w, const core::System& system,
+                 const sched::SchedulerOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Timed t{sched::run_scheduler(scheduler, w, system, options), 0};
+  t.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
+}
+
+bool delivered(const sim::Metrics& m, const core::Workload& w) {
+  return m.bytes_sent == w.total_bytes() && m.bytes_delivered == w.total_bytes();
+}
+
+}  // namespace
+
+UncertainResult run_uncertain(const core::Workload& expected,
+                              std::span<const core::Workload> actual, const core::System& system,
+                              std::string_view scheduler,
+                              const sched::SchedulerOptions& sched_options,
+                              const sim::SimOptions& sim_options) {
+  if (actual.empty()) {
+    throw core::InputError("", "actual", "0 workloads", "need at least one actual iteration");
+  }
+  if (sim_options.perturbation.any() || sim_options.trials != 1) {
+    throw core::InputError("", "trials", std::to_string(sim_options.trials),
+                           "uncertain workloads run once each, unperturbed (the workloads are "
+                           "what differs)");
+  }
+  for (const core::Workload& b : actual) sim::check_same_structure(expected, b);
+
+  UncertainResult r;
+  r.scheduler = std::string(scheduler);
+  Timed plan = plan_timed(scheduler, expected, system, sched_options);
+  r.plan = std::move(plan.schedule);
+  r.plan_wall_time_s = plan.wall_time_s;
+
+  std::vector<std::int64_t> planned, replanned;
+  double ratio_sum = 0;
+  for (const core::Workload& b : actual) {
+    if (sim_options.stop != nullptr && sim_options.stop->load(std::memory_order_relaxed)) {
+      throw core::Stopped();
+    }
+    UncertainIteration it;
+    it.planned = sim::simulate_on(expected, b, r.plan, sim_options).metrics;
+    const Timed own = plan_timed(scheduler, b, system, sched_options);
+    it.replan_status = own.schedule.status;
+    it.replan_makespan_ps = own.schedule.makespan_ps;
+    it.replan_wall_time_s = own.wall_time_s;
+    it.replanned = sim::simulate(b, own.schedule, sim_options).metrics;
+    r.all_delivered = r.all_delivered && delivered(it.planned, b) && delivered(it.replanned, b);
+    planned.push_back(it.planned.iteration_time_ps);
+    replanned.push_back(it.replanned.iteration_time_ps);
+    if (it.replanned.iteration_time_ps > 0) {
+      ratio_sum += static_cast<double>(it.planned.iteration_time_ps) /
+                   static_cast<double>(it.replanned.iteration_time_ps);
+    }
+    r.max_replan_wall_time_s = std::max(r.max_replan_wall_time_s, it.replan_wall_time_s);
+    r.iterations.push_back(std::move(it));
+  }
+  r.planned_iteration_ps = sim::nearest_rank(planned);
+  r.replanned_iteration_ps = sim::nearest_rank(replanned);
+  r.mean_planned_over_replanned = ratio_sum / static_cast<double>(actual.size());
+  return r;
+}
+
+}  // namespace flux::runtime
