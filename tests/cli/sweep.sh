@@ -189,6 +189,14 @@ $axes"
 bad filter_name 'filter_name.toml: line 1, filter = pp == 1: unknown axis pp' "filter = \"pp == 1\"
 $axes
 tp = [2, 4]"
+bad fail_at 'fail_at.toml: line 3, axes.fail_at\[1\] = 150: must be from 0% \(no failure\) to 100%$' "$axes
+fail_at = [0, 150]"
+bad straggler 'straggler.toml: line 3, axes.straggler_factor = 2000: the factor must be > 0 and <= 1000$' "$axes
+straggler_factor = 2000"
+bad replan_moves 'replan_moves.toml: line 3, axes.replan_moves = 0: must be an integer from 1 to' "$axes
+replan_moves = 0"
+bad robust_variant 'robust_variant.toml: line 2, axes.scheduler\[0\] = flux-robust: .*needs a robustness sweep' '[axes]
+scheduler = ["flux-robust"]'
 bad no_scheduler 'no_scheduler.toml: axes.scheduler: missing' '[axes]
 tp = 4'
 bad not_toml 'not_toml.toml: line 1: not valid TOML' 'axes = [[['
