@@ -88,17 +88,20 @@ metrics() { strip_wall "$1" | awk -F, -v OFS=, -v skip="$2" '{ $0 = $0; out = ""
 if diff <(metrics "$DIR/fig2/paper-fig2-small.csv" 11) <(metrics "$DIR/eval/fig2.csv" 0) >"$DIR/fig2.diff"; then pass; else fail "sweep and evaluate differ"; head "$DIR/fig2.diff" >&2; fi
 [ "$(wc -l < "$DIR/eval/fig2.csv")" -eq 16 ] && pass || fail "expected 15 evaluate rows"
 
-# The robustness preset's file, reduced (1 layer, A100, 10 us, 2 trials):
+# The robustness preset's file, reduced (1 layer, A100, 10 us, 2 trials,
+# 200 re-plan moves):
 # flux sweep's rows are flux evaluate --preset robustness's, metric for
 # metric (the 18 axes and 3 point columns first; wall times last).
 sed -e 's/^layers = 8/layers = 1/' -e 's/^gpu = .*/gpu = "a100"/' -e 's/^tau = .*/tau = "10us"/' \
   -e 's/^jitter = .*/jitter = [0, 5]/' -e 's/^trials = 20/trials = 2/' \
+  -e 's/^replan_moves = 1000/replan_moves = 200/' \
   -e 's/^scheduler = .*/scheduler = ["flux-robust", "bvn", "ideal"]/' \
   "$SWEEPS/robustness.toml" >"$DIR/robustness.toml"
 expect_ok robust_sweep -- "$FLUX" sweep "$DIR/robustness.toml" -o "$DIR/rsweep" -j 2 --no-plot
 expect_grep robust_sweep_summary 'sweep robustness: 18 points: 18 ok' "$DIR/robust_sweep.out"
 expect_ok robust_eval -- "$FLUX" evaluate --preset robustness --layers 1 --gpu a100 --tau 10us \
-  --jitters 0,5% --trials 2 --schedulers flux-robust,bvn,ideal -o "$DIR/reval" --no-plot
+  --jitters 0,5% --trials 2 --replan-moves 200 --schedulers flux-robust,bvn,ideal \
+  -o "$DIR/reval" --no-plot
 robust_metrics() { tail -n +2 "$1" | cut -d, -f"$2" | sort; }
 if diff <(robust_metrics "$DIR/rsweep/robustness.csv" 22-56) \
         <(robust_metrics "$DIR/reval/robustness.csv" 1-35) >"$DIR/robust.diff"; then pass; else
