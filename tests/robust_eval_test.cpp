@@ -1,9 +1,9 @@
 // Robust planning (workload/robust.hpp, sched::adopt_plan) and the
 // robustness sweep (eval/robustness.hpp): the p95 factor and the exact
 // picoseconds it gives, its agreement with the simulator's jitter draws, a
-// robust plan as a valid schedule of the real workload, the preset's points,
-// common random numbers, every byte delivered, the CSV round trip, resuming
-// and the configuration's errors.
+// robust plan as a valid schedule of the real workload, the preset's points
+// (sweeps/robustness.toml), common random numbers, every byte delivered,
+// the CSV round trip, resuming and the configuration's errors.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/perturb.hpp"
 #include "flux/sim/simulator.hpp"
+#include "flux/sweep/presets.hpp"
 #include "flux/workload/builder.hpp"
 #include "flux/workload/llama.hpp"
 #include "flux/workload/robust.hpp"
@@ -117,7 +118,7 @@ TEST(RobustPlanning, AdoptedPlanIsAScheduleOfTheRealWorkload) {
 }
 
 TEST(RobustnessPreset, Points) {
-  const auto c = eval::RobustnessConfig::preset_robustness();
+  const auto c = sweep::robustness_preset();
   EXPECT_NO_THROW(c.validate());
   const auto jobs = c.jobs();
   ASSERT_EQ(jobs.size(), 2u);
@@ -156,6 +157,22 @@ TEST(RobustnessPreset, Points) {
   EXPECT_EQ(c.straggler_rank, 0u);
   EXPECT_EQ(c.points(), 2u * 2u * 6u * 9u);
   EXPECT_EQ(c.execution, sim::Execution::kOrdered);
+  EXPECT_EQ(c.trials, 20u);
+  EXPECT_EQ(c.seed, 1u);
+  EXPECT_EQ(c.replan_moves, 1000u);
+  EXPECT_EQ(c.system.switches, 2u);
+  EXPECT_EQ(c.system.link_gbps, 800);
+  // The file's points are the study's, in its order as the sweep gives them.
+  const auto spec = sweep::preset_spec("robustness");
+  EXPECT_EQ(spec.points().size(), c.points());
+  const auto list = c.point_list();
+  ASSERT_EQ(list.size(), c.points());
+  EXPECT_EQ(list[0].job.name, "L8-a100");
+  EXPECT_EQ(list[8].perturbation_text(), "failure 5%");
+  EXPECT_EQ(list[6].perturbation_text(), "straggler x1.5");
+  EXPECT_EQ(list[8].fail_fraction, 0.5);
+  EXPECT_EQ(list[8].system.reconfig_delay_ps, 10 * kPsPerUs);
+  EXPECT_EQ(sweep::robustness_point(list[8]).key(), "L8-a100,10 us,flux,failure 5%");
 }
 
 TEST(RobustnessPreset, Variants) {
@@ -169,7 +186,7 @@ TEST(RobustnessPreset, Variants) {
 }
 
 eval::RobustnessConfig tiny(std::vector<std::string> schedulers) {
-  auto c = eval::RobustnessConfig::preset_robustness();
+  auto c = sweep::robustness_preset();
   c.layers = {1};
   c.gpus = {"a100"};
   c.taus_ps = {10 * kPsPerUs};
@@ -213,9 +230,17 @@ std::string csv_without_wall_times(const std::vector<eval::RobustRow>& rows) {
   return out;
 }
 
+// The pending points of `c`, each measured in this process (flux evaluate
+// runs them through the sweep runner) and added to `rows`; the count run.
+std::size_t run_pending(const eval::RobustnessConfig& c, std::vector<eval::RobustRow>& rows) {
+  const auto points = eval::pending_robust_points(c, rows);
+  for (const auto& p : points) eval::add_robust_row(c, rows, eval::run_robust_point(p));
+  return points.size();
+}
+
 std::vector<eval::RobustRow> run(const eval::RobustnessConfig& c) {
   std::vector<eval::RobustRow> rows;
-  eval::run_robustness(c, rows, nullptr);
+  run_pending(c, rows);
   return rows;
 }
 
@@ -281,17 +306,18 @@ TEST(RobustnessSweep, CsvRoundTripAndResume) {
     EXPECT_EQ(back[i].all_delivered, rows[i].all_delivered);
   }
   // Resume from the first two rows: the rest is measured, the same.
-  std::vector<eval::RobustRow> partial(back.begin(), back.begin() + 2);
-  std::size_t resumed = 0;
-  eval::run_robustness(c, partial, [&](std::size_t, std::size_t, const eval::RobustRow&, bool r) {
-    resumed += r ? 1 : 0;
-  });
-  EXPECT_EQ(resumed, 2u);
+  // Rows come back in sweep order whichever order they were measured in.
+  std::vector<eval::RobustRow> partial(back.begin() + 3, back.begin() + 5);
+  EXPECT_EQ(run_pending(c, partial), rows.size() - 2);
   EXPECT_EQ(csv_without_wall_times(partial), csv_without_wall_times(rows));
   // Another seed cannot resume these rows.
   auto other = c;
   other.seed = 99;
-  EXPECT_THROW(eval::run_robustness(other, partial, nullptr), core::InputError);
+  EXPECT_THROW((void)eval::pending_robust_points(other, partial), core::InputError);
+  // A sweep point's outcome reads back as its row.
+  const auto again = eval::parse_robust_csv_row(eval::robust_csv_row(rows[1]));
+  EXPECT_EQ(eval::robust_csv_row(again), eval::robust_csv_row(rows[1]));
+  EXPECT_THROW((void)eval::parse_robust_csv_row("L1-a100,1"), core::InputError);
   // A broken file names its line and column.
   {
     std::ofstream out(file, std::ios::app);
@@ -347,12 +373,12 @@ TEST(RobustnessSweep, FailureRowsDeliverEveryByteAndRepeat) {
   EXPECT_EQ(back[2].failure->replan_wall_max_s, rows[2].failure->replan_wall_max_s);
   EXPECT_FALSE(back[0].failure.has_value());
   std::vector<eval::RobustRow> partial(back.begin(), back.begin() + 4);
-  eval::run_robustness(c, partial, nullptr);
+  EXPECT_EQ(run_pending(c, partial), 5u);
   EXPECT_EQ(csv_without_wall_times(partial), csv);
   // Another re-plan budget cannot resume the failure rows.
   auto other = c;
   other.replan_moves = 7;
-  EXPECT_THROW(eval::run_robustness(other, back, nullptr), core::InputError);
+  EXPECT_THROW((void)eval::pending_robust_points(other, back), core::InputError);
   std::filesystem::remove(file);
 }
 

@@ -174,7 +174,7 @@ TEST(SweepPresets, CompiledInAreTheShippedFiles) {
     EXPECT_EQ(text.str(), f.text) << f.path;
     EXPECT_EQ(preset_spec(std::string(f.name)).name, f.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"paper-fig2", "real-jobs"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"paper-fig2", "real-jobs", "robustness"}));
   EXPECT_EQ(error_of([] { (void)preset_spec("fig3"); }),
             "preset = fig3: unknown preset (known: paper-fig2, real-jobs, robustness)");
   EXPECT_EQ(preset_spec("paper-fig2").points().size(), 70u);  // 2 layers x 7 delays x 5
@@ -209,7 +209,7 @@ TEST(SweepPresets, EvaluationConfigOfASweepFile) {
 }
 
 // A trials axis makes every point a robustness point: the row is
-// eval::run_robustness's for that one job, delay, scheduler and jitter.
+// eval::run_robust_point's for that one job, delay, scheduler and jitter.
 TEST(SweepSpec, TrialsGivePercentileRows) {
   const SweepSpec s = SweepSpec::parse(
       "[axes]\nmodel = \"8b\"\nlayers = 1\ntp = 4\ndp = 2\ntau = \"10us\"\n"
@@ -236,7 +236,7 @@ TEST(SweepSpec, TrialsGivePercentileRows) {
   c.trials = 3;
   c.seed = 7;
   std::vector<eval::RobustRow> rows;
-  eval::run_robustness(c, rows, nullptr);
+  for (const eval::RobustPoint& p : c.point_list()) rows.push_back(eval::run_robust_point(p));
   ASSERT_EQ(rows.size(), 1u);
   // Everything but the four wall times (the last columns).
   const auto head = [](const std::string& row) {
@@ -309,6 +309,110 @@ TEST(SweepRunner, StopKillsTheRunningPoints) {
   errno = 0;
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
   EXPECT_EQ(errno, ECHILD);
+}
+
+// The robustness axes: a straggler, a switch failure, the re-planning; a
+// -robust scheduler; each bad value one error naming the file, the line, the
+// key and the value.
+TEST(SweepSpec, RobustnessAxes) {
+  const std::string axes =
+      "[axes]\nmodel = \"8b\"\nlayers = 1\ntp = 4\ndp = 2\ntau = \"10us\"\n"
+      "seed = 3\ntrials = 2\n";
+  const SweepSpec s = SweepSpec::parse(axes +
+                                           "straggler_factor = [1, 1.5]\nstraggler_rank = 5\n"
+                                           "fail_at = [0, 40]\nfail_switch = 0\n"
+                                           "replan_time_limit = \"3s\"\nreplan_moves = 50\n"
+                                           "scheduler = [\"bvn-robust\", \"ideal\"]\n",
+                                       "s.toml", false);
+  ASSERT_TRUE(s.robust());
+  const std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 8u);  // straggler x fail_at x scheduler
+  for (const Point& p : points) EXPECT_TRUE(p.invalid.empty()) << p.invalid;
+  // straggler 1.5, failure at 40 %, bvn-robust (the last axis varies fastest).
+  const eval::RobustPoint& r = *points[6].robust;
+  EXPECT_EQ(r.scheduler, "bvn-robust");
+  EXPECT_EQ(r.perturbation.kind, eval::PerturbationKind::kFailure);
+  EXPECT_EQ(r.perturbation.straggler_factor, 1.5);
+  EXPECT_EQ(r.perturbation.trials, 1u);  // no jitter: one trial
+  EXPECT_EQ(r.straggler_rank, 5u);
+  EXPECT_EQ(r.fail_fraction, 0.4);
+  EXPECT_EQ(r.fail_switch, 0u);
+  EXPECT_EQ(r.replan_time_limit_s, 3);
+  EXPECT_EQ(r.replan_moves, 50u);
+  EXPECT_EQ(r.seed, 3u);
+  EXPECT_EQ(r.job.name, "L1-a100");
+  EXPECT_EQ(points[0].robust->perturbation.kind, eval::PerturbationKind::kNone);
+  EXPECT_EQ(points[4].robust->perturbation.kind, eval::PerturbationKind::kStraggler);
+  // A straggler point's row: rank 5 at 1.5x slows the ideal network down.
+  const Outcome none = run_point(points[1]);
+  const Outcome slow = run_point(points[5]);
+  ASSERT_EQ(none.status, PointStatus::kOk) << none.error;
+  ASSERT_EQ(slow.status, PointStatus::kOk) << slow.error;
+  const eval::RobustRow a = eval::parse_robust_csv_row(none.metrics);
+  const eval::RobustRow b = eval::parse_robust_csv_row(slow.metrics);
+  EXPECT_EQ(b.perturbation, eval::PerturbationKind::kStraggler);
+  EXPECT_EQ(b.straggler_rank, 5u);
+  EXPECT_GT(b.iteration_time_s.p50, a.iteration_time_s.p50);
+  // Filters see a factor x100.
+  const SweepSpec f =
+      SweepSpec::parse("filter = \"straggler_factor == 150\"\n" + axes +
+                           "straggler_factor = [1, 1.1, 1.5]\nscheduler = \"ideal\"\n",
+                       "s.toml", false);
+  ASSERT_EQ(f.points().size(), 1u);
+  EXPECT_EQ(f.points()[0].robust->perturbation.straggler_factor, 1.5);
+
+  const auto err = [&](const std::string& more) {
+    return error_of([&] { (void)SweepSpec::parse(axes + more, "s.toml", false); });
+  };
+  EXPECT_EQ(err("straggler_factor = [1, 0]\nscheduler = \"ideal\"\n"),
+            "s.toml: line 9, axes.straggler_factor[1] = 0: must be a positive number (a factor: "
+            "1.5 is x1.5)");
+  EXPECT_EQ(err("straggler_factor = 2000\nscheduler = \"ideal\"\n"),
+            "s.toml: line 9, axes.straggler_factor = 2000: the factor must be > 0 and <= 1000");
+  EXPECT_EQ(err("fail_at = [0, 150]\nscheduler = \"ideal\"\n"),
+            "s.toml: line 9, axes.fail_at[1] = 150: must be from 0% (no failure) to 100%");
+  EXPECT_EQ(err("straggler_rank = -1\nscheduler = \"ideal\"\n"),
+            "s.toml: line 9, axes.straggler_rank = -1: must be an integer from 0 to 1073741824");
+  EXPECT_EQ(err("replan_moves = 0\nscheduler = \"ideal\"\n"),
+            "s.toml: line 9, axes.replan_moves = 0: must be an integer from 1 to "
+            "9223372036854775807");
+  EXPECT_EQ(err("replan_time_limit = \"2000000s\"\nscheduler = \"ideal\"\n"),
+            "s.toml: line 9, axes.replan_time_limit = 2000000s: must be between 0 and 1e6 s");
+  EXPECT_EQ(error_of([] {
+              (void)SweepSpec::parse("[axes]\nscheduler = [\"ideal\", \"flux-robust\"]\n", "s.toml",
+                                     false);
+            }),
+            "s.toml: line 2, axes.scheduler[1] = flux-robust: a -robust scheduler plans for the "
+            "point's jitter: it needs a robustness sweep (a trials axis)");
+  EXPECT_NE(err("scheduler = \"nope-robust\"\n").find("axes.scheduler = nope-robust: unknown"),
+            std::string::npos);
+  // A combination that does not validate is a failed point, not a file error.
+  const SweepSpec bad = SweepSpec::parse(
+      axes + "fail_at = 50\nfail_switch = 2\nscheduler = \"ideal\"\n", "s.toml", false);
+  EXPECT_EQ(bad.points()[0].invalid,
+            "fail_switch = 2: no such switch: the system has 2 (numbered from 0)");
+}
+
+// The robustness preset's file gathered into its study; a file that is not
+// such a product is refused naming it.
+TEST(SweepPresets, RobustnessConfig) {
+  const eval::RobustnessConfig c = robustness_preset();
+  EXPECT_EQ(c.preset, "robustness");
+  EXPECT_EQ(c.points(), 216u);
+  EXPECT_EQ(c.jitters, (std::vector<double>{0, 0.02, 0.05, 0.10, 0.20}));
+  EXPECT_EQ(c.straggler_factors, (std::vector<double>{1.1, 1.5}));
+  EXPECT_EQ(c.failure_jitters, (std::vector<double>{0, 0.05}));
+  EXPECT_NO_THROW(c.validate());
+  const auto err = [](const std::string& text) {
+    return error_of([&] { (void)robustness_config(SweepSpec::parse(text, "r.toml", false)); });
+  };
+  EXPECT_EQ(err("[axes]\nscheduler = \"ideal\"\n"),
+            "r.toml: axes: not a robustness sweep: it needs a trials, straggler or failure axis");
+  // A straggler under jitter has no place in the study's perturbations.
+  EXPECT_NE(err("[axes]\nlayers = 1\ntp = 4\ndp = 2\njitter = [0, 5]\nstraggler_factor = [1, 2]\n"
+                "scheduler = \"ideal\"\n")
+                .find("r.toml: axes = sweep: a robustness evaluation is jobs"),
+            std::string::npos);
 }
 
 }  // namespace

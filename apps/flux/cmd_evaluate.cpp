@@ -5,6 +5,9 @@
 // points run through the sweep runner, each in a process of its own, -j at
 // once. Writes fig2.csv after every point (an interrupted sweep resumes from
 // it), summary.txt, fig2.gp and, through gnuplot, fig2.png and fig2.svg.
+// --preset robustness is sweeps/robustness.toml (sweep::robustness_preset),
+// its perturbation options mapped onto the study's lists, run the same way
+// into robustness.csv.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -79,6 +82,22 @@ struct Given {
   bool scaleup_gbps = false;
 };
 
+// The command line's system and scheduler options over a preset's: the
+// preset file's values unless the command line gives them.
+void apply_run_options(const EvaluateOptions& o, const Given& given, core::System& system,
+                       sched::SchedulerOptions& sched) {
+  const core::System preset_system = system;
+  system = o.system.to_system();  // each job's domains checked by validate()
+  if (!given.switches) system.switches = preset_system.switches;
+  if (!given.link_gbps) system.link_gbps = preset_system.link_gbps;
+  if (!given.scaleup_size) system.scaleup_size = preset_system.scaleup_size;
+  if (!given.scaleup_gbps) system.scaleup_gbps = preset_system.scaleup_gbps;
+  const double preset_limit_s = sched.time_limit_s;
+  sched = o.run.resolve();
+  if (!given.time_limit) sched.time_limit_s = preset_limit_s;
+  if (o.full && !given.time_limit) sched.time_limit_s = kFullLimitS;
+}
+
 eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   if (!o.jitters.empty() || !o.straggler_factors.empty() || !o.failure_jitters.empty() ||
       !o.robust.empty()) {
@@ -109,21 +128,11 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   }
   if (!o.schedulers.empty()) c.schedulers = o.schedulers;
   c.training = o.training.resolve(c.training);
-  const core::System preset_system = c.system;
-  c.system = o.system.to_system();  // each job's domains checked by c.validate()
-  // The preset file's values, unless the command line gives them.
-  if (!given.switches) c.system.switches = preset_system.switches;
-  if (!given.link_gbps) c.system.link_gbps = preset_system.link_gbps;
-  if (!given.scaleup_size) c.system.scaleup_size = preset_system.scaleup_size;
-  if (!given.scaleup_gbps) c.system.scaleup_gbps = preset_system.scaleup_gbps;
+  apply_run_options(o, given, c.system, c.sched);
   for (eval::EvalJob& j : c.named_jobs) {  // a named job's fabric, unless given
     if (given.scaleup_size) j.scaleup_size = c.system.scaleup_size;
     if (given.scaleup_gbps) j.scaleup_gbps = c.system.scaleup_gbps;
   }
-  const double preset_limit_s = c.sched.time_limit_s;
-  c.sched = o.run.resolve();
-  if (!given.time_limit) c.sched.time_limit_s = preset_limit_s;
-  if (o.full && !given.time_limit) c.sched.time_limit_s = kFullLimitS;
   try {
     c.validate();
   } catch (const core::InputError& e) {
@@ -132,8 +141,15 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   return c;
 }
 
+// sweeps/robustness.toml with the command line's options over its axes.
 eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given& given) {
-  eval::RobustnessConfig c = eval::RobustnessConfig::preset_robustness();
+  eval::RobustnessConfig c;
+  try {
+    c = sweep::robustness_config(sweep::preset_spec(o.preset));
+  } catch (const core::InputError& e) {
+    if (!e.source().empty()) throw;  // the shipped file itself
+    throw option_error(e);
+  }
   if (!o.layers.empty()) c.layers = o.layers;
   if (!o.training.gpu.empty()) c.gpus = {o.training.gpu};
   c.training = o.training.resolve(c.training);
@@ -166,9 +182,7 @@ eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given&
     }
   }
   for (const auto& set : o.robust) set(c);
-  c.system = o.system.to_system();
-  c.sched = o.run.resolve();
-  if (o.full && !given.time_limit) c.sched.time_limit_s = kFullLimitS;
+  apply_run_options(o, given, c.system, c.sched);
   try {
     c.validate();
   } catch (const core::InputError& e) {
@@ -220,6 +234,42 @@ void finish(const std::filesystem::path& dir, const std::string& stem, const std
               (dir / (stem + ".svg")).string().c_str());
 }
 
+// Runs a preset's pending points through the sweep runner, each in a
+// process of its own, -j at once: on_ok(metrics, done) for each that
+// succeeds (done counts the resumed ones too); after all, core::Error
+// naming the first that failed (the others' rows saved).
+void run_preset_points(const std::vector<sweep::Point>& points, const EvaluateOptions& o,
+                       std::size_t total, const std::filesystem::path& csv,
+                       const std::function<void(const std::string&, std::size_t)>& on_ok) {
+  std::vector<std::size_t> todo(points.size());
+  std::iota(todo.begin(), todo.end(), std::size_t{0});
+  sweep::RunOptions run;
+  run.jobs = o.jobs;
+  // One point at a time has no budget to keep; several share 80% of the
+  // memory available (as flux sweep does by default).
+  if (o.jobs > 1) run.memory_budget_bytes = available_memory() / 5 * 4;
+  const std::size_t resumed = total - points.size();
+  std::vector<std::string> failed;
+  sweep::run_points(points, todo, run,
+                    [&](std::size_t index, const sweep::Outcome& out, const sweep::RunProgress& p) {
+                      const std::string& key = points[index].key();
+                      if (out.status != sweep::PointStatus::kOk) {
+                        const std::string reason =
+                            std::string(sweep::to_string(out.status)) + ": " + out.error;
+                        std::fprintf(stderr, "[%3zu/%zu] %s: %s\n", resumed + p.done, total,
+                                     key.c_str(), reason.c_str());
+                        failed.push_back(key + ": " + reason);
+                        return;
+                      }
+                      on_ok(out.metrics, resumed + p.done);
+                    });
+  if (!failed.empty()) {
+    throw core::Error(std::to_string(failed.size()) + " of " + std::to_string(points.size()) +
+                      " points failed (the others are in " + csv.string() +
+                      "; a rerun retries the failed ones), the first: " + failed.front());
+  }
+}
+
 void run_robustness(const EvaluateOptions& o, const Given& given) {
   const eval::RobustnessConfig c = make_robust_config(o, given);
   const std::filesystem::path dir = o.output;
@@ -237,20 +287,25 @@ void run_robustness(const EvaluateOptions& o, const Given& given) {
     std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
                  csv.string().c_str());
   }
-  eval::run_robustness(
-      c, rows, [&](std::size_t done, std::size_t n, const eval::RobustRow& r, bool resumed) {
-        if (resumed) return;
-        eval::write_robust_csv(csv, rows);
-        std::fprintf(stderr,
-                     "[%3zu/%zu] %s, tau %-7s %-13s %-9s %5g%% x%-4g p50 %10.2f ms  p95 %10.2f ms  "
-                     "peak p95 %-10s%s (%.2f s)\n",
-                     done, n, r.job.c_str(), core::format_duration(r.tau_ps).c_str(),
-                     r.scheduler.c_str(), std::string(eval::to_string(r.perturbation)).c_str(),
-                     100 * r.jitter, r.straggler_factor, r.iteration_time_s.p50 * 1e3,
-                     r.iteration_time_s.p95 * 1e3,
-                     human_bytes(static_cast<double>(r.peak_nic_bytes.p95)).c_str(),
-                     r.all_delivered ? "" : "  BYTES MISSING", r.sim_time_s);
-      });
+  std::vector<sweep::Point> points;
+  for (const eval::RobustPoint& one : eval::pending_robust_points(c, rows)) {
+    points.push_back(sweep::robustness_point(one));
+  }
+  const std::size_t n = c.points();
+  run_preset_points(points, o, n, csv, [&](const std::string& metrics, std::size_t done) {
+    const eval::RobustRow r = eval::parse_robust_csv_row(metrics);
+    eval::add_robust_row(c, rows, r);
+    eval::write_robust_csv(csv, rows);
+    std::fprintf(stderr,
+                 "[%3zu/%zu] %s, tau %-7s %-13s %-9s %5g%% x%-4g p50 %10.2f ms  p95 %10.2f ms  "
+                 "peak p95 %-10s%s (%.2f s)\n",
+                 done, n, r.job.c_str(), core::format_duration(r.tau_ps).c_str(),
+                 r.scheduler.c_str(), std::string(eval::to_string(r.perturbation)).c_str(),
+                 100 * r.jitter, r.straggler_factor, r.iteration_time_s.p50 * 1e3,
+                 r.iteration_time_s.p95 * 1e3,
+                 human_bytes(static_cast<double>(r.peak_nic_bytes.p95)).c_str(),
+                 r.all_delivered ? "" : "  BYTES MISSING", r.solve_time_s + r.sim_time_s);
+  });
   eval::write_robust_csv(csv, rows);
   finish(dir, c.file_stem, eval::robustness_summary(c, rows), o.no_plot,
          [&](const std::string& png, const std::string& svg) {
@@ -290,44 +345,19 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
   for (const eval::EvalConfig& one : eval::pending_points(c, rows)) {
     points.push_back(sweep::evaluation_point(one));
   }
-  std::vector<std::size_t> todo(points.size());
-  std::iota(todo.begin(), todo.end(), std::size_t{0});
-  sweep::RunOptions run;
-  run.jobs = o.jobs;
-  // One point at a time has no budget to keep; several share 80% of the
-  // memory available (as flux sweep does by default).
-  if (o.jobs > 1) run.memory_budget_bytes = available_memory() / 5 * 4;
-  const std::size_t resumed = total - points.size();
-  std::vector<std::string> failed;
-  sweep::run_points(
-      points, todo, run,
-      [&](std::size_t index, const sweep::Outcome& out, const sweep::RunProgress& p) {
-        const std::string& key = points[index].key();
-        if (out.status != sweep::PointStatus::kOk) {
-          const std::string reason = std::string(sweep::to_string(out.status)) + ": " + out.error;
-          std::fprintf(stderr, "[%3zu/%zu] %s: %s\n", resumed + p.done, total, key.c_str(),
-                       reason.c_str());
-          failed.push_back(key + ": " + reason);
-          return;
-        }
-        const eval::EvalRow r = eval::parse_csv_row(out.metrics);
-        eval::add_row(c, rows, r);
-        eval::write_csv(csv, rows);
-        std::fprintf(
-            stderr,
-            "[%3zu/%zu] %s, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f "
-            "s)\n",
-            resumed + p.done, total, job_label(r).c_str(), core::format_duration(r.tau_ps).c_str(),
-            r.scheduler.c_str(), r.iteration_time_s * 1e3,
-            human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
-            static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(), r.solve_time_s);
-      });
-  if (!failed.empty()) {
-    if (!rows.empty()) eval::write_csv(csv, rows);
-    throw core::Error(std::to_string(failed.size()) + " of " + std::to_string(points.size()) +
-                      " points failed (the others are in " + csv.string() +
-                      "; a rerun retries the failed ones), the first: " + failed.front());
-  }
+  run_preset_points(points, o, total, csv, [&](const std::string& metrics, std::size_t done) {
+    const eval::EvalRow r = eval::parse_csv_row(metrics);
+    eval::add_row(c, rows, r);
+    eval::write_csv(csv, rows);
+    std::fprintf(stderr,
+                 "[%3zu/%zu] %s, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f "
+                 "s)\n",
+                 done, total, job_label(r).c_str(), core::format_duration(r.tau_ps).c_str(),
+                 r.scheduler.c_str(), r.iteration_time_s * 1e3,
+                 human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
+                 static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(),
+                 r.solve_time_s);
+  });
   eval::write_csv(csv, rows);
   finish(dir, c.file_stem, eval::summary_table(c, rows), o.no_plot,
          [&](const std::string& png, const std::string& svg) {
@@ -367,7 +397,7 @@ void register_evaluate(CLI::App& app) {
                   "robustness: a point with switch 1 dark mid-iteration (re-planned) per jitter, "
                   "e.g. 0,5% (default); none: no failure point")
       ->delimiter(',');
-  const auto robust_defaults = eval::RobustnessConfig::preset_robustness();
+  const auto robust_defaults = sweep::robustness_preset();
   add_overrides(*cmd, eval::kRobustnessOptions, o->robust, &robust_defaults);
   cmd->add_option("-j,--jobs", o->jobs,
                   "points at once, each in a process of its own (default 1; more share 80% of "

@@ -82,6 +82,90 @@ bool has_old_header(const std::filesystem::path& file) {
   return std::getline(in, line) && line == detail::header(kOldColumns, kNumOldColumns);
 }
 
+// One row; `old`: a CSV from before the failure columns.
+RobustRow row_of(const detail::RowReader& r, bool old) {
+  RobustRow row;
+  std::size_t c = 0;
+  auto text = [&] {
+    const std::string& s = r.text(c);
+    if (s.empty()) r.fail(c, "empty");
+    ++c;
+    return s;
+  };
+  auto real = [&] { return r.real(c++); };
+  auto bytes = [&] { return static_cast<std::int64_t>(r.integer<std::uint64_t>(c++)); };
+  row.job = text();
+  row.layers = r.integer<std::uint32_t>(c++);
+  row.gpu = text();
+  const double tau = r.real(c);
+  if (tau < 0 || !core::representable_seconds(tau)) r.fail(c, "not a valid delay");
+  row.tau_ps = core::seconds_to_ps(tau);
+  ++c;
+  row.scheduler = text();
+  row.plan_jitter = real();
+  try {
+    row.perturbation = perturbation_kind_from_string(r.text(c));
+  } catch (const core::InputError& e) {
+    r.fail(c, e.problem());
+  }
+  ++c;
+  row.jitter = real();
+  row.straggler_rank = r.integer<std::uint32_t>(c++);
+  row.straggler_factor = real();
+  row.trials = r.integer<std::uint32_t>(c++);
+  row.seed = r.integer<std::uint64_t>(c++);
+  row.execution = text();
+  row.iteration_time_s = {real(), real(), real(), real()};
+  row.peak_nic_bytes = {bytes(), bytes(), bytes(), bytes()};
+  const std::string& delivered = r.text(c);
+  if (delivered != "true" && delivered != "false") r.fail(c, "expected true or false");
+  row.all_delivered = delivered == "true";
+  ++c;
+  row.planned_makespan_s = r.optional_real(c++);
+  row.model = text();
+  row.tp = r.integer<std::uint32_t>(c++);
+  row.dp = r.integer<std::uint32_t>(c++);
+  row.switches = r.integer<std::uint32_t>(c++);
+  row.link_gbps = real();
+  row.time_limit_s = real();
+  // The failure columns: all set on a failure row, all empty otherwise.
+  const bool failed = row.perturbation == PerturbationKind::kFailure;
+  auto present = [&](std::size_t col) {
+    if (r.text(col).empty() == failed) {
+      r.fail(col, failed ? "empty on a failure row" : "set on a row without a failure");
+    }
+    return failed;
+  };
+  RobustFailure f;
+  if (!old && present(c)) {
+    f.switch_index = r.integer<std::uint32_t>(c);
+    const std::size_t t = c + 1;
+    const double at = r.real(t);
+    if (at < 0 || !core::representable_seconds(at)) r.fail(t, "not a valid time");
+    f.time_ps = core::seconds_to_ps(at);
+    for (std::size_t k = 2; k < 6; ++k) (void)present(c + k);
+    f.replan_time_limit_s = r.real(c + 2);
+    f.replan_moves = r.integer<std::uint64_t>(c + 3);
+    f.replanned_sends_p50 = r.integer<std::uint64_t>(c + 4);
+    f.replanned_sends_max = r.integer<std::uint64_t>(c + 5);
+  } else if (!old) {
+    for (std::size_t k = 0; k < 6; ++k) (void)present(c + k);
+  } else if (failed) {
+    r.fail(6, "a failure row needs the failure columns (a CSV from before them)");
+  }
+  if (!old) c += 6;
+  row.solve_time_s = real();
+  row.sim_time_s = real();
+  if (!old) {
+    if (present(c) && present(c + 1)) {
+      f.replan_wall_p50_s = r.real(c);
+      f.replan_wall_max_s = r.real(c + 1);
+    }
+    if (failed) row.failure = f;
+  }
+  return row;
+}
+
 }  // namespace
 
 std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file) {
@@ -92,88 +176,18 @@ std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file) {
           : std::span<const std::string_view>(kColumns);
   const std::size_t counts[] = {columns.size()};
   detail::read_rows(file, columns, counts, [&](const detail::RowReader& r, std::size_t) {
-    RobustRow row;
-    std::size_t c = 0;
-    auto text = [&] {
-      const std::string& s = r.text(c);
-      if (s.empty()) r.fail(c, "empty");
-      ++c;
-      return s;
-    };
-    auto real = [&] { return r.real(c++); };
-    auto bytes = [&] { return static_cast<std::int64_t>(r.integer<std::uint64_t>(c++)); };
-    row.job = text();
-    row.layers = r.integer<std::uint32_t>(c++);
-    row.gpu = text();
-    const double tau = r.real(c);
-    if (tau < 0 || !core::representable_seconds(tau)) r.fail(c, "not a valid delay");
-    row.tau_ps = core::seconds_to_ps(tau);
-    ++c;
-    row.scheduler = text();
-    row.plan_jitter = real();
-    try {
-      row.perturbation = perturbation_kind_from_string(r.text(c));
-    } catch (const core::InputError& e) {
-      r.fail(c, e.problem());
-    }
-    ++c;
-    row.jitter = real();
-    row.straggler_rank = r.integer<std::uint32_t>(c++);
-    row.straggler_factor = real();
-    row.trials = r.integer<std::uint32_t>(c++);
-    row.seed = r.integer<std::uint64_t>(c++);
-    row.execution = text();
-    row.iteration_time_s = {real(), real(), real(), real()};
-    row.peak_nic_bytes = {bytes(), bytes(), bytes(), bytes()};
-    const std::string& delivered = r.text(c);
-    if (delivered != "true" && delivered != "false") r.fail(c, "expected true or false");
-    row.all_delivered = delivered == "true";
-    ++c;
-    row.planned_makespan_s = r.optional_real(c++);
-    row.model = text();
-    row.tp = r.integer<std::uint32_t>(c++);
-    row.dp = r.integer<std::uint32_t>(c++);
-    row.switches = r.integer<std::uint32_t>(c++);
-    row.link_gbps = real();
-    row.time_limit_s = real();
-    // The failure columns: all set on a failure row, all empty otherwise.
-    const bool failed = row.perturbation == PerturbationKind::kFailure;
-    auto present = [&](std::size_t col) {
-      if (r.text(col).empty() == failed) {
-        r.fail(col, failed ? "empty on a failure row" : "set on a row without a failure");
-      }
-      return failed;
-    };
-    RobustFailure f;
-    if (!old && present(c)) {
-      f.switch_index = r.integer<std::uint32_t>(c);
-      const std::size_t t = c + 1;
-      const double at = r.real(t);
-      if (at < 0 || !core::representable_seconds(at)) r.fail(t, "not a valid time");
-      f.time_ps = core::seconds_to_ps(at);
-      for (std::size_t k = 2; k < 6; ++k) (void)present(c + k);
-      f.replan_time_limit_s = r.real(c + 2);
-      f.replan_moves = r.integer<std::uint64_t>(c + 3);
-      f.replanned_sends_p50 = r.integer<std::uint64_t>(c + 4);
-      f.replanned_sends_max = r.integer<std::uint64_t>(c + 5);
-    } else if (!old) {
-      for (std::size_t k = 0; k < 6; ++k) (void)present(c + k);
-    } else if (failed) {
-      r.fail(6, "a failure row needs the failure columns (a CSV from before them)");
-    }
-    if (!old) c += 6;
-    row.solve_time_s = real();
-    row.sim_time_s = real();
-    if (!old) {
-      if (present(c) && present(c + 1)) {
-        f.replan_wall_p50_s = r.real(c);
-        f.replan_wall_max_s = r.real(c + 1);
-      }
-      if (failed) row.failure = f;
-    }
-    rows.push_back(std::move(row));
+    rows.push_back(row_of(r, old));
   });
   return rows;
+}
+
+RobustRow parse_robust_csv_row(const std::string& line) {
+  std::vector<std::string> fields = detail::split(line);
+  if (fields.size() != kNumColumns) {
+    throw core::InputError("", "row", line.substr(0, 60),
+                           "expected " + std::to_string(kNumColumns) + " columns");
+  }
+  return row_of(detail::RowReader("", 1, kColumns, std::move(fields)), false);
 }
 
 std::string robust_csv_header() {

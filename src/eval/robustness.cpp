@@ -1,10 +1,12 @@
-// The robustness sweep (include/flux/eval/robustness.hpp): its preset,
-// validation and run loop. Per (job, tau) the plans are cached by (registry
-// name, planning jitter): a plan is computed once, validated, and replayed
-// under every perturbation; a robust variant at jitter 0 (and under a
-// straggler alone) is its plain scheduler's plan. Each perturbation runs
-// sim::simulate_trials with the sweep's seed, so trial k of every scheduler
-// sees the same compute (common random numbers).
+// The robustness study (include/flux/eval/robustness.hpp): its points,
+// their validation and measurement, and resuming a CSV. Each point plans
+// on its own (a robust variant at jitter 0, or under a straggler alone, is
+// its plain scheduler's plan) and runs sim::simulate_trials with the
+// study's seed, so trial k of every scheduler sees the same compute (common
+// random numbers). The points run through the sweep runner (src/sweep), one
+// process each; schedulers are deterministic, so a plan computed per point
+// is the plan every other point of its (job, tau, scheduler, planning
+// jitter) computes.
 //
 // A failure point runs runtime::run_trials_with_failure with the same seed:
 // switch fail_switch goes dark at T = floor(fail_fraction x I), I ideal's
@@ -17,7 +19,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -30,18 +31,20 @@
 namespace flux::eval {
 namespace {
 
-using core::kPsPerMs;
-using core::kPsPerUs;
-
 constexpr std::string_view kRobustSuffix = "-robust";
 
-// The point's identity within a sweep (resume key and sort order).
+// The point's identity within a study (resume key and sort order).
 using Key = std::tuple<std::string, core::TimePs, std::string, PerturbationKind, double, double>;
 Key key_of(const RobustRow& r) {
   return {r.job, r.tau_ps, r.scheduler, r.perturbation, r.jitter, r.straggler_factor};
 }
-Key key_of(const EvalJob& j, core::TimePs tau, const std::string& s, const RobustPerturbation& p) {
-  return {j.name, tau, s, p.kind, p.jitter, p.straggler_factor};
+Key key_of(const RobustPoint& p) {
+  return {p.job.name,
+          p.tau_ps,
+          p.scheduler,
+          p.perturbation.kind,
+          p.perturbation.jitter,
+          p.perturbation.straggler_factor};
 }
 
 std::string show(double v) {
@@ -51,48 +54,52 @@ std::string show(double v) {
 }
 
 // A row measured under another configuration may not be mixed in.
-void check_same_config(const RobustnessConfig& c, const std::vector<EvalJob>& jobs,
-                       const RobustRow& r, std::size_t index) {
-  const auto job =
-      std::find_if(jobs.begin(), jobs.end(), [&](const EvalJob& j) { return j.name == r.job; });
-  if (job == jobs.end()) return;
+void check_same_config(const RobustPoint& p, const RobustRow& r, std::size_t index) {
   auto mismatch = [&](const std::string& field, const std::string& have, const std::string& want) {
     if (have != want) detail::throw_resume_mismatch(index, field, have, want);
   };
-  const workload::TrainingConfig& t = job->training;
+  const workload::TrainingConfig& t = p.job.training;
   mismatch("model", r.model, t.model.name);
   mismatch("gpu", r.gpu, t.gpu.name);
   mismatch("layers", std::to_string(r.layers), std::to_string(t.model.layers));
   mismatch("tp", std::to_string(r.tp), std::to_string(t.tp));
   mismatch("dp", std::to_string(r.dp), std::to_string(t.dp));
-  mismatch("switches", std::to_string(r.switches), std::to_string(c.system.switches));
-  mismatch("link_gbps", show(r.link_gbps), show(c.system.link_gbps));
-  mismatch("time_limit_s", show(r.time_limit_s), show(c.sched.time_limit_s));
-  mismatch("seed", std::to_string(r.seed), std::to_string(c.seed));
-  mismatch("straggler_rank", std::to_string(r.straggler_rank), std::to_string(c.straggler_rank));
-  mismatch("execution", r.execution, std::string(sim::to_string(c.execution)));
-  if (r.perturbation == PerturbationKind::kJitter ||
-      (r.perturbation == PerturbationKind::kFailure && r.jitter > 0)) {
-    mismatch("trials", std::to_string(r.trials), std::to_string(c.trials));
-  }
+  mismatch("switches", std::to_string(r.switches), std::to_string(p.system.switches));
+  mismatch("link_gbps", show(r.link_gbps), show(p.system.link_gbps));
+  mismatch("time_limit_s", show(r.time_limit_s), show(p.sched.time_limit_s));
+  mismatch("seed", std::to_string(r.seed), std::to_string(p.seed));
+  mismatch("straggler_rank", std::to_string(r.straggler_rank), std::to_string(p.straggler_rank));
+  mismatch("execution", r.execution, std::string(sim::to_string(p.execution)));
+  mismatch("trials", std::to_string(r.trials), std::to_string(p.perturbation.trials));
   if (r.failure) {
-    mismatch("fail_switch", std::to_string(r.failure->switch_index), std::to_string(c.fail_switch));
+    mismatch("fail_switch", std::to_string(r.failure->switch_index), std::to_string(p.fail_switch));
     mismatch("replan_time_limit_s", show(r.failure->replan_time_limit_s),
-             show(c.replan_time_limit_s));
+             show(p.replan_time_limit_s));
     mismatch("replan_moves", std::to_string(r.failure->replan_moves),
-             std::to_string(c.replan_moves));
+             std::to_string(p.replan_moves));
   }
+}
+
+sim::SimOptions sim_options(const RobustPoint& p) {
+  sim::SimOptions o;
+  o.execution = p.execution;
+  o.trials = p.perturbation.trials;
+  o.perturbation.seed = p.seed;
+  o.perturbation.compute_jitter = p.perturbation.jitter;
+  if (p.perturbation.straggler_factor != 1) {
+    o.perturbation.straggler = sim::Straggler{p.straggler_rank, p.perturbation.straggler_factor};
+  }
+  return o;
 }
 
 // The failure instant of a job: floor(fail_fraction x ideal's unperturbed
 // iteration time), as its `none` row measures it.
-core::TimePs failure_time(const RobustnessConfig& c, const core::Workload& w,
-                          const core::System& sys) {
+core::TimePs failure_time(const RobustPoint& p, const core::Workload& w, const core::System& sys) {
   sim::SimOptions o;
-  o.execution = c.execution;
-  const schedule::Schedule plan = sched::run_scheduler("ideal", w, sys, c.sched);
+  o.execution = p.execution;
+  const schedule::Schedule plan = sched::run_scheduler("ideal", w, sys, p.sched);
   const sim::TrialsResult t = sim::simulate_trials(w, plan, o);
-  return static_cast<core::TimePs>(c.fail_fraction * static_cast<double>(t.iteration_time_ps.max));
+  return static_cast<core::TimePs>(p.fail_fraction * static_cast<double>(t.iteration_time_ps.max));
 }
 
 // Nearest-rank p50 and max of per-trial values.
@@ -107,43 +114,36 @@ struct Plan {
   double solve_time_s = 0;
 };
 
-Plan make_plan(const RobustnessConfig& c, const core::Workload& w, const core::System& sys,
+Plan make_plan(const RobustPoint& p, const core::Workload& w, const core::System& sys,
                const std::string& base, double plan_jitter) {
   const auto t0 = std::chrono::steady_clock::now();
-  Plan p;
+  Plan plan;
   if (plan_jitter == 0) {
-    p.schedule = sched::run_scheduler(base, w, sys, c.sched);
+    plan.schedule = sched::run_scheduler(base, w, sys, p.sched);
   } else {
     const core::Workload planned =
         workload::robust_plan_workload(w, workload::RobustPlanning{plan_jitter});
-    p.schedule = sched::adopt_plan(sched::run_scheduler(base, planned, sys, c.sched), w);
+    plan.schedule = sched::adopt_plan(sched::run_scheduler(base, planned, sys, p.sched), w);
   }
-  p.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return p;
+  plan.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return plan;
 }
 
-RobustRow measure(const RobustnessConfig& c, const EvalJob& job, const core::Workload& w,
-                  core::TimePs tau, const std::string& name, double plan_jitter, const Plan& plan,
-                  const RobustPerturbation& pert, core::TimePs fail_time_ps) {
-  sim::SimOptions o;
-  o.execution = c.execution;
-  o.trials = pert.trials;
-  o.perturbation.seed = c.seed;
-  o.perturbation.compute_jitter = pert.jitter;
-  if (pert.kind == PerturbationKind::kStraggler) {
-    o.perturbation.straggler = sim::Straggler{c.straggler_rank, pert.straggler_factor};
-  }
+RobustRow measure(const RobustPoint& p, const core::Workload& w, const core::System& sys,
+                  double plan_jitter, const Plan& plan) {
+  const sim::SimOptions o = sim_options(p);
   std::optional<RobustFailure> failure;
   sim::TrialsResult t;
-  if (pert.kind == PerturbationKind::kFailure) {
+  if (p.perturbation.kind == PerturbationKind::kFailure) {
+    const core::TimePs fail_time_ps = failure_time(p, w, sys);
     runtime::ReplanOptions replan;
-    replan.scheduler = scheduler_variant(name).base;
-    replan.time_limit_s = c.replan_time_limit_s;
+    replan.scheduler = scheduler_variant(p.scheduler).base;
+    replan.time_limit_s = p.replan_time_limit_s;
     const auto t0 = std::chrono::steady_clock::now();
-    sched::SchedulerOptions replan_sched = c.sched;
-    replan_sched.search_moves = c.replan_moves;
+    sched::SchedulerOptions replan_sched = p.sched;
+    replan_sched.search_moves = p.replan_moves;
     runtime::FailureTrials f = runtime::run_trials_with_failure(
-        w, plan.schedule, runtime::Failure{c.fail_switch, fail_time_ps}, replan, replan_sched, o);
+        w, plan.schedule, runtime::Failure{p.fail_switch, fail_time_ps}, replan, replan_sched, o);
     t = std::move(f.trials);
     t.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::vector<std::uint64_t> sends;
@@ -153,30 +153,31 @@ RobustRow measure(const RobustnessConfig& c, const EvalJob& job, const core::Wor
       walls.push_back(out.replan_wall_time_s);
     }
     failure.emplace();
-    failure->switch_index = c.fail_switch;
+    failure->switch_index = p.fail_switch;
     failure->time_ps = fail_time_ps;
-    failure->replan_time_limit_s = c.replan_time_limit_s;
-    failure->replan_moves = c.replan_moves;
+    failure->replan_time_limit_s = p.replan_time_limit_s;
+    failure->replan_moves = p.replan_moves;
     std::tie(failure->replanned_sends_p50, failure->replanned_sends_max) = p50_max(sends);
     std::tie(failure->replan_wall_p50_s, failure->replan_wall_max_s) = p50_max(walls);
   } else {
     t = sim::simulate_trials(w, plan.schedule, o);
   }
 
+  const EvalJob& job = p.job;
   RobustRow r;
   r.job = job.name;
   r.layers = job.training.model.layers;
   r.gpu = job.training.gpu.name;
-  r.tau_ps = tau;
-  r.scheduler = name;
+  r.tau_ps = p.tau_ps;
+  r.scheduler = p.scheduler;
   r.plan_jitter = plan_jitter;
-  r.perturbation = pert.kind;
-  r.jitter = pert.jitter;
-  r.straggler_rank = c.straggler_rank;
-  r.straggler_factor = pert.straggler_factor;
-  r.trials = pert.trials;
-  r.seed = c.seed;
-  r.execution = std::string(sim::to_string(c.execution));
+  r.perturbation = p.perturbation.kind;
+  r.jitter = p.perturbation.jitter;
+  r.straggler_rank = p.straggler_rank;
+  r.straggler_factor = p.perturbation.straggler_factor;
+  r.trials = p.perturbation.trials;
+  r.seed = p.seed;
+  r.execution = std::string(sim::to_string(p.execution));
   if (!plan.schedule.tasks.empty()) {
     r.planned_makespan_s = core::ps_to_seconds(plan.schedule.makespan_ps);
   }
@@ -190,11 +191,20 @@ RobustRow measure(const RobustnessConfig& c, const EvalJob& job, const core::Wor
   r.model = job.training.model.name;
   r.tp = job.training.tp;
   r.dp = job.training.dp;
-  r.switches = c.system.switches;
-  r.link_gbps = c.system.link_gbps;
-  r.time_limit_s = c.sched.time_limit_s;
+  r.switches = p.system.switches;
+  r.link_gbps = p.system.link_gbps;
+  r.time_limit_s = p.sched.time_limit_s;
   r.failure = failure;
   return r;
+}
+
+template <class T>
+void check_unique(const std::vector<T>& list, const char* field) {
+  for (const T& v : list) {
+    if (std::count(list.begin(), list.end(), v) > 1) {
+      throw core::InputError("", field, show(static_cast<double>(v)), "listed twice");
+    }
+  }
 }
 
 }  // namespace
@@ -238,19 +248,67 @@ SchedulerVariant scheduler_variant(const std::string& name) {
   return v;
 }
 
-RobustnessConfig RobustnessConfig::preset_robustness() {
-  RobustnessConfig c;
-  c.training.model = workload::ModelConfig::llama3("8b");
-  c.training.tp = 4;
-  c.training.dp = 2;
-  c.layers = {8};
-  c.gpus = {"a100", "h100"};
-  c.taus_ps = {10 * kPsPerUs, kPsPerMs};
-  c.schedulers = {"flux", "flux-robust", "rotornet", "rotornet-vlb", "bvn", "ideal"};
-  c.jitters = {0, 0.02, 0.05, 0.10, 0.20};
-  c.straggler_factors = {1.1, 1.5};
-  c.failure_jitters = {0, 0.05};
-  return c;
+void RobustPoint::validate() const {
+  (void)scheduler_variant(scheduler);
+  const RobustPerturbation& p = perturbation;
+  sim::SimOptions o = sim_options(*this);
+  o.perturbation.validate();
+  workload::RobustPlanning{p.jitter}.validate();
+  o.perturbation.compute_jitter = 0.01;  // resolved as under perturbation
+  o.validate();
+  if (p.kind == PerturbationKind::kFailure) {
+    if (!(fail_fraction > 0 && fail_fraction <= 1)) {
+      throw core::InputError("", "fail_fraction", show(fail_fraction), "must be in (0, 1]");
+    }
+    runtime::ReplanOptions r;
+    r.time_limit_s = replan_time_limit_s;
+    r.validate();
+    if (replan_moves == 0) throw core::InputError("", "replan_moves", "0", "must be positive");
+    if (system.switches < 2) {
+      throw core::InputError("", "switches", std::to_string(system.switches),
+                             "the failure points need a surviving switch: at least 2 "
+                             "(or no failure points)");
+    }
+    if (fail_switch >= system.switches) {
+      throw core::InputError("", "fail_switch", std::to_string(fail_switch),
+                             "no such switch: the system has " + std::to_string(system.switches) +
+                                 " (numbered from 0)");
+    }
+  }
+  core::System sys = system;
+  sys.reconfig_delay_ps = tau_ps;
+  sys.validate();
+  sched.validate();
+  job.training.validate();
+  if (job.training.fold_dp != 0) {
+    throw core::InputError("", "fold_dp", std::to_string(job.training.fold_dp),
+                           "the robustness sweep perturbs every rank: no folding");
+  }
+  sys.validate_for(job.training.generated_ranks());
+  if (straggler_rank >= job.training.generated_ranks()) {
+    throw core::InputError("", "straggler_rank", std::to_string(straggler_rank),
+                           "not a rank of " + job.name + " (it has " +
+                               std::to_string(job.training.generated_ranks()) + ")");
+  }
+}
+
+std::string RobustPoint::perturbation_text() const {
+  const RobustPerturbation& p = perturbation;
+  std::string s(to_string(p.kind));
+  if (p.jitter > 0) s += " " + show(100 * p.jitter) + "%";
+  if (p.straggler_factor != 1) s += " x" + show(p.straggler_factor);
+  return s;
+}
+
+RobustRow run_robust_point(const RobustPoint& point) {
+  point.validate();
+  const SchedulerVariant v = scheduler_variant(point.scheduler);
+  core::System sys = point.system;
+  sys.reconfig_delay_ps = point.tau_ps;
+  const core::Workload w = workload::generate_llama(point.job.training);
+  const double plan_jitter = v.robust ? point.perturbation.jitter : 0;
+  const Plan plan = make_plan(point, w, sys, v.base, plan_jitter);
+  return measure(point, w, sys, plan_jitter, plan);
 }
 
 std::vector<EvalJob> RobustnessConfig::jobs() const {
@@ -289,6 +347,36 @@ std::size_t RobustnessConfig::points() const {
   return layers.size() * gpus.size() * taus_ps.size() * schedulers.size() * perturbations().size();
 }
 
+std::vector<RobustPoint> RobustnessConfig::point_list() const {
+  std::vector<RobustPoint> out;
+  const std::vector<RobustPerturbation> perts = perturbations();
+  for (const EvalJob& job : jobs()) {
+    for (core::TimePs tau : taus_ps) {
+      for (const std::string& s : schedulers) {
+        for (const RobustPerturbation& p : perts) {
+          RobustPoint q;
+          q.job = job;
+          q.tau_ps = tau;
+          q.scheduler = s;
+          q.perturbation = p;
+          q.straggler_rank = straggler_rank;
+          q.fail_switch = fail_switch;
+          q.fail_fraction = fail_fraction;
+          q.replan_time_limit_s = replan_time_limit_s;
+          q.replan_moves = replan_moves;
+          q.seed = seed;
+          q.execution = execution;
+          q.system = system;
+          q.system.reconfig_delay_ps = tau;
+          q.sched = sched;
+          out.push_back(std::move(q));
+        }
+      }
+    }
+  }
+  return out;
+}
+
 void RobustnessConfig::validate() const {
   core::check_options(kRobustnessOptions, *this);
   if (layers.empty()) throw core::InputError("", "layers", "", "at least one layer count");
@@ -307,131 +395,68 @@ void RobustnessConfig::validate() const {
   if (jitters.empty() && straggler_factors.empty() && failure_jitters.empty()) {
     throw core::InputError("", "jitters", "", "at least one jitter, straggler factor or failure");
   }
+  check_unique(jitters, "jitters");
+  check_unique(straggler_factors, "straggler_factors");
+  check_unique(failure_jitters, "failure_jitters");
+  // Each list's values on their own, naming the list.
   for (const auto& [list, field] :
        {std::pair{&jitters, "jitters"}, std::pair{&failure_jitters, "failure_jitters"}}) {
     for (double j : *list) {
-      sim::Perturbation p;
-      p.compute_jitter = j;
-      p.validate();
-      workload::RobustPlanning{j}.validate();
-      if (std::count(list->begin(), list->end(), j) > 1) {
-        throw core::InputError("", field, show(j), "listed twice");
+      try {
+        sim::Perturbation p;
+        p.compute_jitter = j;
+        p.validate();
+        workload::RobustPlanning{j}.validate();
+      } catch (const core::InputError& e) {
+        throw core::InputError("", field, show(j), e.problem());
       }
-    }
-  }
-  if (!failure_jitters.empty()) {
-    if (!(fail_fraction > 0 && fail_fraction <= 1)) {
-      throw core::InputError("", "fail_fraction", show(fail_fraction), "must be in (0, 1]");
-    }
-    runtime::ReplanOptions r;
-    r.time_limit_s = replan_time_limit_s;
-    r.validate();
-    if (system.switches < 2) {
-      throw core::InputError("", "switches", std::to_string(system.switches),
-                             "the failure points need a surviving switch: at least 2 "
-                             "(or no failure points)");
-    }
-    if (fail_switch >= system.switches) {
-      throw core::InputError("", "fail_switch", std::to_string(fail_switch),
-                             "no such switch: the system has " + std::to_string(system.switches) +
-                                 " (numbered from 0)");
     }
   }
   for (double f : straggler_factors) {
-    sim::Perturbation p;
-    p.straggler = sim::Straggler{straggler_rank, f};
-    p.validate();
-    if (std::count(straggler_factors.begin(), straggler_factors.end(), f) > 1) {
-      throw core::InputError("", "straggler_factors", show(f), "listed twice");
+    try {
+      sim::Perturbation p;
+      p.straggler = sim::Straggler{0, f};
+      p.validate();
+    } catch (const core::InputError& e) {
+      throw core::InputError("", "straggler_factors", show(f), e.problem());
     }
   }
-  sim::SimOptions o;
-  o.trials = trials;
-  o.execution = execution;
-  o.perturbation.compute_jitter = 0.01;  // resolved as under perturbation
-  o.validate();
-  core::System sys = system;
-  for (core::TimePs tau : taus_ps) {
-    sys.reconfig_delay_ps = tau;
-    sys.validate();
-  }
-  sched.validate();
-  for (const EvalJob& j : jobs()) {
-    j.training.validate();
-    if (j.training.fold_dp != 0) {
-      throw core::InputError("", "fold_dp", std::to_string(j.training.fold_dp),
-                             "the robustness sweep perturbs every rank: no folding");
-    }
-    sys.validate_for(j.training.generated_ranks());
-    if (straggler_rank >= j.training.generated_ranks()) {
-      throw core::InputError("", "straggler_rank", std::to_string(straggler_rank),
-                             "not a rank of " + j.name + " (it has " +
-                                 std::to_string(j.training.generated_ranks()) + ")");
-    }
-  }
+  for (const RobustPoint& p : point_list()) p.validate();
 }
 
-void run_robustness(const RobustnessConfig& config, std::vector<RobustRow>& rows,
-                    const RobustProgress& on_row) {
+std::vector<RobustPoint> pending_robust_points(const RobustnessConfig& config,
+                                               const std::vector<RobustRow>& rows) {
   config.validate();
-  const std::vector<EvalJob> jobs = config.jobs();
-  const std::vector<RobustPerturbation> perts = config.perturbations();
-  const std::vector<RobustRow> before = rows;
-  std::map<Key, std::size_t> have;  // into `before`
-  for (std::size_t i = 0; i < before.size(); ++i) {
-    check_same_config(config, jobs, before[i], i);
-    have.emplace(key_of(before[i]), i);
+  std::vector<RobustPoint> points = config.point_list();
+  std::map<Key, std::size_t> index;
+  for (std::size_t i = 0; i < points.size(); ++i) index.emplace(key_of(points[i]), i);
+  std::vector<bool> measured(points.size(), false);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto it = index.find(key_of(rows[i]));
+    if (it == index.end()) continue;
+    check_same_config(points[it->second], rows[i], i);
+    measured[it->second] = true;
   }
-  std::vector<RobustRow> out;  // in sweep order
-  std::set<Key> swept;
-  const std::size_t total = config.points();
-  std::size_t done = 0;
-  for (const EvalJob& job : jobs) {
-    std::optional<core::Workload> w;  // generated when first needed
-    for (core::TimePs tau : config.taus_ps) {
-      core::System sys = config.system;
-      sys.reconfig_delay_ps = tau;
-      std::map<std::pair<std::string, double>, Plan> plans;  // (registry name, plan jitter)
-      std::optional<core::TimePs> fail_time;                 // of the job, when first needed
-      for (const std::string& name : config.schedulers) {
-        const SchedulerVariant v = scheduler_variant(name);
-        for (const RobustPerturbation& p : perts) {
-          const Key key = key_of(job, tau, name, p);
-          swept.insert(key);
-          ++done;
-          if (const auto it = have.find(key); it != have.end()) {
-            out.push_back(before[it->second]);
-            if (on_row) on_row(done, total, out.back(), true);
-            continue;
-          }
-          if (!w) w.emplace(workload::generate_llama(job.training));
-          const double plan_jitter = v.robust ? p.jitter : 0;
-          auto plan = plans.find({v.base, plan_jitter});
-          if (plan == plans.end()) {
-            plan = plans
-                       .emplace(std::pair(v.base, plan_jitter),
-                                make_plan(config, *w, sys, v.base, plan_jitter))
-                       .first;
-          }
-          if (p.kind == PerturbationKind::kFailure && !fail_time) {
-            fail_time = failure_time(config, *w, sys);
-          }
-          out.push_back(measure(config, job, *w, tau, name, plan_jitter, plan->second, p,
-                                fail_time.value_or(0)));
-          // The caller saves `rows` after each point: it holds what is done.
-          rows = out;
-          for (const RobustRow& r : before) {
-            if (swept.count(key_of(r)) == 0) rows.push_back(r);
-          }
-          if (on_row) on_row(done, total, out.back(), false);
-        }
-      }
-    }
+  std::vector<RobustPoint> out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!measured[i]) out.push_back(std::move(points[i]));
   }
-  for (const RobustRow& r : before) {
-    if (swept.count(key_of(r)) == 0) out.push_back(r);  // rows of points not swept, kept
-  }
-  rows = std::move(out);
+  return out;
+}
+
+void add_robust_row(const RobustnessConfig& config, std::vector<RobustRow>& rows, RobustRow row) {
+  std::map<Key, std::size_t> order;
+  const std::vector<RobustPoint> points = config.point_list();
+  for (std::size_t i = 0; i < points.size(); ++i) order.emplace(key_of(points[i]), i);
+  const Key key = key_of(row);
+  std::erase_if(rows, [&](const RobustRow& r) { return key_of(r) == key; });
+  rows.push_back(std::move(row));
+  const auto rank = [&](const RobustRow& r) {
+    const auto it = order.find(key_of(r));
+    return it == order.end() ? points.size() : it->second;
+  };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const RobustRow& a, const RobustRow& b) { return rank(a) < rank(b); });
 }
 
 }  // namespace flux::eval

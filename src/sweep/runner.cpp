@@ -102,9 +102,7 @@ Outcome run_point(const Point& point) {
   if (std::optional<Outcome> refused = refuse(point, 0)) return *refused;
   try {
     if (point.robust) {
-      std::vector<eval::RobustRow> rows;
-      eval::run_robustness(*point.robust, rows, nullptr);
-      o.metrics = eval::robust_csv_row(rows.at(0));
+      o.metrics = eval::robust_csv_row(eval::run_robust_point(*point.robust));
     } else {
       std::vector<eval::EvalRow> rows;
       eval::run_evaluation(point.config, rows, nullptr);

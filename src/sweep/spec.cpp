@@ -18,6 +18,7 @@
 
 #include "flux/core/error.hpp"
 #include "flux/core/time.hpp"
+#include "flux/runtime/failure.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/perturb.hpp"
 #include "flux/sim/simulator.hpp"
@@ -71,13 +72,18 @@ struct EvalSetup {
   sched::SchedulerOptions sched;
   sim::SimOptions sim;
   std::uint32_t trials = 0;  ///< 0: no trials axis (one simulation)
+  /// A robustness point's straggler, failure and re-planning.
+  eval::RobustPoint robust;
+  bool failure = false;  ///< fail_at > 0
 
   /// Sets `axis` to `v` (checked by the file reader's type first); throws
   /// core::InputError for an unknown model, gpu, job or scheduler.
   void apply(std::string_view axis, const std::string& v);
   [[nodiscard]] eval::EvalConfig config() const;
-  /// The point as a robustness point (a trials axis).
-  [[nodiscard]] eval::RobustnessConfig robust_config() const;
+  /// The point as a robustness point (SweepSpec::robust()).
+  [[nodiscard]] eval::RobustPoint robust_point() const;
+  /// The job's name: a job axis's, else "L<layers>" (robust: "L<layers>-<gpu>").
+  [[nodiscard]] std::string name(bool robust) const;
 };
 
 void EvalSetup::apply(std::string_view axis, const std::string& v) {
@@ -130,17 +136,48 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     sim.perturbation.seed = std::stoull(v);
   } else if (axis == "trials") {
     trials = integer();
+  } else if (axis == "straggler_factor") {
+    robust.perturbation.straggler_factor = std::stod(v);
+    sim::Perturbation p;
+    p.straggler = sim::Straggler{0, robust.perturbation.straggler_factor};
+    p.validate();
+  } else if (axis == "straggler_rank") {
+    robust.straggler_rank = integer();
+  } else if (axis == "fail_at") {
+    const double at = sim::parse_percent("fail_at", v);
+    if (at > 1) throw core::InputError("", "fail_at", v, "must be from 0% (no failure) to 100%");
+    failure = at > 0;
+    if (failure) robust.fail_fraction = at;
+  } else if (axis == "fail_switch") {
+    robust.fail_switch = integer();
+  } else if (axis == "replan_time_limit") {
+    runtime::ReplanOptions r;
+    r.time_limit_s = core::ps_to_seconds(core::parse_duration(v, "replan_time_limit"));
+    r.validate();
+    robust.replan_time_limit_s = r.time_limit_s;
+  } else if (axis == "replan_moves") {
+    robust.replan_moves = std::stoull(v);
   } else if (axis == "scheduler") {
-    (void)sched::make_scheduler(v);
+    if (v.ends_with("-robust")) {
+      (void)eval::scheduler_variant(v);
+    } else {
+      (void)sched::make_scheduler(v);
+    }
     scheduler = v;
   }
+}
+
+std::string EvalSetup::name(bool robust_point) const {
+  if (!job_name.empty()) return job_name;
+  std::string n = eval::layer_job_name(job.training.model.layers);
+  return robust_point ? n + "-" + job.training.gpu.name : n;
 }
 
 eval::EvalConfig EvalSetup::config() const {
   eval::EvalConfig c;
   c.preset = "sweep";
   eval::EvalJob j = job;
-  j.name = job_name.empty() ? eval::layer_job_name(j.training.model.layers) : job_name;
+  j.name = name(false);
   c.training = j.training;
   c.named_jobs = {j};
   c.taus_ps = {tau_ps};
@@ -151,22 +188,27 @@ eval::EvalConfig EvalSetup::config() const {
   return c;
 }
 
-eval::RobustnessConfig EvalSetup::robust_config() const {
-  eval::RobustnessConfig r;
-  r.preset = "sweep";
-  r.training = job.training;
-  r.layers = {job.training.model.layers};
-  r.gpus = {job.training.gpu.name};
-  r.taus_ps = {tau_ps};
-  r.schedulers = {scheduler};
-  r.jitters = {sim.perturbation.compute_jitter};
-  r.trials = trials;
-  r.seed = sim.perturbation.seed;
-  r.system = system;
-  r.system.scaleup_size = job.scaleup_size;
-  r.system.scaleup_gbps = job.scaleup_gbps;
-  r.sched = sched;
-  return r;
+eval::RobustPoint EvalSetup::robust_point() const {
+  eval::RobustPoint p = robust;
+  p.job = job;
+  p.job.name = name(true);
+  p.tau_ps = tau_ps;
+  p.scheduler = scheduler;
+  eval::RobustPerturbation& q = p.perturbation;
+  q.jitter = sim.perturbation.compute_jitter;
+  q.kind = failure                   ? eval::PerturbationKind::kFailure
+           : q.straggler_factor != 1 ? eval::PerturbationKind::kStraggler
+           : q.jitter > 0            ? eval::PerturbationKind::kJitter
+                                     : eval::PerturbationKind::kNone;
+  // Without jitter every trial is the same: one.
+  q.trials = q.jitter > 0 ? (trials > 0 ? trials : eval::RobustnessConfig{}.trials) : 1;
+  p.seed = sim.perturbation.seed;
+  p.system = system;
+  p.system.scaleup_size = job.scaleup_size;
+  p.system.scaleup_gbps = job.scaleup_gbps;
+  p.system.reconfig_delay_ps = tau_ps;
+  p.sched = sched;
+  return p;
 }
 
 class Reader {
@@ -204,9 +246,17 @@ class Reader {
       }
     }
     if (spec.axes.empty()) fail("axes", "", "missing: a sweep needs at least one axis");
-    if (std::none_of(spec.axes.begin(), spec.axes.end(),
-                     [](const Axis& a) { return a.name == "scheduler"; })) {
+    const auto scheduler = std::find_if(spec.axes.begin(), spec.axes.end(),
+                                        [](const Axis& a) { return a.name == "scheduler"; });
+    if (scheduler == spec.axes.end()) {
       fail("axes.scheduler", "", "missing: name the schedulers to compare");
+    }
+    for (std::size_t i = 0; i < scheduler->values.size() && !spec.robust(); ++i) {
+      if (scheduler->values[i].ends_with("-robust")) {
+        fail("axes.scheduler[" + std::to_string(i) + "]", scheduler->values[i],
+             "a -robust scheduler plans for the point's jitter: it needs a robustness sweep "
+             "(a trials axis)");
+      }
     }
     for (const Expr& f : spec.filters) {
       try {
@@ -286,9 +336,7 @@ class Reader {
           if (s.empty() || s.find_first_of(",\"\n\r") != std::string::npos) {
             fail(path, s, "must be a name without commas or quotes");
           }
-          EvalSetup probe;
-          probe.apply(info.name, s);  // throws for an unknown model, gpu, job, scheduler
-          return s;
+          return checked(info, s);
         }
         case AxisType::kInteger: {
           if (!v.is_number_integer() || v.get<std::int64_t>() < info.min ||
@@ -297,7 +345,7 @@ class Reader {
                       "must be an integer from " + std::to_string(info.min) + " to " +
                           std::to_string(info.max));
           }
-          return std::to_string(v.get<std::int64_t>());
+          return checked(info, std::to_string(v.get<std::int64_t>()));
         }
         case AxisType::kReal: {
           if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
@@ -305,12 +353,18 @@ class Reader {
           }
           return real_text(v.get<double>());
         }
+        case AxisType::kFactor: {
+          if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+            fail_json(path, v, "must be a positive number (a factor: 1.5 is x1.5)");
+          }
+          return checked(info, real_text(v.get<double>()));
+        }
         case AxisType::kDuration: {
           if (!v.is_string()) fail_json(path, v, "must be a duration with a unit, e.g. \"10us\"");
           const std::string s = v.get<std::string>();
           (void)core::parse_duration(s, path);
           if (s.find_first_of(",\"") != std::string::npos) fail(path, s, "a comma or quote");
-          return s;
+          return checked(info, s);
         }
         case AxisType::kPercent: {
           std::string s = v.is_number()   ? real_text(v.get<double>()) + "%"
@@ -319,7 +373,7 @@ class Reader {
           if (s.empty()) fail_json(path, v, "must be a percentage, e.g. 5 or \"5%\"");
           (void)sim::parse_percent(path, s);
           if (s.find_first_of(",\"") != std::string::npos) fail(path, s, "a comma or quote");
-          return s;
+          return checked(info, s);
         }
       }
     } catch (const core::InputError& e) {
@@ -327,6 +381,14 @@ class Reader {
       fail_json(path, v, e.problem());
     }
     fail_json(path, v, "unknown axis type");
+  }
+
+  // `s` once applied on its own: the axis's own range (a straggler factor,
+  // fail_at, a replan time limit; an unknown model, gpu, job, scheduler).
+  static std::string checked(const AxisInfo& info, const std::string& s) {
+    EvalSetup probe;
+    probe.apply(info.name, s);
+    return s;
   }
 
   void read_filters(const Json& v, SweepSpec& spec) const {
@@ -378,7 +440,8 @@ class Reader {
         // a sweep with trials (robustness rows)
         "iteration_p50_s", "iteration_p95_s", "iteration_p99_s", "iteration_max_s",
         "peak_nic_p50_bytes", "peak_nic_p95_bytes", "peak_nic_p99_bytes", "peak_nic_max_bytes",
-        "sim_time_s"};
+        "sim_time_s", "planned_makespan_s", "fail_time_s", "replanned_sends_p50",
+        "replanned_sends_max", "replan_wall_p50_s", "replan_wall_max_s"};
     return std::find(std::begin(kMetrics), std::end(kMetrics), column) != std::end(kMetrics);
   }
 
@@ -390,15 +453,28 @@ class Reader {
 
 namespace {
 
-// --trials's bound (sim::kSimOptions), the one source of it.
-std::int64_t max_trials() {
-  std::int64_t max = 0;
-  core::for_each_option(sim::kSimOptions, [&](const auto& option) {
+// An option's bounds in its table (core/option.hpp), the one source of
+// them; capped to what a sweep file's integers hold.
+template <class Options>
+std::pair<std::int64_t, std::int64_t> bounds(const Options& options, std::string_view field) {
+  std::pair<std::int64_t, std::int64_t> b{0, 0};
+  core::for_each_option(options, [&](const auto& option) {
     if constexpr (requires { option.max; }) {
-      if (option.field == "trials") max = option.max;
+      if (option.field == field) {
+        const auto cap = [](auto v) {
+          return static_cast<std::int64_t>(
+              std::min<std::uint64_t>(static_cast<std::uint64_t>(v), INT64_MAX));
+        };
+        b = {cap(option.min), cap(option.max)};
+      }
     }
   });
-  return max;
+  return b;
+}
+
+AxisInfo integer_axis(std::string_view name, std::string_view help,
+                      std::pair<std::int64_t, std::int64_t> b, bool robust) {
+  return {name, AxisType::kInteger, help, b.first, b.second, robust};
 }
 
 }  // namespace
@@ -426,15 +502,34 @@ std::vector<AxisInfo> axis_table() {
       {"tau", AxisType::kDuration, "reconfiguration delay"},
       {"time_limit", AxisType::kDuration, "scheduler time limit"},
       {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
+      {"straggler_factor", AxisType::kFactor,
+       "the straggler's compute x this (1: none); in filters x100: 150", 1, kMaxAxisInteger, true},
+      integer_axis("straggler_rank", "the rank that straggles",
+                   bounds(eval::kRobustnessOptions, "straggler_rank"), true),
+      {"fail_at", AxisType::kPercent,
+       "a switch goes dark at this share of ideal's iteration time (0: no failure)", 1,
+       kMaxAxisInteger, true},
+      {"fail_switch", AxisType::kInteger, "the switch that fails (0-based)", 0, kMaxAxisInteger,
+       true},
+      {"replan_time_limit", AxisType::kDuration, "wall-clock budget of each re-plan", 1,
+       kMaxAxisInteger, true},
+      integer_axis("replan_moves", "flux's local search moves in a re-plan",
+                   bounds(eval::kRobustnessOptions, "replan_moves"), true),
       {"seed", AxisType::kInteger, "seed of the perturbation", 0, INT64_MAX},
-      {"trials", AxisType::kInteger,
-       "perturbed runs per point (common random numbers): p50/p95/p99/max rows", 1, max_trials()},
+      integer_axis("trials",
+                   "perturbed runs per jittered point (common random numbers): p50/p95/p99/max "
+                   "rows",
+                   bounds(sim::kSimOptions, "trials"), true),
       {"scheduler", AxisType::kName, "scheduler (the first is the summary's baseline)"},
   };
 }
 
 bool SweepSpec::robust() const {
-  return std::any_of(axes.begin(), axes.end(), [](const Axis& a) { return a.name == "trials"; });
+  const std::vector<AxisInfo> table = axis_table();
+  return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) {
+    return std::any_of(table.begin(), table.end(),
+                       [&](const AxisInfo& i) { return i.robust && i.name == a.name; });
+  });
 }
 
 std::string SweepSpec::metrics_header() const {
@@ -506,6 +601,8 @@ std::vector<Point> SweepSpec::points() const {
             return ExprValue{false, static_cast<std::int64_t>(core::parse_duration(v)), {}};
           case AxisType::kPercent:
             return ExprValue{false, std::llround(100 * sim::parse_percent(axis, v)), {}};
+          case AxisType::kFactor:
+            return ExprValue{false, std::llround(100 * std::stod(v)), {}};
         }
       }
       return std::nullopt;
@@ -527,10 +624,13 @@ std::vector<Point> SweepSpec::points() const {
       EvalSetup setup;
       for (std::size_t i = 0; i < axes.size(); ++i) setup.apply(axes[i].name, p.values[i]);
       p.config = setup.config();
-      if (robust()) p.robust = setup.robust_config();
+      if (robust()) p.robust = setup.robust_point();
       try {
-        p.config.validate();
-        if (p.robust) p.robust->validate();
+        if (p.robust) {
+          p.robust->validate();
+        } else {
+          p.config.validate();
+        }
         p.memory_bytes = point_memory_bytes(p.config);
       } catch (const core::InputError& e) {
         p.invalid = e.field() + " = " + e.value() + ": " + e.problem();

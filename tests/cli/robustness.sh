@@ -1,7 +1,8 @@
-# flux evaluate --preset robustness, reduced (1 layer, A100, tau 10 us, 2
-# trials), and flux schedule --robust-jitter: the CSV's axes, every trial
-# delivering every byte (the failure points too), the same seed giving the
-# same rows, resuming, and one-line errors for bad options.
+# flux evaluate --preset robustness (sweeps/robustness.toml through the
+# sweep runner), reduced (1 layer, A100, tau 10 us, 2 trials), and flux
+# schedule --robust-jitter: the CSV's axes, every trial delivering every
+# byte (the failure points too), the same seed giving the same rows, -j 2
+# giving those of -j 1, resuming, and one-line errors for bad options.
 source "$(dirname "$0")/lib.sh" "$@"
 
 common=(evaluate --preset robustness --layers 1 --gpu a100 --tau 10us --no-plot)
@@ -25,6 +26,11 @@ expect_ok again -- "$FLUX" "${tiny[@]}" -o "$DIR/b"
 strip() { rev "$1" | cut -d, -f5- | rev; }
 if [ "$(strip "$csv")" = "$(strip "$DIR/b/robustness.csv")" ]; then pass; else
   fail "same seed, different rows"; diff <(strip "$csv") <(strip "$DIR/b/robustness.csv") >&2; fi
+# Two points at once (each in a process of its own, as every preset runs
+# them): the same rows, in the same order.
+expect_ok parallel -- "$FLUX" "${tiny[@]}" -j 2 -o "$DIR/p"
+if [ "$(strip "$csv")" = "$(strip "$DIR/p/robustness.csv")" ]; then pass; else
+  fail "-j 2 gave other rows than -j 1"; diff <(strip "$csv") <(strip "$DIR/p/robustness.csv") >&2; fi
 # Another seed moves the jittered rows.
 expect_ok seed -- "$FLUX" "${base[@]}" --schedulers flux,flux-robust,ideal --trials 2 --perturb-seed 8 -o "$DIR/c"
 [ "$(strip "$csv" | grep ',jitter,' | cut -d, -f14)" != \

@@ -88,6 +88,26 @@ metrics() { strip_wall "$1" | awk -F, -v OFS=, -v skip="$2" '{ $0 = $0; out = ""
 if diff <(metrics "$DIR/fig2/paper-fig2-small.csv" 11) <(metrics "$DIR/eval/fig2.csv" 0) >"$DIR/fig2.diff"; then pass; else fail "sweep and evaluate differ"; head "$DIR/fig2.diff" >&2; fi
 [ "$(wc -l < "$DIR/eval/fig2.csv")" -eq 16 ] && pass || fail "expected 15 evaluate rows"
 
+# The robustness preset's file, reduced (1 layer, A100, 10 us, 2 trials,
+# 200 re-plan moves):
+# flux sweep's rows are flux evaluate --preset robustness's, metric for
+# metric (the 18 axes and 3 point columns first; wall times last).
+sed -e 's/^layers = 8/layers = 1/' -e 's/^gpu = .*/gpu = "a100"/' -e 's/^tau = .*/tau = "10us"/' \
+  -e 's/^jitter = .*/jitter = [0, 5]/' -e 's/^trials = 20/trials = 2/' \
+  -e 's/^replan_moves = 1000/replan_moves = 200/' \
+  -e 's/^scheduler = .*/scheduler = ["flux-robust", "bvn", "ideal"]/' \
+  "$SWEEPS/robustness.toml" >"$DIR/robustness.toml"
+expect_ok robust_sweep -- "$FLUX" sweep "$DIR/robustness.toml" -o "$DIR/rsweep" -j 2 --no-plot
+expect_grep robust_sweep_summary 'sweep robustness: 18 points: 18 ok' "$DIR/robust_sweep.out"
+expect_ok robust_eval -- "$FLUX" evaluate --preset robustness --layers 1 --gpu a100 --tau 10us \
+  --jitters 0,5% --trials 2 --replan-moves 200 --schedulers flux-robust,bvn,ideal \
+  -o "$DIR/reval" --no-plot
+robust_metrics() { tail -n +2 "$1" | cut -d, -f"$2" | sort; }
+if diff <(robust_metrics "$DIR/rsweep/robustness.csv" 22-56) \
+        <(robust_metrics "$DIR/reval/robustness.csv" 1-35) >"$DIR/robust.diff"; then pass; else
+  fail "robustness: sweep and evaluate differ"; head "$DIR/robust.diff" >&2; fi
+[ "$(wc -l < "$DIR/reval/robustness.csv")" -eq 19 ] && pass || fail "expected 18 evaluate rows"
+
 # kill -9 in the middle, a torn row, resume: every row whole, finished
 # points not run again, the result equal to an uninterrupted run.
 csv=$DIR/slow/slow.csv
@@ -172,6 +192,14 @@ $axes"
 bad filter_name 'filter_name.toml: line 1, filter = pp == 1: unknown axis pp' "filter = \"pp == 1\"
 $axes
 tp = [2, 4]"
+bad fail_at 'fail_at.toml: line 3, axes.fail_at\[1\] = 150: must be from 0% \(no failure\) to 100%$' "$axes
+fail_at = [0, 150]"
+bad straggler 'straggler.toml: line 3, axes.straggler_factor = 2000: the factor must be > 0 and <= 1000$' "$axes
+straggler_factor = 2000"
+bad replan_moves 'replan_moves.toml: line 3, axes.replan_moves = 0: must be an integer from 1 to' "$axes
+replan_moves = 0"
+bad robust_variant 'robust_variant.toml: line 2, axes.scheduler\[0\] = flux-robust: .*needs a robustness sweep' '[axes]
+scheduler = ["flux-robust"]'
 bad no_scheduler 'no_scheduler.toml: axes.scheduler: missing' '[axes]
 tp = 4'
 bad not_toml 'not_toml.toml: line 1: not valid TOML' 'axes = [[['

@@ -1,12 +1,12 @@
 #pragma once
-// The robustness sweep behind `flux evaluate --preset robustness`
-// (docs/results.md, "Robustness"): how each scheduler's iteration time and
-// NIC memory degrade when compute differs from the plan. Jobs (layer count x
-// GPU) x reconfiguration delays x schedulers x perturbations; every schedule
-// is computed once per (job, tau, scheduler, planning jitter) on the
-// unperturbed workload, validated, and reused for every perturbation; each
-// perturbation runs `trials` simulations with common random numbers (trial k
-// of every scheduler sees the same compute: sim/perturb.hpp).
+// The robustness study behind `flux evaluate --preset robustness`
+// (docs/results.md, "Robustness"; its points are sweeps/robustness.toml, run
+// by the sweep runner): how each scheduler's iteration time and NIC memory
+// degrade when compute differs from the plan. Jobs (layer count x GPU) x
+// reconfiguration delays x schedulers x perturbations; each point
+// (RobustPoint) computes its schedule on the unperturbed workload, validates
+// it, and runs `trials` simulations with common random numbers (trial k of
+// every scheduler sees the same compute: sim/perturb.hpp).
 //
 // A scheduler named "<name>-robust" is <name> planned on the workload with
 // every compute duration at its p95 for the point's jitter
@@ -48,11 +48,13 @@ std::string_view to_string(PerturbationKind k);
 /// Throws core::InputError naming the field perturbation.
 PerturbationKind perturbation_kind_from_string(std::string_view s);
 
-/// One perturbation of the sweep.
+/// One perturbation of the sweep. A sweep file may combine them (a
+/// straggler under jitter, a failure with a straggler): the kind names the
+/// first of failure, straggler (factor != 1), jitter (> 0), none.
 struct RobustPerturbation {
   PerturbationKind kind = PerturbationKind::kNone;
-  double jitter = 0;            ///< coefficient of variation (kJitter)
-  double straggler_factor = 1;  ///< kStraggler: the straggler's compute x this
+  double jitter = 0;            ///< coefficient of variation of every compute duration
+  double straggler_factor = 1;  ///< the straggler's compute x this (1: none)
   std::uint32_t trials = 1;
 };
 
@@ -76,6 +78,37 @@ struct SchedulerVariant {
 /// "flux-robust" -> {flux, robust}; throws core::InputError naming the field
 /// schedulers for a name the registry does not know.
 SchedulerVariant scheduler_variant(const std::string& name);
+
+struct RobustRow;
+
+/// One point of the study: one job, delay, scheduler and perturbation.
+struct RobustPoint {
+  EvalJob job;
+  core::TimePs tau_ps = 0;
+  std::string scheduler;  ///< a registry name or "<name>-robust"
+  RobustPerturbation perturbation;
+  std::uint32_t straggler_rank = 0;
+  std::uint32_t fail_switch = 1;  ///< kFailure: goes dark (0-based)
+  double fail_fraction = 0.5;     ///< kFailure: T = this x ideal's iteration time, in (0, 1]
+  double replan_time_limit_s = 2;
+  std::uint64_t replan_moves = 1000;
+  std::uint64_t seed = 1;
+  sim::Execution execution = sim::Execution::kOrdered;
+  core::System system;  ///< its tau is tau_ps
+  sched::SchedulerOptions sched;
+
+  /// Throws core::InputError naming the field (without generating the
+  /// workload).
+  void validate() const;
+  /// The perturbation for messages and sweep keys: its kind, the jitter if
+  /// any, the straggler's factor if any: "none", "jitter 5%", "straggler
+  /// x1.5", "failure 5%".
+  [[nodiscard]] std::string perturbation_text() const;
+};
+
+/// Measures one point: plans (validated), then its trials. Throws
+/// core::InputError for a point that does not validate.
+RobustRow run_robust_point(const RobustPoint& point);
 
 struct RobustnessConfig {
   std::string preset = "robustness";
@@ -107,12 +140,13 @@ struct RobustnessConfig {
   core::System system;            ///< its tau replaced by each of taus_ps
   sched::SchedulerOptions sched;  ///< every scheduler run
 
-  /// The preset "robustness": Llama 3 8B, 8 layers, TP4 x DP2 (the paper's
-  /// setup) on A100 and H100, tau 10 us and 1 ms, jitter 0, 2, 5, 10, 20 %
-  /// (20 trials), rank 0 straggling at 1.1x and 1.5x, switch 1 failing at
-  /// half of ideal's iteration time alone and under 5 % jitter; flux,
-  /// flux-robust, rotornet, rotornet-vlb, bvn, ideal.
-  static RobustnessConfig preset_robustness();
+  // The preset "robustness" is sweeps/robustness.toml
+  // (sweep::robustness_preset()): Llama 3 8B, 8 layers, TP4 x DP2 on A100
+  // and H100, tau 10 us and 1 ms, jitter 0, 2, 5, 10, 20 % (20 trials), rank
+  // 0 straggling at 1.1x and 1.5x, switch 1 failing at half of ideal's
+  // iteration time alone and under 5 % jitter; flux, flux-robust, rotornet,
+  // rotornet-vlb, bvn, ideal.
+
   /// Throws core::InputError naming the field.
   void validate() const;
   /// One job per (layer count, GPU): "L8-a100".
@@ -122,6 +156,8 @@ struct RobustnessConfig {
   [[nodiscard]] std::vector<RobustPerturbation> perturbations() const;
   /// jobs x taus x schedulers x perturbations.
   [[nodiscard]] std::size_t points() const;
+  /// Every point, in sweep order (job, tau, scheduler, perturbation).
+  [[nodiscard]] std::vector<RobustPoint> point_list() const;
 };
 
 /// The sweep's numeric options (core/option.hpp); the CLI's flags for
@@ -192,14 +228,18 @@ void write_robust_csv(const std::filesystem::path& file, const std::vector<Robus
 std::string robust_csv_header();
 std::string robust_csv_row(const RobustRow& row);
 
-using RobustProgress =
-    std::function<void(std::size_t done, std::size_t total, const RobustRow& row, bool resumed)>;
+/// A row parsed from robust_csv_row()'s text (a sweep point's outcome).
+/// Throws core::InputError naming the column.
+RobustRow parse_robust_csv_row(const std::string& line);
 
-/// Runs the sweep; resumes as run_evaluation() does (rows already in `rows`
-/// under the same configuration are kept, core::InputError otherwise). Rows
-/// end sorted in sweep order.
-void run_robustness(const RobustnessConfig& config, std::vector<RobustRow>& rows,
-                    const RobustProgress& on_row);
+/// The points of `config` without a row in `rows`, in sweep order. Throws
+/// core::InputError when a row of a point of the sweep was measured under
+/// another configuration (another seed, trials, system, ...).
+std::vector<RobustPoint> pending_robust_points(const RobustnessConfig& config,
+                                               const std::vector<RobustRow>& rows);
+/// Adds a measured row; `rows` stay in sweep order (rows of points not in
+/// the sweep last, in their order).
+void add_robust_row(const RobustnessConfig& config, std::vector<RobustRow>& rows, RobustRow row);
 
 /// Per job and tau: perturbation x scheduler tables of iteration time (p50
 /// and p95) and peak NIC memory (p95), and each scheduler's slowdown.

@@ -2,7 +2,10 @@
 // A sweep file (TOML or JSON; docs/formats.md, "Sweep files"): named axes
 // with lists of values, their cartesian product cut by filters, and the
 // outputs. Each point is one eval::EvalConfig of one job, one delay and one
-// scheduler, run by eval::run_evaluation as `flux evaluate` runs its points.
+// scheduler, run by eval::run_evaluation as `flux evaluate` runs its points;
+// in a robustness sweep (an axis of AxisInfo::robust: trials, stragglers,
+// failures), one eval::RobustPoint run by eval::run_robust_point, as `flux
+// evaluate --preset robustness` runs its points.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -22,7 +25,8 @@ enum class AxisType : std::uint8_t {
   kInteger,   ///< a non-negative integer
   kReal,      ///< a positive number (Gb/s)
   kDuration,  ///< a string with a unit: "10us"
-  kPercent,   ///< a number or "5%" (compute jitter)
+  kPercent,   ///< a number or "5%" (compute jitter); in filters, the percentage
+  kFactor,    ///< a positive number (1.5: x1.5); in filters, x100 rounded (150)
 };
 
 /// The largest value of an integer axis unless its entry says otherwise.
@@ -34,6 +38,9 @@ struct AxisInfo {
   std::string_view help;
   std::int64_t min = 1;                ///< kInteger: the least value
   std::int64_t max = kMaxAxisInteger;  ///< kInteger: the largest value
+  /// The axis makes every point of the sweep a robustness point
+  /// (eval::RobustPoint: trials with common random numbers, p50/p95/p99/max).
+  bool robust = false;
 };
 
 /// Every axis a sweep can have, in the order of the CSV's columns and of the
@@ -59,10 +66,11 @@ struct PlotSpec {
 struct Point {
   std::vector<std::string> values;  ///< one per SweepSpec::axes
   eval::EvalConfig config;          ///< one job, one delay, one scheduler
-  /// With a `trials` axis: the point as a robustness point (one job, delay,
-  /// scheduler and jitter; `trials` runs with common random numbers), run
-  /// by eval::run_robustness into a robustness.csv row (p50/p95/p99/max).
-  std::optional<eval::RobustnessConfig> robust;
+  /// In a robustness sweep (SweepSpec::robust()): the point as a robustness
+  /// point (one job, delay, scheduler and perturbation; its trials with
+  /// common random numbers), run by eval::run_robust_point into a
+  /// robustness.csv row (p50/p95/p99/max).
+  std::optional<eval::RobustPoint> robust;
   /// Why the point cannot run (its configuration does not validate); empty
   /// when it can. Such a point is recorded as failed, not run.
   std::string invalid;
@@ -88,8 +96,9 @@ struct SweepSpec {
   /// The product in axis order, filtered. Throws core::InputError when the
   /// filters leave no point or fail on one (division by zero, ...).
   [[nodiscard]] std::vector<Point> points() const;
-  /// True with a `trials` axis: every point is a robustness point, and the
-  /// CSV's metrics are eval::robust_csv_header()'s.
+  /// True with an axis of AxisInfo::robust (trials, straggler_factor,
+  /// fail_at, ...): every point is a robustness point, and the CSV's metrics
+  /// are eval::robust_csv_header()'s.
   [[nodiscard]] bool robust() const;
   /// The metric columns of this sweep's CSV.
   [[nodiscard]] std::string metrics_header() const;
