@@ -17,7 +17,9 @@
 //  - uniform: exact, T * K / ep to every rank when divisible (the remainder
 //    r goes one each to ranks (src + 0 .. r - 1) mod ep);
 //  - zipf:S: expert popularity p_e proportional to 1 / (1 + pi(e))^S for a
-//    seeded permutation pi per layer, assignments drawn per source rank;
+//    seeded permutation pi per (iteration, layer), assignments drawn per
+//    source rank: exactly T * K, at most T per expert (water-filled
+//    expected counts, rounded by a seeded systematic sampling);
 //  - file:PATH: measured counts per MoE layer (docs/formats.md,
 //    "flux.routing/v1"), checked for shape, sign and conservation.
 // Capacity factor cf > 0 (Megatron-Core's moe_expert_capacity_factor, as
