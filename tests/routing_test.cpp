@@ -104,6 +104,15 @@ TEST(Routing, ZipfConservesForManySeedsAndShapes) {
         std::uint64_t sum = 0;
         for (std::uint64_t x : c) sum += x;
         EXPECT_EQ(sum, sh.assignments());
+        for (double cf : {0.5, 1.0, 1.3}) {  // with drops: still conserved, none above C
+          const Router capped(zipf(s, seed, cf), sh);
+          const std::uint64_t cap = expert_capacity(sh, cf);
+          for (std::uint32_t src = 0; src < sh.ep; src += 5) {
+            const std::vector<std::uint64_t> e = capped.expert_counts(0, 1, 1, src);
+            EXPECT_LE(*std::max_element(e.begin(), e.end()), cap);
+          }
+          expect_conserved(capped.route(0, 1, 1), sh);
+        }
       }
     }
   }
