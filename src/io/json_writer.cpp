@@ -136,10 +136,12 @@ void JsonWriter::before_value() {
   top.empty = false;
 }
 
-void JsonWriter::open(bool object) {
+void JsonWriter::open(bool object, bool inline_array) {
   before_value();
   put(object ? '{' : '[');
-  const bool multiline = style_ == Style::kPretty && (stack_.empty() || !object);
+  const bool inside_inline = !stack_.empty() && !stack_.back().object && !stack_.back().multiline;
+  const bool multiline =
+      style_ == Style::kPretty && !inline_array && !inside_inline && (stack_.empty() || !object);
   stack_.push_back(Level{object, multiline, true});
   if (multiline) ++multiline_depth_;
 }
@@ -170,6 +172,10 @@ JsonWriter& JsonWriter::end_object() {
 }
 JsonWriter& JsonWriter::begin_array() {
   open(false);
+  return *this;
+}
+JsonWriter& JsonWriter::begin_inline_array() {
+  open(false, true);
   return *this;
 }
 JsonWriter& JsonWriter::end_array() {

@@ -41,6 +41,9 @@ class JsonWriter {
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
+  /// An array kept on one line in pretty style too (a matrix row); what it
+  /// holds stays on that line. Closed by end_array().
+  JsonWriter& begin_inline_array();
   JsonWriter& end_array();
   /// The key of the next member; only directly inside an object.
   JsonWriter& key(std::string_view k);
@@ -87,7 +90,7 @@ class JsonWriter {
   };
 
   void before_value();  // separator, indentation, nesting checks
-  void open(bool object);
+  void open(bool object, bool inline_array = false);
   void close(bool object);
   void write_string(std::string_view s);  // quoted and escaped
   void newline_indent(std::size_t depth);

@@ -17,18 +17,26 @@
 //  - uniform: exact, T * K / ep to every rank when divisible (the remainder
 //    r goes one each to ranks (src + 0 .. r - 1) mod ep);
 //  - zipf:S: expert popularity p_e proportional to 1 / (1 + pi(e))^S for a
-//    seeded permutation pi per layer, assignments drawn per source rank;
+//    seeded permutation pi per (iteration, layer), assignments drawn per
+//    source rank: exactly T * K, at most T per expert (water-filled
+//    expected counts, rounded by a seeded systematic sampling);
 //  - file:PATH: measured counts per MoE layer (docs/formats.md,
 //    "flux.routing/v1"), checked for shape, sign and conservation.
-// Capacity factor cf > 0 (Megatron's moe_expert_capacity_factor, drop
-// policy "probs" simplified to dropping the excess): each expert accepts at
-// most ceil(cf * T * K / experts) assignments from each source rank; the
-// excess is dropped at the source (counted in `dropped`). 0: no dropping.
+// Capacity factor cf > 0 (Megatron-Core's moe_expert_capacity_factor, as
+// its router applies it: get_capacity and apply_router_token_dropping in
+// megatron/core/transformer/moe/moe_utils.py): each expert accepts at most
+// C = ceil((T * K / experts) * cf) assignments from each source rank (the
+// router sees only its rank's T tokens); the excess is dropped at the
+// source, before the dispatch (counted in `dropped`). 0: no dropping.
+// A file's counts are taken as measured: with file routing cf must be 0.
 //
 // Same spec, shape and seed: the same matrices, bit for bit, on every
-// platform (splitmix64 draws addressed by (seed, layer, group, micro-batch,
-// source), no std::*_distribution).
+// platform (splitmix64 draws addressed by (seed, iteration, layer, group,
+// micro-batch, source), no std::*_distribution; src/workload/routing.cpp
+// has the algorithm).
 #include <cstdint>
+#include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,19 +45,34 @@ namespace flux::workload {
 
 enum class RoutingKind : std::uint8_t { kUniform, kZipf, kFile };
 
+/// Largest zipf exponent accepted (beyond it every rank but the first is
+/// already at the minimum weight).
+inline constexpr double kMaxZipfS = 1000;
+/// Largest expert count a shape may have (keeps the integer arithmetic of
+/// the draws inside 128 bits).
+inline constexpr std::uint32_t kMaxExperts = 65536;
+/// Largest T * K a shape may have.
+inline constexpr std::uint64_t kMaxAssignments = std::uint64_t{1} << 62;
+
 struct RoutingSpec {
   RoutingKind kind = RoutingKind::kUniform;
   double zipf_s = 0;           ///< kZipf: the skew exponent S (> 0)
   std::string file;            ///< kFile: path of a flux.routing/v1 file
   std::uint64_t seed = 1;      ///< --routing-seed
-  double capacity_factor = 0;  ///< 0: no dropping; else > 0
+  double capacity_factor = 0;  ///< 0: no dropping; else > 0 (finite)
+  /// Which training iteration's routing to draw (zipf): each iteration is
+  /// its own deterministic draw (popularity permutation and rounding).
+  std::uint64_t iteration = 0;
 
-  /// "uniform", "zipf:1.2" or "file:R.json". Throws core::InputError naming
-  /// the field routing.
+  /// "uniform", "zipf:1.2" or "file:R.json" (the kind and its argument;
+  /// seed, capacity_factor and iteration keep their defaults). Throws
+  /// core::InputError naming the field routing.
   static RoutingSpec parse(std::string_view text);
-  /// The text parse() reads ("zipf:1.2").
+  /// The text parse() reads ("zipf:1.2"): parse(to_string()) has the same
+  /// kind, zipf_s (shortest round-trip form) and file.
   [[nodiscard]] std::string to_string() const;
-  /// Throws core::InputError naming the field (routing, capacity_factor).
+  /// Throws core::InputError naming the field (routing, capacity_factor):
+  /// S finite in (0, kMaxZipfS], a file path, cf finite >= 0 (0 for a file).
   void validate() const;
 };
 
@@ -62,8 +85,12 @@ struct RoutingShape {
   std::uint32_t experts = 0;          ///< routed experts (a multiple of ep)
   std::uint32_t top_k = 0;            ///< experts per token (<= experts)
   std::uint64_t tokens_per_rank = 0;  ///< T: tokens a rank routes per layer and micro-batch
-  /// Throws core::InputError naming the field.
+  /// Throws core::InputError naming the field: every count >= 1, experts a
+  /// multiple of ep and at most kMaxExperts, top_k <= experts, T * K at most
+  /// kMaxAssignments.
   void validate() const;
+  /// T * K: the assignments each source rank makes.
+  [[nodiscard]] std::uint64_t assignments() const { return tokens_per_rank * top_k; }
 };
 
 /// One EP group's routing for one MoE layer and micro-batch.
@@ -76,7 +103,15 @@ struct TokenMatrix {
   }
   /// Assignments rank dst receives (its experts' work).
   [[nodiscard]] std::uint64_t received(std::uint32_t dst) const;
+  /// Assignments rank src sends (stays local included), after drops.
+  [[nodiscard]] std::uint64_t sent(std::uint32_t src) const;
+  friend bool operator==(const TokenMatrix&, const TokenMatrix&) = default;
 };
+
+/// Expert capacity per source rank (Megatron-Core's get_capacity over one
+/// rank's tokens): ceil((T * K / experts) * cf) in IEEE double arithmetic,
+/// as Python computes it; 0 when cf is 0 (no capacity).
+[[nodiscard]] std::uint64_t expert_capacity(const RoutingShape& shape, double capacity_factor);
 
 class Router {
  public:
@@ -87,15 +122,69 @@ class Router {
   /// The routing of `moe_layer` (0-based among MoE layers) in EP group
   /// `group` for `micro_batch`. A file's counts apply to every group and
   /// micro-batch; zipf draws differ per (layer, group, micro-batch).
+  /// Throws std::out_of_range outside the shape.
   [[nodiscard]] TokenMatrix route(std::uint32_t moe_layer, std::uint32_t group,
                                   std::uint32_t micro_batch) const;
+  /// Source rank src's assignments per expert (experts entries, after the
+  /// capacity): what route() sums per destination rank, e.g. for the
+  /// experts' GEMMs. uniform and zipf only (a file holds rank totals):
+  /// throws std::logic_error for file routing, std::out_of_range outside
+  /// the shape.
+  [[nodiscard]] std::vector<std::uint64_t> expert_counts(std::uint32_t moe_layer,
+                                                         std::uint32_t group,
+                                                         std::uint32_t micro_batch,
+                                                         std::uint32_t src) const;
+  /// Per-expert capacity from each source rank (expert_capacity), 0: none.
+  [[nodiscard]] std::uint64_t capacity() const { return capacity_; }
   [[nodiscard]] const RoutingSpec& spec() const { return spec_; }
   [[nodiscard]] const RoutingShape& shape() const { return shape_; }
 
  private:
+  void load_file();     // routing_file.cpp
+  void prepare_zipf();  // routing.cpp
+  void check_range(std::uint32_t moe_layer, std::uint32_t group, std::uint32_t micro_batch) const;
+  [[nodiscard]] std::vector<std::uint32_t> zipf_order(std::uint32_t moe_layer) const;
+  // src's counts per expert before the capacity into `count`.
+  void draw_counts(std::uint32_t moe_layer, std::uint32_t group, std::uint32_t micro_batch,
+                   std::uint32_t src, const std::vector<std::uint32_t>& expert_at,
+                   std::vector<std::uint64_t>& count) const;
+
   RoutingSpec spec_;
   RoutingShape shape_;
   std::vector<TokenMatrix> file_layers_;  ///< kFile: one per MoE layer
+  // kZipf, the same for every layer (routing.cpp): the popularity ranks
+  // 0 .. zipf_capped_ - 1 get T each; the rest share zipf_rest_ in
+  // proportion to their weights, whose running sums are zipf_prefix_.
+  std::uint32_t zipf_capped_ = 0;
+  std::uint64_t zipf_rest_ = 0;
+  std::vector<std::uint64_t> zipf_prefix_;
+  std::uint64_t capacity_ = 0;
 };
+
+/// A flux.routing/v1 file (docs/formats.md): a shape and one matrix per MoE
+/// layer, for one EP group and micro-batch (replayed for all of them).
+struct RoutingFile {
+  std::uint32_t ep = 0;
+  std::uint32_t experts = 0;
+  std::uint32_t top_k = 0;
+  std::uint64_t tokens_per_rank = 0;
+  std::string source;               ///< optional: what produced it ("zipf:1.2 seed 1 ...")
+  std::vector<TokenMatrix> layers;  ///< moe_layers of them, each ep x ep
+  friend bool operator==(const RoutingFile&, const RoutingFile&) = default;
+};
+
+/// Reads and checks a flux.routing/v1 file on its own (shape, every count
+/// within T * min(K, experts / ep), every row plus its dropped equal to
+/// T * K). Throws core::InputError naming the file, the field
+/// ("layers[2].tokens[3][1]") and the value.
+[[nodiscard]] RoutingFile read_routing(const std::filesystem::path& file);
+/// Writes `r` as flux.routing/v1 (counts as integers: round trip exact).
+void write_routing(std::ostream& out, const RoutingFile& r);
+/// write_routing to `file` atomically (io::save_atomically; "-": stdout).
+void save_routing(const std::filesystem::path& file, const RoutingFile& r);
+/// The matrices `router` draws for one EP group and micro-batch, every MoE
+/// layer, as a file to save and replay (`source` names spec and seed).
+[[nodiscard]] RoutingFile routing_file(const Router& router, std::uint32_t group = 0,
+                                       std::uint32_t micro_batch = 0);
 
 }  // namespace flux::workload
