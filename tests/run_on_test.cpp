@@ -1,15 +1,21 @@
 // A plan made for one workload run on another of the same structure
 // (sim::simulate_on, docs/model.md "Running a plan on another workload"):
 // the structure check and its errors, run-on-itself equals simulate, and the
-// bounds ordered execution must respect when sizes shrink or grow.
+// bounds ordered execution must respect when sizes shrink or grow. And the
+// loop above it (runtime::run_uncertain, "Uncertain routing"): on a copy of
+// its own workload the plan and the re-plan agree with the plan's makespan;
+// on smaller workloads the plan ends by its makespan; an oblivious rotor
+// plans the same either way; errors name what is wrong.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "flux/core/error.hpp"
+#include "flux/runtime/uncertain.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/llama.hpp"
+#include "sched_test_util.hpp"
 
 namespace flux {
 namespace {
@@ -18,10 +24,7 @@ using core::kPsPerUs;
 using sim::Execution;
 
 core::System system(std::uint32_t switches, core::TimePs tau) {
-  core::System s;
-  s.switches = switches;
-  s.reconfig_delay_ps = tau;
-  return s;
+  return sched::testing::system_with(tau, switches);
 }
 
 core::Workload llama(std::uint32_t layers) {
@@ -137,6 +140,72 @@ TEST(RunOn, StrictIsRefused) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.field(), "execution");
   }
+}
+
+TEST(Uncertain, PlanAndReplan) {
+  const core::Workload a = llama(2);
+  std::vector<core::Workload> actual;
+  actual.emplace_back(a.data());  // A itself
+  actual.push_back(scaled(a, 1, 2));
+  actual.push_back(scaled(a, 3, 2));
+  sched::SchedulerOptions quick;
+  quick.time_limit_s = 30;  // a move budget (the default) decides, not the clock
+  const auto r = runtime::run_uncertain(a, actual, system(2, 10 * kPsPerUs), "flux", quick);
+  ASSERT_EQ(r.iterations.size(), 3u);
+  EXPECT_TRUE(r.all_delivered);
+  EXPECT_EQ(r.scheduler, "flux");
+  // On A: the plan runs to its makespan, and re-planning makes the same plan.
+  EXPECT_EQ(r.iterations[0].planned.iteration_time_ps, r.plan.makespan_ps);
+  EXPECT_EQ(r.iterations[0].replanned.iteration_time_ps, r.plan.makespan_ps);
+  EXPECT_EQ(r.iterations[0].replan_makespan_ps, r.plan.makespan_ps);
+  // Smaller: by the makespan; larger: no earlier.
+  EXPECT_LE(r.iterations[1].planned.iteration_time_ps, r.plan.makespan_ps);
+  EXPECT_GE(r.iterations[2].planned.iteration_time_ps, r.plan.makespan_ps);
+  // A re-plan for B runs to its own makespan (strict replay).
+  for (const auto& it : r.iterations) {
+    EXPECT_EQ(it.replanned.iteration_time_ps, it.replan_makespan_ps);
+    EXPECT_GE(it.replan_wall_time_s, 0);
+  }
+  EXPECT_EQ(r.planned_iteration_ps.max, r.iterations[2].planned.iteration_time_ps);
+  EXPECT_EQ(r.replanned_iteration_ps.max, r.iterations[2].replanned.iteration_time_ps);
+  EXPECT_GT(r.mean_planned_over_replanned, 0.5);
+  EXPECT_LT(r.mean_planned_over_replanned, 2.0);
+}
+
+// RotorNet's rotation does not look at the traffic: planning for A or for
+// B gives the same circuits, so the two runs on B are the same.
+TEST(Uncertain, ObliviousRotorPlansTheSame) {
+  const core::Workload a = llama(2);
+  std::vector<core::Workload> actual;
+  actual.push_back(scaled(a, 1, 3));
+  actual.push_back(scaled(a, 5, 2));
+  const auto r = runtime::run_uncertain(a, actual, system(2, 10 * kPsPerUs), "rotornet", {});
+  for (const auto& it : r.iterations) {
+    EXPECT_EQ(it.planned.iteration_time_ps, it.replanned.iteration_time_ps);
+    EXPECT_EQ(it.planned.peak_nic_bytes, it.replanned.peak_nic_bytes);
+  }
+  EXPECT_DOUBLE_EQ(r.mean_planned_over_replanned, 1.0);
+}
+
+TEST(Uncertain, Errors) {
+  const core::Workload a = llama(2);
+  auto field = [&](std::span<const core::Workload> actual, std::string_view scheduler,
+                   const sim::SimOptions& o) -> std::string {
+    try {
+      (void)runtime::run_uncertain(a, actual, system(2, 10 * kPsPerUs), scheduler, {}, o);
+    } catch (const core::InputError& e) {
+      return e.field();
+    }
+    return "";
+  };
+  EXPECT_EQ(field({}, "flux", {}), "actual");
+  const std::vector<core::Workload> other{llama(3)};
+  EXPECT_EQ(field(other, "flux", {}), "tasks");
+  const std::vector<core::Workload> same{core::Workload(a.data())};
+  EXPECT_EQ(field(same, "nonesuch", {}), "scheduler");
+  sim::SimOptions jitter;
+  jitter.perturbation.compute_jitter = 0.05;
+  EXPECT_EQ(field(same, "flux", jitter), "trials");
 }
 
 }  // namespace
