@@ -42,10 +42,19 @@ constexpr std::string_view kColumns[] = {"layers",
                                          "time_limit_s",
                                          "job",
                                          "scaleup_size",
-                                         "cluster_ranks"};
+                                         "cluster_ranks",
+                                         "routing",
+                                         "uncertain_runs",
+                                         "planned_p50_s",
+                                         "planned_max_s",
+                                         "replanned_p50_s",
+                                         "replanned_max_s",
+                                         "replan_wall_max_s"};
 constexpr std::size_t kNumColumns = std::size(kColumns);
-// Files written before the sweep had jobs end at time_limit_s.
-constexpr std::size_t kOldColumns = kNumColumns - 3;
+// Files written before MoE end at cluster_ranks, those before the sweep had
+// jobs at time_limit_s.
+constexpr std::size_t kDenseColumns = kNumColumns - 7;
+constexpr std::size_t kOldColumns = kDenseColumns - 3;
 
 using detail::name;
 using detail::num;
@@ -79,7 +88,7 @@ EvalRow row_of(const detail::RowReader& r, std::size_t columns) {
   row.switches = r.integer<std::uint32_t>(21);
   row.link_gbps = r.real(22);
   row.time_limit_s = r.real(23);
-  if (columns == kNumColumns) {
+  if (columns >= kDenseColumns) {
     row.job = r.text(24);
     row.scaleup_size = r.integer<std::uint32_t>(25);
     row.cluster_ranks = r.integer<std::uint64_t>(26);
@@ -89,6 +98,15 @@ EvalRow row_of(const detail::RowReader& r, std::size_t columns) {
     row.job = layer_job_name(row.layers);
     row.cluster_ranks = static_cast<std::uint64_t>(row.tp) * row.dp;
   }
+  if (columns == kNumColumns) {
+    row.routing = r.text(27);
+    row.uncertain_runs = r.integer<std::uint32_t>(28);
+    row.planned_p50_s = r.optional_real(29);
+    row.planned_max_s = r.optional_real(30);
+    row.replanned_p50_s = r.optional_real(31);
+    row.replanned_max_s = r.optional_real(32);
+    row.replan_wall_max_s = r.optional_real(33);
+  }
   if (row.scheduler.empty()) r.fail(2, "empty");
   return row;
 }
@@ -97,7 +115,7 @@ EvalRow row_of(const detail::RowReader& r, std::size_t columns) {
 
 std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
   std::vector<EvalRow> rows;
-  const std::size_t counts[] = {kNumColumns, kOldColumns};
+  const std::size_t counts[] = {kNumColumns, kDenseColumns, kOldColumns};
   detail::read_rows(file, kColumns, counts, [&](const detail::RowReader& r, std::size_t columns) {
     rows.push_back(row_of(r, columns));
   });
@@ -132,7 +150,9 @@ std::string csv_row(const EvalRow& r) {
       << ',' << num(r.sends) << ',' << num(r.sim_events) << ',' << name(r.model, "model") << ','
       << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ',' << r.switches << ','
       << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',' << name(r.job, "job") << ','
-      << r.scaleup_size << ',' << r.cluster_ranks;
+      << r.scaleup_size << ',' << r.cluster_ranks << ',' << name(r.routing, "routing") << ','
+      << r.uncertain_runs << ',' << opt(r.planned_p50_s) << ',' << opt(r.planned_max_s) << ','
+      << opt(r.replanned_p50_s) << ',' << opt(r.replanned_max_s) << ',' << opt(r.replan_wall_max_s);
   return out.str();
 }
 

@@ -36,25 +36,41 @@ UncertainResult run_uncertain(const core::Workload& expected,
   if (actual.empty()) {
     throw core::InputError("", "actual", "0 workloads", "need at least one actual iteration");
   }
+  for (const core::Workload& b : actual) sim::check_same_structure(expected, b);
+  Timed plan = plan_timed(scheduler, expected, system, sched_options);
+  return run_uncertain_plan(
+      expected, std::move(plan.schedule), plan.wall_time_s,
+      static_cast<std::uint32_t>(actual.size()),
+      [&](std::uint32_t i) { return core::Workload(actual[i].data()); }, system, scheduler,
+      sched_options, sim_options);
+}
+
+UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Schedule plan,
+                                   double plan_wall_time_s, std::uint32_t count,
+                                   const std::function<core::Workload(std::uint32_t)>& make,
+                                   const core::System& system, std::string_view scheduler,
+                                   const sched::SchedulerOptions& sched_options,
+                                   const sim::SimOptions& sim_options) {
+  if (count == 0) {
+    throw core::InputError("", "actual", "0 workloads", "need at least one actual iteration");
+  }
   if (sim_options.perturbation.any() || sim_options.trials != 1) {
     throw core::InputError("", "trials", std::to_string(sim_options.trials),
                            "uncertain workloads run once each, unperturbed (the workloads are "
                            "what differs)");
   }
-  for (const core::Workload& b : actual) sim::check_same_structure(expected, b);
-
   UncertainResult r;
   r.scheduler = std::string(scheduler);
-  Timed plan = plan_timed(scheduler, expected, system, sched_options);
-  r.plan = std::move(plan.schedule);
-  r.plan_wall_time_s = plan.wall_time_s;
+  r.plan = std::move(plan);
+  r.plan_wall_time_s = plan_wall_time_s;
 
   std::vector<std::int64_t> planned, replanned;
   double ratio_sum = 0;
-  for (const core::Workload& b : actual) {
+  for (std::uint32_t i = 0; i < count; ++i) {
     if (sim_options.stop != nullptr && sim_options.stop->load(std::memory_order_relaxed)) {
       throw core::Stopped();
     }
+    const core::Workload b = make(i);
     UncertainIteration it;
     it.planned = sim::simulate_on(expected, b, r.plan, sim_options).metrics;
     const Timed own = plan_timed(scheduler, b, system, sched_options);
@@ -74,7 +90,7 @@ UncertainResult run_uncertain(const core::Workload& expected,
   }
   r.planned_iteration_ps = sim::nearest_rank(planned);
   r.replanned_iteration_ps = sim::nearest_rank(replanned);
-  r.mean_planned_over_replanned = ratio_sum / static_cast<double>(actual.size());
+  r.mean_planned_over_replanned = ratio_sum / static_cast<double>(count);
   return r;
 }
 

@@ -52,6 +52,9 @@ struct EvalConfig {
   core::System system;
   sched::SchedulerOptions sched;  ///< every scheduler run (time limit, threads, ...)
   sim::SimOptions sim;            ///< every simulation
+  /// MoE jobs: also run each point's plan on this many later iterations of
+  /// its routing, and re-plan each (EvalRow's uncertain fields); 0: no.
+  std::uint32_t routing_iterations = 0;
 
   /// Throws core::InputError naming the field.
   void validate() const;
@@ -92,6 +95,17 @@ struct EvalRow {
   /// scheduler that cannot run a folded workload (rotornet, bvn) those of the
   /// folded workload taken as a cluster of its own.
   std::uint64_t cluster_ranks = 0;
+  /// A MoE job's routing (RoutingSpec::to_string); empty for a dense one.
+  std::string routing;
+  /// Uncertain routing (EvalConfig::routing_iterations > 0; docs/model.md,
+  /// "Uncertain routing"): the plan made for this routing's iteration 0 run
+  /// on iterations 1 .. N (planned), and the scheduler re-planning each
+  /// (re-planned): nearest-rank p50 and max of the iteration times, and the
+  /// slowest re-plan's wall time. Unset otherwise.
+  std::uint32_t uncertain_runs = 0;
+  std::optional<double> planned_p50_s, planned_max_s;
+  std::optional<double> replanned_p50_s, replanned_max_s;
+  std::optional<double> replan_wall_max_s;
 };
 
 /// Reads a CSV written by write_csv() (or by a version before jobs: rows get

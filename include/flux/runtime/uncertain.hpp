@@ -12,6 +12,7 @@
 // Baselines are other schedulers run the same way; an oblivious one
 // (rotornet) plans the same either way.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -61,5 +62,16 @@ UncertainResult run_uncertain(const core::Workload& expected,
                               std::string_view scheduler,
                               const sched::SchedulerOptions& sched_options,
                               const sim::SimOptions& sim_options = {});
+
+/// The same with `plan` already made for `expected` by `scheduler` (in
+/// plan_wall_time_s), and the actual iterations made one at a time by
+/// `make(i)`, i = 0 .. count - 1 (one workload in memory at a time: a large
+/// MoE iteration is hundreds of MB).
+UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Schedule plan,
+                                   double plan_wall_time_s, std::uint32_t count,
+                                   const std::function<core::Workload(std::uint32_t)>& make,
+                                   const core::System& system, std::string_view scheduler,
+                                   const sched::SchedulerOptions& sched_options,
+                                   const sim::SimOptions& sim_options = {});
 
 }  // namespace flux::runtime
