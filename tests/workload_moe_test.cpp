@@ -170,10 +170,22 @@ TEST(Moe, EstimateBoundsTheGeneratedSize) {
   p.sequence_parallel = true;
   p.micro_batches = 4;
   p.moe.shared_experts = 1;
-  const WorkloadSize est = estimate_llama_size(p);
-  const core::Workload w = generate_llama(p);
-  EXPECT_EQ(est.tasks, w.num_tasks());
-  EXPECT_GE(est.deps, w.num_deps());
+  TrainingConfig cp = mixtral(2, 2, 4);  // EP over DP x CP
+  cp.cp = 2;
+  cp.seq = 4096;
+  TrainingConfig vpp = mixtral(4, 4, 4);
+  vpp.pp = 2;
+  vpp.vpp = 2;
+  vpp.micro_batches = 4;
+  TrainingConfig zero1 = mixtral(2, 8, 4);
+  zero1.dp_sharding = DpSharding::kOptimizer;
+  zero1.collective = Algorithm::kHalvingDoubling;
+  for (const TrainingConfig& c : {p, cp, vpp, zero1}) {
+    const WorkloadSize est = estimate_llama_size(c);
+    const core::Workload w = generate_llama(c);
+    EXPECT_EQ(est.tasks, w.num_tasks()) << w.name();
+    EXPECT_GE(est.deps, w.num_deps()) << w.name();
+  }
 }
 
 TEST(Moe, SchedulesAndValidates) {
