@@ -197,6 +197,15 @@ void check_moe(const TrainingConfig& c) {
   if (c.generated_dp() != c.dp) {
     throw core::InputError("", "fold_dp", str(c.fold_dp), "a MoE job cannot be folded");
   }
+  // Every all-to-all's bytes (at most T * K * hidden * 2 per rank, summed
+  // over ep ranks) stay within 2^62.
+  const double a2a = static_cast<double>(moe_tokens_per_rank(c)) * e.top_k *
+                     static_cast<double>(c.model.hidden) * 2 * e.ep;
+  if (a2a > 0x1p62) {
+    throw core::InputError("", "top_k", str(e.top_k),
+                           "the tokens an all-to-all moves (micro_batch * seq / cp / tp * top_k * "
+                           "hidden * 2 bytes per rank) exceed 2^62 bytes");
+  }
   e.routing.validate();
   moe_routing_shape(c).validate();
 }
