@@ -111,9 +111,39 @@ sched::SchedulerOptions SchedulerCliOptions::resolve() const {
   return sched;
 }
 
+namespace {
+// The routing options beside --routing (RoutingSpec's fields).
+inline constexpr auto kRoutingCliOptions = std::tuple{
+    core::NumberOption<workload::RoutingSpec, std::uint64_t>{
+        "seed", "--routing-seed", "seed of the random routings (zipf)",
+        &workload::RoutingSpec::seed, 0, ~std::uint64_t{0}},
+    core::NumberOption<workload::RoutingSpec, double>{
+        "capacity_factor", "--capacity-factor",
+        "expert capacity factor: each expert takes at most ceil(cf * T * K / experts) assignments "
+        "per source rank, the rest dropped (0: no dropping)",
+        &workload::RoutingSpec::capacity_factor, 0.0, 1e6},
+};
+}  // namespace
+
 void TrainingCliOptions::add_to(CLI::App& app, const workload::TrainingConfig& base, bool all) {
-  app.add_option("--model", model,
-                 "Llama 3 preset: 8b, 70b, 405b [default " + base.model.name + "]");
+  if (moe) {
+    std::string names;
+    for (std::string_view n : workload::moe_model_names()) {
+      names += (names.empty() ? "" : ", ") + std::string(n);
+    }
+    app.add_option(
+        "--model", model,
+        "MoE model: " + names + " (docs/model.md, MoE models) [default " + base.model.name + "]");
+    add_overrides(app, workload::kMoeOptions, moe_overrides, &base.moe);
+    app.add_option("--routing", routing,
+                   "token routing: uniform, zipf:S or file:R.json (docs/model.md, MoE routing) "
+                   "[default " +
+                       base.moe.routing.to_string() + "]");
+    add_overrides(app, kRoutingCliOptions, routing_overrides, &base.moe.routing);
+  } else {
+    app.add_option("--model", model,
+                   "Llama 3 preset: 8b, 70b, 405b [default " + base.model.name + "]");
+  }
   app.add_option("--gpu", gpu, "compute model: a100, h100 [default " + base.gpu.name + "]");
   if (!all) {
     add_overrides(app, workload::kTrainingOptions, overrides, &base, {"--tp", "--dp"});
@@ -126,9 +156,11 @@ void TrainingCliOptions::add_to(CLI::App& app, const workload::TrainingConfig& b
   std::string jobs;
   for (std::string_view n : workload::job_names())
     jobs += (jobs.empty() ? "" : ", ") + std::string(n);
-  app.add_option("--job", job,
-                 "a published training job as the defaults, which the other options override: " +
-                     jobs + " (docs/model.md, Named jobs; all assume 8-GPU scale-up domains)");
+  if (!moe) {
+    app.add_option("--job", job,
+                   "a published training job as the defaults, which the other options override: " +
+                       jobs + " (docs/model.md, Named jobs; all assume 8-GPU scale-up domains)");
+  }
   app.add_option("--order", order,
                  "rank order, TP innermost: tp-cp-dp-pp (Megatron's) or tp-cp-pp-dp (Llama 3's) "
                  "[default " +
@@ -148,7 +180,18 @@ void TrainingCliOptions::add_to(CLI::App& app, const workload::TrainingConfig& b
 workload::TrainingConfig TrainingCliOptions::resolve(workload::TrainingConfig c) const {
   try {
     if (!job.empty()) c = workload::job_preset(job).config;
-    if (!model.empty()) c.model = workload::ModelConfig::llama3(model);
+    if (!model.empty() && moe) {
+      const workload::MoeModel m = workload::moe_model(model);
+      const std::uint32_t ep = c.moe.ep;  // the parallelism stays the base's
+      c.model = m.model;
+      c.moe = m.moe;
+      c.moe.ep = ep;
+    } else if (!model.empty()) {
+      c.model = workload::ModelConfig::llama3(model);
+    }
+    for (const auto& set : moe_overrides) set(c.moe);
+    if (!routing.empty()) c.moe.routing = workload::RoutingSpec::parse(routing);
+    for (const auto& set : routing_overrides) set(c.moe.routing);
     for (const auto& set : model_overrides) set(c.model);
     if (!gpu.empty()) c.gpu = workload::GpuSpec::preset(gpu);
     for (const auto& set : gpu_overrides) set(c.gpu);
@@ -162,7 +205,7 @@ workload::TrainingConfig TrainingCliOptions::resolve(workload::TrainingConfig c)
     c.validate();
   } catch (const core::InputError& e) {
     throw option_error(e, workload::kTrainingOptions, workload::kModelOptions,
-                       workload::kGpuOptions);
+                       workload::kGpuOptions, workload::kMoeOptions, kRoutingCliOptions);
   }
   return c;
 }
@@ -171,6 +214,18 @@ workload::TrainingConfig generate_defaults() {
   workload::TrainingConfig c;
   c.tp = 4;
   c.dp = 2;
+  return c;
+}
+
+workload::TrainingConfig moe_generate_defaults() {
+  workload::TrainingConfig c;
+  const workload::MoeModel m = workload::moe_model("mixtral-8x7b");
+  c.model = m.model;
+  c.moe = m.moe;
+  c.gpu = workload::GpuSpec::preset("h100");
+  c.tp = 1;
+  c.dp = 8;
+  c.moe.ep = 8;
   return c;
 }
 

@@ -76,6 +76,13 @@ struct TrainingCliOptions {
   std::vector<std::function<void(workload::TrainingConfig&)>> overrides;
   std::vector<std::function<void(workload::ModelConfig&)>> model_overrides;
   std::vector<std::function<void(workload::GpuSpec&)>> gpu_overrides;
+  /// A MoE job (`flux generate moe`): --model names a MoE model
+  /// (workload::moe_model) and the MoE options (workload::kMoeOptions,
+  /// --routing, --routing-seed, --capacity-factor) are added; no --job.
+  bool moe = false;
+  std::string routing;  ///< --routing as given ("" : the base's)
+  std::vector<std::function<void(workload::MoeConfig&)>> moe_overrides;
+  std::vector<std::function<void(workload::RoutingSpec&)>> routing_overrides;
 
   /// `all`: every option (generate); otherwise --model, --tp, --dp, --gpu
   /// (what evaluate records per row). `base` gives the defaults shown.
@@ -89,6 +96,8 @@ struct TrainingCliOptions {
 /// The defaults of `flux generate llama3` (and of the Python
 /// flux.generate.llama3): Llama 3 8B, TP4 x DP2 on A100s (the paper's setup).
 workload::TrainingConfig generate_defaults();
+/// The defaults of `flux generate moe`: Mixtral 8x7B, EP8 over DP8 on H100s.
+workload::TrainingConfig moe_generate_defaults();
 
 /// For an optional path option: an empty path given on purpose is an
 /// error ("an empty path"), not "no file".

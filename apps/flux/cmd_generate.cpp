@@ -1,5 +1,6 @@
-// flux generate llama3 ...: writes one training iteration as a workload file, or
-// as Chakra execution traces (--format chakra). flux generate random ...: a
+// flux generate llama3 / moe ...: writes one training iteration (dense, or
+// mixture of experts) as a workload file, or as Chakra execution traces
+// (--format chakra). flux generate random ...: a
 // random DAG of sends (workload/random.hpp), as a workload file.
 #include <iostream>
 #include <memory>
@@ -38,8 +39,8 @@ void check_format(const std::string& format) {
   }
 }
 
-void run_llama3(const GenerateOptions& o) {
-  const workload::TrainingConfig config = o.training.resolve(generate_defaults());
+void run_training(const GenerateOptions& o, const workload::TrainingConfig& base) {
+  const workload::TrainingConfig config = o.training.resolve(base);
   check_format(o.format);
   if (o.format == "chakra" && config.generated_dp() != config.dp) {
     throw core::InputError("", "--fold-dp", std::to_string(config.fold_dp),
@@ -55,7 +56,10 @@ void run_llama3(const GenerateOptions& o) {
       core::workload_memory_bytes(size.tasks, size.deps),
       core::InputError("", "--dp", std::to_string(config.dp),
                        "about " + std::to_string(size.tasks) +
-                           " sends; fold the DP replicas (--fold-dp, e.g. --fold-dp 4)"));
+                           (config.moe.enabled()
+                                ? " sends; generate fewer layers (--layers), micro-batches or DP "
+                                  "replicas (a MoE job cannot be folded)"
+                                : " sends; fold the DP replicas (--fold-dp, e.g. --fold-dp 4)")));
   if (o.format == "json") {
     io::check_outputs({{o.output, "the workload output", "-o", true}}, {});
   } else {
@@ -107,21 +111,32 @@ void register_generate(CLI::App& app) {
   auto* gen =
       app.add_subcommand("generate", "generate a workload: a training iteration or a random DAG");
   gen->require_subcommand(1);
-  auto opts = std::make_shared<GenerateOptions>();
-  auto* l = gen->add_subcommand("llama3",
-                                "Llama 3 under Megatron-LM parallelisms: TP (sequence parallel), "
-                                "CP, PP (1F1B), DP (sharded)");
-  opts->training.add_to(*l, generate_defaults(), true);
-  l->add_option("--format", opts->format,
-                "json (flux.workload/v1) or chakra (OUTPUT.<rank>.et per rank, OUTPUT.json groups)")
-      ->capture_default_str();
-  l->add_option("--chakra-collectives", opts->chakra_collectives,
-                "chakra: collectives as comm-coll (COMM_COLL nodes) or send-recv (their sends)")
-      ->capture_default_str();
-  l->add_option("-o,--output", opts->output,
-                "workload file to write (--format chakra: the trace prefix)")
-      ->required();
-  l->callback([opts] { run_llama3(*opts); });
+  auto add_training = [gen](const char* name, const char* help, bool moe,
+                            const workload::TrainingConfig& base) {
+    auto opts = std::make_shared<GenerateOptions>();
+    auto* l = gen->add_subcommand(name, help);
+    opts->training.moe = moe;
+    opts->training.add_to(*l, base, true);
+    l->add_option(
+         "--format", opts->format,
+         "json (flux.workload/v1) or chakra (OUTPUT.<rank>.et per rank, OUTPUT.json groups)")
+        ->capture_default_str();
+    l->add_option("--chakra-collectives", opts->chakra_collectives,
+                  "chakra: collectives as comm-coll (COMM_COLL nodes) or send-recv (their sends)")
+        ->capture_default_str();
+    l->add_option("-o,--output", opts->output,
+                  "workload file to write (--format chakra: the trace prefix)")
+        ->required();
+    l->callback([opts, base] { run_training(*opts, base); });
+  };
+  add_training("llama3",
+               "Llama 3 under Megatron-LM parallelisms: TP (sequence parallel), CP, PP (1F1B), DP "
+               "(sharded)",
+               false, generate_defaults());
+  add_training("moe",
+               "a mixture-of-experts model (Megatron-Core): expert parallelism inside DP x CP, "
+               "token all-to-alls by a routing, with TP, CP, PP and DP as llama3",
+               true, moe_generate_defaults());
 
   auto ropts = std::make_shared<RandomCliOptions>();
   auto* r = gen->add_subcommand(

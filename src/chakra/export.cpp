@@ -285,8 +285,10 @@ ChakraTrace Exporter::run() {
         bool have_id = false;
         for (const std::uint32_t c : op.collectives) {
           const CollectiveKind kind = p_.collectives[c].spec.kind;
+          // An all-to-all-v (MoE tokens) has no COMM_COLL form: one comm_size
+          // cannot say its per-pair bytes.
           if (encoding_ == CollectiveEncoding::kSendRecv || kind == CollectiveKind::kSend ||
-              kind == CollectiveKind::kShift) {
+              kind == CollectiveKind::kShift || !p_.collectives[c].spec.pair_bytes.empty()) {
             send_recv(c, op.await);
             continue;
           }

@@ -363,7 +363,7 @@ void check_size(const WorkloadBuilder& builder, const CollectiveSpec& spec) {
   // Nonzero chunks: every send of ring, direct and all-to-all carries one chunk.
   const double m = std::min(p, static_cast<double>(spec.bytes));
   const double phases = spec.kind == CollectiveKind::kAllReduce ? 2 : 1;
-  double tasks = phases * m * (p - 1);
+  double tasks = phases * (spec.pair_bytes.empty() ? m : p) * (p - 1);
   if (spec.ring_size != 0) tasks = phases * p * (static_cast<double>(spec.ring_size) - 1);
   double deps = tasks;
   if (spec.kind == CollectiveKind::kAllToAll) {
@@ -433,11 +433,26 @@ CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& 
                            "a point-to-point send needs exactly two ranks (source, destination)");
   }
   validate_ring_size(spec);
-  check_size(builder, spec);
   const auto p = static_cast<std::uint32_t>(spec.group.size());
+  if (!spec.pair_bytes.empty() &&
+      (spec.kind != CollectiveKind::kAllToAll || spec.pair_bytes.size() != std::size_t{p} * p)) {
+    throw core::InputError(
+        "", "pair_bytes", std::to_string(spec.pair_bytes.size()) + " entries",
+        "only an all-to-all has them, one per ordered pair of its " + std::to_string(p) + " ranks");
+  }
+  check_size(builder, spec);
   const WaitFor wait_for =
       spec.algorithm == Algorithm::kHalvingDoubling ? WaitFor::kAllEarlier : WaitFor::kLatestStep;
   Emitter e(builder, spec, wait_for);
+  if (!spec.pair_bytes.empty()) {
+    for (std::uint32_t i = 0; i < p; ++i) {
+      for (std::uint32_t j = 0; j < p; ++j) {
+        if (j != i) e.send(i, j, spec.pair_bytes[std::size_t{i} * p + j]);
+      }
+    }
+    e.end_step();
+    return e.finish();
+  }
   if (p < 2 || spec.bytes == 0) return e.finish();
 
   if (spec.kind == CollectiveKind::kSend) {

@@ -23,6 +23,8 @@
 #include <algorithm>
 #include <cassert>
 #include <initializer_list>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,6 +33,7 @@
 
 #include "flux/core/error.hpp"
 #include "flux/workload/builder.hpp"
+#include "flux/workload/routing.hpp"
 #include "lowering.hpp"
 
 namespace flux::workload {
@@ -85,6 +88,11 @@ struct Step {
     kJoin,       // joins the collectives launched with `slot`
     kSend,       // pipeline send of micro-batch `mb`, forward (to s + 1) or not (to s - 1)
     kRecv,       // joins the matching pipeline send
+    kAllToAll,   // MoE token exchange of MoE layer `slot`, micro-batch `mb` over every EP
+                 // group, blocking: to the experts (`forward`) or back
+    kExpert,     // the local experts of MoE layer `slot` on each rank, `bytes` times the
+                 // forward (1, or 2 backward)
+    kEdp,        // `kind` of `bytes` over every expert-data-parallel group, awaited at the end
   };
   explicit Step(Type t, TimePs d = 0) : type(t), ps(d) {}
   Type type = Type::kCompute;
@@ -96,6 +104,7 @@ struct Step {
   std::uint32_t vs = 0;  // kSend, kRecv: the virtual stage of the pass
   std::uint32_t slot = 0;
   std::uint64_t bytes = 0;
+  bool last_use = false;  // kAllToAll: the routing of (slot, mb) is not needed again
   std::string label;
 };
 
@@ -108,12 +117,14 @@ class Generator {
         norm_tokens_(c.sequence_parallel ? tokens_ / c.tp : tokens_),
         act_bytes_(c.micro_batch * (c.seq / c.cp) * c.model.hidden * 2),
         lc_(layer_compute(c)),
+        moe_(c.moe.enabled() ? moe_compute(c) : MoeCompute{}),
         stage_ranks_(c.pp),
         pending_(c.pp),
         mailbox_(2 * std::size_t{c.virtual_stages()} * c.micro_batches) {
     if (c.generated_dp() != c.dp) {
       lower_.builder().set_fold(core::Fold{c.dp / c.generated_dp(), c.tp * c.cp * c.pp});
     }
+    if (c.moe.enabled()) router_.emplace(c.moe.routing, moe_routing_shape(c));
     lower_.builder().set_scaleup_size(c.scaleup_size);
     if (c.scaleup_size != 0) lower_.builder().set_scaleup_gbps(c.gpu.nvlink_gbps);
     for (std::uint32_t s = 0; s < c.pp; ++s) {
@@ -161,7 +172,8 @@ class Generator {
     const auto part = [](const char* k, std::uint32_t v) {
       return cat({"-", k, std::to_string(v)});
     };
-    std::string s = cat({"llama3-", c.model.name, "-L", std::to_string(c.model.layers)});
+    std::string s =
+        cat({c.moe.enabled() ? "" : "llama3-", c.model.name, "-L", std::to_string(c.model.layers)});
     s += part("tp", c.tp);
     if (c.cp > 1) s += part("cp", c.cp);
     const std::string pp =
@@ -169,6 +181,10 @@ class Generator {
     if (c.pp > 1 && c.order == RankOrder::kTpCpPpDp) s += pp;
     s += part("dp", c.dp);
     if (c.pp > 1 && c.order == RankOrder::kTpCpDpPp) s += pp;
+    if (c.moe.enabled()) s += part("ep", c.moe.ep);
+    if (c.moe.enabled() && c.moe.routing.kind != RoutingKind::kUniform) {
+      s += cat({"-", c.moe.routing.to_string()});
+    }
     if (c.sequence_parallel) s += "-sp";
     if (c.dp_sharding == DpSharding::kOptimizer) s += "-zero1";
     if (c.dp_sharding == DpSharding::kFull) s += "-fsdp";
@@ -244,7 +260,50 @@ class Generator {
     }
   }
 
-  void unit_forward(Writer& w, const Unit& u, const std::string& p) const {
+  // --- MoE blocks (moe.hpp) ------------------------------------------------------
+
+  static void exchange(Writer& w, std::uint32_t moe_layer, std::uint32_t mb, bool to_experts,
+                       bool last_use, std::string label) {
+    Step s(Step::Type::kAllToAll);
+    s.slot = moe_layer;
+    s.mb = mb;
+    s.forward = to_experts;
+    s.last_use = last_use;
+    s.label = std::move(label);
+    w.out.push_back(std::move(s));
+  }
+  static void experts(Writer& w, std::uint32_t moe_layer, std::uint32_t mb, std::uint64_t times) {
+    Step s(Step::Type::kExpert);
+    s.slot = moe_layer;
+    s.mb = mb;
+    s.bytes = times;
+    w.out.push_back(std::move(s));
+  }
+  // Shared experts: a TP-split dense MLP on the gathered tokens.
+  void shared(Writer& w, bool forward, const std::string& L) const {
+    if (c_.moe.shared_experts == 0) return;
+    const std::string label = cat({L, forward ? "fwd.shared" : "bwd.shared"});
+    tp_gather(w, label);
+    w.compute(forward ? moe_.shared_fwd : moe_.shared_bwd);
+    tp(w, CollectiveKind::kReduceScatter, act_bytes_, label);
+  }
+  void moe_forward(Writer& w, std::uint32_t m, std::uint32_t mb, const std::string& L) const {
+    shared(w, true, L);
+    w.compute(moe_.router_fwd);
+    exchange(w, m, mb, true, false, cat({L, "fwd.dispatch"}));
+    experts(w, m, mb, 1);
+    exchange(w, m, mb, false, false, cat({L, "fwd.combine"}));
+    w.compute(moe_.unpermute_fwd);
+  }
+  void moe_backward(Writer& w, std::uint32_t m, std::uint32_t mb, const std::string& L) const {
+    exchange(w, m, mb, true, false, cat({L, "bwd.combine"}));
+    experts(w, m, mb, 2);
+    exchange(w, m, mb, false, true, cat({L, "bwd.dispatch"}));
+    w.compute(moe_.router_bwd);
+    shared(w, false, L);
+  }
+
+  void unit_forward(Writer& w, const Unit& u, const std::string& p, std::uint32_t mb) const {
     const double v = static_cast<double>(vocab_shard(c_));
     switch (u.kind) {
       case Unit::Kind::kEmbed:
@@ -262,6 +321,10 @@ class Generator {
         w.compute(lc_.attn_out);
         tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "fwd.attn"}));
         w.compute(lc_.mlp_norm);
+        if (c_.moe.is_moe_layer(u.layer)) {
+          moe_forward(w, u.layer - c_.moe.dense_layers, mb, L);
+          return;
+        }
         tp_gather(w, cat({L, "fwd.mlp"}));
         w.compute(lc_.mlp_body);
         tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "fwd.mlp"}));
@@ -284,7 +347,7 @@ class Generator {
     }
   }
 
-  void unit_backward(Writer& w, const Unit& u, const std::string& p) const {
+  void unit_backward(Writer& w, const Unit& u, const std::string& p, std::uint32_t mb) const {
     const double v = static_cast<double>(vocab_shard(c_));
     switch (u.kind) {
       case Unit::Kind::kEmbed:
@@ -295,9 +358,13 @@ class Generator {
         return;
       case Unit::Kind::kLayer: {
         const std::string L = cat({p, u.name, "."});
-        tp_gather(w, cat({L, "bwd.mlp"}));
-        w.compute(lc_.mlp_bwd);
-        tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "bwd.mlp"}));
+        if (c_.moe.is_moe_layer(u.layer)) {
+          moe_backward(w, u.layer - c_.moe.dense_layers, mb, L);
+        } else {
+          tp_gather(w, cat({L, "bwd.mlp"}));
+          w.compute(lc_.mlp_bwd);
+          tp(w, CollectiveKind::kReduceScatter, act_bytes_, cat({L, "bwd.mlp"}));
+        }
         w.compute(lc_.norm_bwd);
         tp_gather(w, cat({L, "bwd.attn"}));
         w.compute(lc_.attn_bwd_out);
@@ -319,6 +386,9 @@ class Generator {
   }
 
   [[nodiscard]] bool sharded() const { return c_.dp_sharding != DpSharding::kNone; }
+  [[nodiscard]] bool moe_layer(const Unit& u) const {
+    return u.kind == Unit::Kind::kLayer && c_.moe.is_moe_layer(u.layer);
+  }
 
   // FSDP: the parameter all-gather of `u`, launched ahead (one unit of
   // prefetch) and joined before `u` runs.
@@ -354,16 +424,22 @@ class Generator {
         if (k + 1 < n) slot = gather_params(w, unit(k + 1), cat({p, dir}));
       }
       if (forward) {
-        unit_forward(w, unit(k), p);
+        unit_forward(w, unit(k), p, mb);
       } else {
-        unit_backward(w, unit(k), p);
+        unit_backward(w, unit(k), p, mb);
+        const bool rs = sharded();
+        const CollectiveKind kind =
+            rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
         if (last_mb && c_.dp * c_.cp > 1) {
           // The gradient reduction over the DP x CP group, awaited only by
           // the optimizer step.
-          const bool rs = sharded();
-          w.collective(
-              Step::Type::kDp, rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
-              unit(k).params * 2, cat({unit(k).name, rs ? ".dp-rs" : ".dp-ar"}), Await::kAtEnd);
+          w.collective(Step::Type::kDp, kind, unit(k).params * 2,
+                       cat({unit(k).name, rs ? ".dp-rs" : ".dp-ar"}), Await::kAtEnd);
+        }
+        if (last_mb && moe_layer(unit(k)) && edp_size(c_) > 1) {
+          // The experts' gradients over the ranks holding the same experts.
+          w.collective(Step::Type::kEdp, kind, expert_params_per_rank(c_) * 2,
+                       cat({unit(k).name, rs ? ".edp-rs" : ".edp-ar"}), Await::kAtEnd);
         }
       }
     }
@@ -387,7 +463,8 @@ class Generator {
     const std::uint32_t first = c_.first_layer(vs);
     for (std::uint32_t l = first; l < first + c_.stage_layers(vs); ++l) {
       units.push_back({Unit::Kind::kLayer, l, cat({"L", std::to_string(l)}),
-                       layer_params_per_rank(c_.model, c_.tp)});
+                       c_.moe.is_moe_layer(l) ? moe_layer_dense_params_per_rank(c_)
+                                              : layer_params_per_rank(c_.model, c_.tp)});
     }
     if (c_.embeddings && vs + 1 == c_.virtual_stages()) {
       units.push_back({Unit::Kind::kHead, 0, "head", head_params(c_)});
@@ -429,10 +506,14 @@ class Generator {
     if (c_.optimizer || c_.dp_sharding == DpSharding::kOptimizer) {
       // Adam over the stage's parameters, or over 1/(dp * cp) of them when
       // the optimizer state is sharded.
-      std::uint64_t params = 0;
-      for (const Unit& u : units) params += u.params;
+      std::uint64_t params = 0, expert_params = 0;
+      for (const Unit& u : units) {
+        params += u.params;
+        if (moe_layer(u)) expert_params += expert_params_per_rank(c_);
+      }
       const std::uint64_t shards = sharded() ? std::uint64_t{c_.dp} * c_.cp : 1;
-      params = (params + shards - 1) / shards;
+      const std::uint64_t edp_shards = sharded() && c_.moe.enabled() ? edp_size(c_) : 1;
+      params = (params + shards - 1) / shards + (expert_params + edp_shards - 1) / edp_shards;
       Step o(Step::Type::kOptimizer);
       o.ps = c_.optimizer ? memory(kAdamBytesPerParam * static_cast<double>(params)) : 0;
       out.push_back(std::move(o));
@@ -442,6 +523,10 @@ class Generator {
       for (const Unit& u : units) {
         w.collective(Step::Type::kDp, CollectiveKind::kAllGather, u.params * 2,
                      cat({u.name, ".dp-ag"}), Await::kAtEnd);
+        if (moe_layer(u) && edp_size(c_) > 1) {
+          w.collective(Step::Type::kEdp, CollectiveKind::kAllGather, expert_params_per_rank(c_) * 2,
+                       cat({u.name, ".edp-ag"}), Await::kAtEnd);
+        }
       }
     }
     return out;
@@ -504,6 +589,34 @@ class Generator {
         }
         return;
       }
+      case Step::Type::kAllToAll:
+        all_to_all(s, step);
+        return;
+      case Step::Type::kExpert:
+        for_each_ep_group(
+            s, step.slot, step.mb, [&](std::span<const std::uint32_t> group, const TokenMatrix& m) {
+              for (std::uint32_t j = 0; j < group.size(); ++j) {
+                const TimePs t = expert_compute_ps(c_, m.received(j));
+                lower_.compute(group.subspan(j, 1),
+                               step.bytes == 1 ? t : core::add_time(t, t, "expert compute"));
+              }
+            });
+        return;
+      case Step::Type::kEdp: {
+        CollectiveSpec sp = spec(step.kind, step.bytes, step.label);
+        lower_.begin_launch(step.await);
+        const std::uint32_t ep = c_.moe.ep;
+        for (std::uint32_t e = 0; e < ep; ++e) {
+          sp.group.clear();
+          for (std::uint32_t t = 0; t < c_.tp; ++t) {
+            for (std::uint32_t j = e; j < c_.dp * c_.cp; j += ep) {
+              sp.group.emplace_back(c_.rank(t, j % c_.cp, j / c_.cp, s));
+            }
+          }
+          lower_.launch(sp);
+        }
+        return;
+      }
       case Step::Type::kJoin: {
         auto it = pending_[s].find(step.slot);
         if (it == pending_[s].end()) return;  // nothing was launched (no group to gather over)
@@ -539,12 +652,83 @@ class Generator {
     }
   }
 
+  // The routing of (MoE layer, EP group, micro-batch), drawn once and kept
+  // until its last exchange.
+  const TokenMatrix& route(std::uint32_t m, std::uint32_t group, std::uint32_t mb) {
+    const std::uint64_t key =
+        (std::uint64_t{m} * moe_routing_shape(c_).groups + group) * c_.micro_batches + mb;
+    auto it = routes_.find(key);
+    if (it == routes_.end()) it = routes_.emplace(key, router_->route(m, group, mb)).first;
+    return it->second;
+  }
+  void forget_route(std::uint32_t m, std::uint32_t group, std::uint32_t mb) {
+    routes_.erase((std::uint64_t{m} * moe_routing_shape(c_).groups + group) * c_.micro_batches +
+                  mb);
+  }
+
+  // Calls f(ranks, routing) for every EP group of stage s: TP slice t, DP x
+  // CP indices j = g * ep .. g * ep + ep - 1 (j = d * cp + c).
+  template <class F>
+  void for_each_ep_group(std::uint32_t s, std::uint32_t m, std::uint32_t mb, F&& f,
+                         bool forget = false) {
+    const std::uint32_t ep = c_.moe.ep, per_slice = c_.dp * c_.cp / ep;
+    std::vector<std::uint32_t> ranks(ep);
+    for (std::uint32_t t = 0; t < c_.tp; ++t) {
+      for (std::uint32_t g = 0; g < per_slice; ++g) {
+        for (std::uint32_t i = 0; i < ep; ++i) {
+          const std::uint32_t j = g * ep + i;
+          ranks[i] = c_.rank(t, j % c_.cp, j / c_.cp, s);
+        }
+        const std::uint32_t group = (s * c_.tp + t) * per_slice + g;
+        f(std::span<const std::uint32_t>(ranks), route(m, group, mb));
+        if (forget) forget_route(m, group, mb);
+      }
+    }
+  }
+
+  // One MoE all-to-all over every EP group of stage s: n[src][dst] tokens of
+  // hidden bf16 values plus the counts header, src -> dst to the experts,
+  // dst -> src back; a send for every ordered pair (moe.hpp).
+  void all_to_all(std::uint32_t s, const Step& step) {
+    CollectiveSpec sp = spec(CollectiveKind::kAllToAll, 0, step.label);
+    const std::uint32_t ep = c_.moe.ep;
+    if (ep < 2) {
+      if (step.last_use)
+        for_each_ep_group(
+            s, step.slot, step.mb, [](auto, const auto&) {}, true);
+      return;
+    }
+    const std::uint64_t row = c_.model.hidden * 2, header = c_.moe.header_bytes();
+    lower_.begin_launch(Await::kNow);
+    for_each_ep_group(
+        s, step.slot, step.mb,
+        [&](std::span<const std::uint32_t> group, const TokenMatrix& m) {
+          sp.group.clear();
+          for (const std::uint32_t r : group) sp.group.emplace_back(r);
+          sp.pair_bytes.assign(std::size_t{ep} * ep, 0);
+          sp.bytes = 0;
+          for (std::uint32_t i = 0; i < ep; ++i) {
+            for (std::uint32_t j = 0; j < ep; ++j) {
+              if (i == j) continue;
+              const std::uint64_t n = step.forward ? m.at(i, j) : m.at(j, i);
+              sp.pair_bytes[std::size_t{i} * ep + j] = n * row + header;
+              sp.bytes += n * row + header;
+            }
+          }
+          lower_.launch(sp);
+        },
+        step.last_use);
+  }
+
   const TrainingConfig& c_;
   detail::Lowering lower_;
   double tokens_;       // tokens per rank and micro-batch: micro_batch * seq / cp
   double norm_tokens_;  // those the norms run on (1/tp of them, sequence parallel)
   std::uint64_t act_bytes_;
   LayerCompute lc_;
+  MoeCompute moe_;
+  std::optional<Router> router_;
+  std::unordered_map<std::uint64_t, TokenMatrix> routes_;
   std::vector<std::vector<std::uint32_t>> stage_ranks_;
   // Per stage: slot -> the collectives a kJoin step joins.
   std::vector<std::unordered_map<std::uint32_t, std::vector<std::uint32_t>>> pending_;

@@ -119,7 +119,7 @@ ModelConfig ModelConfig::llama3(std::string_view size) {
 
 void ModelConfig::validate() const {
   core::check_options(kModelOptions, *this);
-  if (hidden % heads != 0) {
+  if (head_size == 0 && !mla.enabled() && hidden % heads != 0) {
     throw core::InputError("", "heads", str(heads), "must divide hidden (" + str(hidden) + ")");
   }
   if (heads % kv_heads != 0) {
@@ -172,6 +172,7 @@ void TrainingConfig::validate() const {
         "tp (" + t + ") must divide the tokens per CP rank, seq / cp = " + str(seq / cp));
   }
   check_fold(*this);
+  check_moe(*this);
   if (model.heads % tp != 0) {
     throw core::InputError("", "tp", t,
                            "must divide the attention heads (" + str(model.heads) + ")");
@@ -260,10 +261,8 @@ LayerCompute layer_compute(const TrainingConfig& c) {
   const double T = static_cast<double>(c.micro_batch * (c.seq / c.cp));
   const double Tn = c.sequence_parallel ? T / c.tp : T;
   const double h = static_cast<double>(m.hidden);
-  const double d = static_cast<double>(m.head_dim());
-  const double q = static_cast<double>(m.heads / c.tp) * d;
-  // With tp > kv_heads each rank keeps one (replicated) KV head.
-  const double kv = static_cast<double>(std::max<std::uint32_t>(1, m.kv_heads / c.tp)) * d;
+  const AttentionShape at = attention_shape(m, c.tp);
+  const double d = at.head_dim, q = at.q, kv = at.kv;
   const double f = static_cast<double>(m.ffn / c.tp);
   auto gemm = [&](double a, double k, double n) {
     return roofline_ps(g, OpClass::kGemm, gemm_cost(a, k, n));
@@ -274,9 +273,13 @@ LayerCompute layer_compute(const TrainingConfig& c) {
   // does 1/cp of it (load balanced) and reads every K/V block once.
   const double seq = static_cast<double>(c.seq);
   const double all_tokens = static_cast<double>(c.micro_batch) * seq;
-  const OpCost attn{
-      0.5 * 4 * static_cast<double>(c.micro_batch) * seq * seq * d * (q / d) / c.cp,
-      c.cp == 1 ? kBf16 * T * (2 * q + 2 * kv) : kBf16 * (2 * T * q + 2 * all_tokens * kv)};
+  // MLA: QK^T over the qk head size and PV over the v head size per head.
+  const double core_flops = m.mla.enabled() ? 0.5 * 2 * static_cast<double>(c.micro_batch) * seq *
+                                                  seq * at.heads * (at.qk + at.v) / c.cp
+                                            : 0.5 * 4 * static_cast<double>(c.micro_batch) * seq *
+                                                  seq * d * (q / d) / c.cp;
+  const OpCost attn{core_flops, c.cp == 1 ? kBf16 * T * (2 * q + 2 * kv)
+                                          : kBf16 * (2 * T * q + 2 * all_tokens * kv)};
   const TimePs residual = mem(3 * Tn * h * kBf16);
   const TimePs norm = mem(2 * Tn * h * kBf16);
   const TimePs norm_bwd = mem(3 * Tn * h * kBf16);
@@ -284,9 +287,15 @@ LayerCompute layer_compute(const TrainingConfig& c) {
 
   LayerCompute r;
   r.attn_norm = sum_compute({residual, norm});
-  r.attn_qkv = sum_compute({gemm(T, h, q + 2 * kv), rope});
+  // The input projections: Q, K, V as one GEMM, or MLA's four.
+  TimePs in_fwd = 0, in_bwd = rope;
+  for (const auto& [k, n] : at.in) {
+    in_fwd = sum_compute({in_fwd, gemm(T, k, n)});
+    in_bwd = sum_compute({in_bwd, gemm(T, n, k), gemm(k, T, n)});
+  }
+  r.attn_qkv = sum_compute({in_fwd, rope});
   r.attn_core = roofline_ps(g, OpClass::kAttention, attn);
-  r.attn_out = gemm(T, q, h);
+  r.attn_out = gemm(T, at.o, h);
   r.attn_fwd = sum_compute({r.attn_norm, r.attn_qkv, r.attn_core, r.attn_out});
   r.mlp_norm = sum_compute({residual, norm});
   r.mlp_body = sum_compute({gemm(T, h, 2 * f), mem(3 * T * f * kBf16), gemm(T, f, h)});
@@ -298,9 +307,9 @@ LayerCompute layer_compute(const TrainingConfig& c) {
   // Flash-attention backward: 2.5x the forward FLOPs (five GEMMs instead of
   // two), twice the forward memory traffic.
   const OpCost attn_bwd{2.5 * attn.flops, 2 * attn.bytes};
-  r.attn_bwd_out = sum_compute({gemm(T, h, q), gemm(q, T, h)});
+  r.attn_bwd_out = sum_compute({gemm(T, h, at.o), gemm(at.o, T, h)});
   r.attn_bwd_core = roofline_ps(g, OpClass::kAttention, attn_bwd);
-  r.attn_bwd_qkv = sum_compute({rope, gemm(T, q + 2 * kv, h), gemm(h, T, q + 2 * kv)});
+  r.attn_bwd_qkv = in_bwd;
   r.attn_bwd = sum_compute({r.attn_bwd_out, r.attn_bwd_core, r.attn_bwd_qkv});
   r.norm_bwd = sum_compute({norm_bwd, residual});
   return r;
@@ -308,13 +317,51 @@ LayerCompute layer_compute(const TrainingConfig& c) {
 
 std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
   const std::uint64_t h = m.hidden;
-  const std::uint64_t d = m.head_dim();
-  const std::uint64_t q = (m.heads / tp) * d;
-  const std::uint64_t kv = std::max<std::uint64_t>(1, m.kv_heads / tp) * d;
   const std::uint64_t f = m.ffn / tp;
-  // Q, K, V and O projections; gate, up and down; two RMSNorm weight vectors
-  // (replicated on every TP rank).
-  return h * (q + 2 * kv) + q * h + 3 * h * f + 2 * h;
+  // Attention; gate, up and down; two RMSNorm weight vectors (replicated on
+  // every TP rank).
+  return attention_params_per_rank(m, tp) + 3 * h * f + 2 * h;
+}
+
+std::uint64_t attention_params_per_rank(const ModelConfig& m, std::uint32_t tp) {
+  const AttentionShape a = attention_shape(m, tp);
+  double params = a.o * static_cast<double>(m.hidden) + a.norms;
+  for (const auto& [k, n] : a.in) params += k * n;
+  return static_cast<std::uint64_t>(params);
+}
+
+AttentionShape attention_shape(const ModelConfig& m, std::uint32_t tp) {
+  AttentionShape a;
+  const auto h = static_cast<double>(m.hidden);
+  a.heads = static_cast<double>(m.heads / tp);
+  if (m.mla.enabled()) {
+    // DeepSeek-V2/V3 MLA: h -> q_lora (norm) -> heads * (nope + rope); h ->
+    // kv_lora + rope (norm) -> heads * (nope + v). Per head, K and V of
+    // nope + rope and v values; the down projections are replicated on the
+    // TP ranks.
+    const MlaConfig& l = m.mla;
+    const auto ql = static_cast<double>(l.q_lora_rank), kl = static_cast<double>(l.kv_lora_rank);
+    const auto rope = static_cast<double>(l.qk_rope_head_dim);
+    a.qk = static_cast<double>(l.qk_nope_head_dim) + rope;
+    a.v = static_cast<double>(l.v_head_dim);
+    a.head_dim = a.qk;
+    a.q = a.heads * a.qk;
+    a.kv = a.heads * (a.qk + a.v) / 2;
+    a.in = {{h, ql}, {ql, a.q}, {h, kl + rope}, {kl, a.heads * (l.qk_nope_head_dim + a.v)}};
+    a.o = a.heads * a.v;
+    a.norms = ql + kl;
+    return a;
+  }
+  a.head_dim = static_cast<double>(m.head_dim());
+  a.qk = a.v = a.head_dim;
+  a.q = a.heads * a.head_dim;
+  // With tp > kv_heads each rank keeps one (replicated) KV head.
+  a.kv = static_cast<double>(std::max<std::uint32_t>(1, m.kv_heads / tp)) * a.head_dim;
+  a.in = {{h, a.q + 2 * a.kv}};
+  a.o = a.q;
+  // Qwen3's per-head RMSNorm of queries and keys (a head size of its own).
+  a.norms = m.head_size != 0 ? 2 * a.head_dim : 0;
+  return a;
 }
 
 std::uint64_t pipeline_send_bytes(const TrainingConfig& c) {
@@ -323,7 +370,7 @@ std::uint64_t pipeline_send_bytes(const TrainingConfig& c) {
 }
 
 std::uint64_t cp_step_bytes(const TrainingConfig& c) {
-  const std::uint64_t kv = std::max<std::uint64_t>(1, c.model.kv_heads / c.tp) * c.model.head_dim();
+  const auto kv = static_cast<std::uint64_t>(attention_shape(c.model, c.tp).kv);
   return 2 * c.micro_batch * (c.seq / c.cp) * kv * 2;
 }
 

@@ -18,8 +18,10 @@ namespace {
 constexpr double kFrontier = 6;
 
 // The entries beyond those two that a configuration adds.
+// A MoE all-to-all leaves its 2 (ep - 1) sends and receives in the frontier.
 double more_entries(const TrainingConfig& c) {
-  return (c.pp > 1 ? 1 : 0) + (c.dp_sharding == DpSharding::kFull ? 2 : 0);
+  const double a2a = c.moe.enabled() ? 2.0 * (c.moe.ep - 1) : 0;
+  return (c.pp > 1 ? 1 : 0) + (c.dp_sharding == DpSharding::kFull ? 2 : 0) + a2a;
 }
 
 struct Size {
@@ -77,6 +79,12 @@ WorkloadSize estimate_llama_size(const TrainingConfig& c) {
   Size total;
   for (std::uint32_t s = 0; s < c.virtual_stages(); ++s) {
     const double layers = c.stage_layers(s);
+    double moe_layers = 0;
+    for (std::uint32_t l = c.first_layer(s); l < c.first_layer(s) + c.stage_layers(s); ++l) {
+      moe_layers += c.moe.is_moe_layer(l) ? 1 : 0;
+    }
+    // MoE layers without shared experts have no TP collective in their MLP.
+    const double mlp_tp_layers = layers - (c.moe.shared_experts == 0 ? moe_layers : 0);
     const bool first = s == 0, last = s + 1 == c.virtual_stages();
     const double units = layers + (c.embeddings && first ? 1 : 0) + (c.embeddings && last ? 1 : 0);
     if (c.tp > 1) {
@@ -85,7 +93,7 @@ WorkloadSize estimate_llama_size(const TrainingConfig& c) {
       // embedding's (1, and its backward all-gather), the head's (3 loss
       // all-reduces, 1 backward, and the forward all-gather).
       double ars = 0, halves = 0;  // all-reduces; reduce-scatters and all-gathers
-      (sp ? halves : ars) += sp ? 8 * layers : 4 * layers;
+      (sp ? halves : ars) += sp ? 4 * (layers + mlp_tp_layers) : 2 * (layers + mlp_tp_layers);
       if (c.embeddings && first) (sp ? halves : ars) += sp ? 2 : 1;
       if (c.embeddings && last) {
         ars += 3;
@@ -104,6 +112,24 @@ WorkloadSize estimate_llama_size(const TrainingConfig& c) {
       const double steps = cp - 1;
       total += Size{steps * cp, cp * (kFrontier * steps + steps * (steps - 1)) + 2 * cp * tp * 2} *
                groups;
+    }
+    if (moe_layers > 0 && c.moe.ep > 1) {
+      // Four all-to-alls per MoE layer and micro-batch over each of the
+      // stage's tp * dp * cp / ep EP groups: ep (ep - 1) sends, all initial,
+      // each waiting for up to 2 (ep - 1) + kFrontier frontier entries.
+      const double ep = c.moe.ep, groups = tp * gdp * cp / ep;
+      const double sends = 4 * moe_layers * mbs * groups * ep * (ep - 1);
+      total += Size{sends, sends * (kFrontier + more)};
+    }
+    if (moe_layers > 0 && edp_size(c) > 1) {
+      // The expert gradients over each of the stage's ep EDP groups.
+      const double p = edp_size(c);
+      const double units_e = moe_layers * c.moe.ep;
+      if (c.dp_sharding == DpSharding::kNone) {
+        total += allreduce_size(c.collective, p, p, more) * units_e;
+      } else {
+        total += half_size(c.collective, p, p, more) * (2 * units_e);
+      }
     }
     if (!last) {
       // Pipeline sends to the next stage and back: one per TP/CP rank and

@@ -39,7 +39,7 @@ expect_usage missing-value '--output' -- "$FLUX" schedule "$DIR/w.json" -o
 expect_usage missing-arg 'workload is required' -- "$FLUX" schedule
 expect_usage unknown-cmd "'frobnicate': unknown command \(known: generate, info" -- "$FLUX" frobnicate
 expect_usage no-cmd 'a command is required' -- "$FLUX"
-expect_usage no-sub 'a command is required \(llama3, random\)' -- "$FLUX" generate
+expect_usage no-sub 'a command is required \(llama3, moe, random\)' -- "$FLUX" generate
 expect_usage tp-2p32 '--tp = 4294967296: must be an integer between 1 and 1048576' -- \
   "$FLUX" generate llama3 --tp 4294967296 -o "$DIR/x.json"
 expect_usage layers '--layers = 0: must be an integer between 1 and 65536' -- \

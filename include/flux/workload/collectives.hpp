@@ -5,7 +5,9 @@
 //   all-reduce      every rank holds a vector of `bytes`; all end with the sum
 //   reduce-scatter  every rank holds `bytes`; each ends with its reduced 1/p
 //   all-gather      every rank ends with `bytes` (it starts with its 1/p)
-//   all-to-all      every rank sends bytes/p to each other rank
+//   all-to-all      every rank sends bytes/p to each other rank; with
+//                   pair_bytes (all-to-all-v, the MoE token exchange) rank i
+//                   sends pair_bytes[i * p + j] to rank j != i instead
 //   send            point to point: group[0] sends `bytes` to group[1]
 //   shift           one ring step: position i sends `bytes` to (i + 1) mod p
 //                   (context parallelism's K/V exchange)
@@ -74,6 +76,10 @@ struct CollectiveSpec {
   /// chunks are equal: bytes must be a multiple of ring_size. 0: the group
   /// is the whole ring.
   std::uint32_t ring_size = 0;
+  /// All-to-all only: the bytes position i sends to position j at
+  /// [i * p + j] (the diagonal is ignored: nothing leaves the rank), `bytes`
+  /// then unused. Empty: bytes / p to every other position.
+  std::vector<std::uint64_t> pair_bytes{};
 };
 
 /// The sends one collective added, seen from each member (same order as

@@ -29,15 +29,28 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "flux/core/option.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/workload/collectives.hpp"
 #include "flux/workload/compute.hpp"
+#include "flux/workload/moe.hpp"
 #include "flux/workload/program.hpp"
 
 namespace flux::workload {
+
+/// DeepSeek's multi-head latent attention (DeepSeek-V2/V3): queries and
+/// keys/values through low-rank projections; 0 kv_lora_rank: not used.
+struct MlaConfig {
+  std::uint64_t q_lora_rank = 0;
+  std::uint64_t kv_lora_rank = 0;
+  std::uint64_t qk_rope_head_dim = 0;
+  std::uint64_t qk_nope_head_dim = 0;
+  std::uint64_t v_head_dim = 0;
+  [[nodiscard]] bool enabled() const { return kv_lora_rank != 0; }
+};
 
 struct ModelConfig {
   std::string name;
@@ -47,11 +60,17 @@ struct ModelConfig {
   std::uint32_t heads = 0;
   std::uint32_t kv_heads = 0;
   std::uint64_t vocab = 0;
+  /// Per-head size when it is not hidden / heads (Qwen3: 128 with hidden
+  /// 4096 and 64 heads); 0: hidden / heads.
+  std::uint64_t head_size = 0;
+  MlaConfig mla{};  ///< DeepSeek's latent attention (replaces the Q, K, V projections)
 
   /// Published Llama 3 / 3.1 configurations: "8b", "70b", "405b".
   static ModelConfig llama3(std::string_view size);
   void validate() const;
-  [[nodiscard]] std::uint64_t head_dim() const { return hidden / heads; }
+  [[nodiscard]] std::uint64_t head_dim() const {
+    return head_size != 0 ? head_size : hidden / heads;
+  }
 };
 
 /// How ranks are numbered: TP innermost, then CP, then the other two.
@@ -113,6 +132,8 @@ struct TrainingConfig {
   /// and `simulate` take as their --scaleup-size default. 0: not said. Must
   /// divide the generated ranks.
   std::uint32_t scaleup_size = 0;
+  /// Mixture of experts (moe.hpp): experts 0 is a dense model.
+  MoeConfig moe;
 
   /// Throws core::InputError naming the field: zero sizes, tp not dividing
   /// heads / ffn / hidden, layers < pp, cp not dividing seq, a fold that
@@ -238,6 +259,21 @@ LayerCompute layer_compute(const TrainingConfig& c);
 
 /// Parameters of one transformer layer held by one TP rank.
 std::uint64_t layer_params_per_rank(const ModelConfig& m, std::uint32_t tp);
+/// Those of its attention block (projections and their norms).
+std::uint64_t attention_params_per_rank(const ModelConfig& m, std::uint32_t tp);
+
+/// The attention's shapes on one TP rank: query heads, per-head sizes, the
+/// Q and K/V widths (kv: the K and V values per token, each), the input
+/// projections (k x n GEMMs: one QKV GEMM, or MLA's four) and the output
+/// projection's input width.
+struct AttentionShape {
+  double heads = 0, head_dim = 0, qk = 0, v = 0, q = 0, kv = 0, o = 0, norms = 0;
+  std::vector<std::pair<double, double>> in;
+};
+AttentionShape attention_shape(const ModelConfig& m, std::uint32_t tp);
+/// Throws core::InputError naming the field when `c.moe` does not fit `c`
+/// (called by TrainingConfig::validate; nothing when dense).
+void check_moe(const TrainingConfig& c);
 
 /// The bytes of every distinct DP-group collective of the iteration, per
 /// rank (gradient reductions and, when sharded, parameter all-gathers of the
@@ -263,6 +299,53 @@ struct WorkloadSize {
   std::uint64_t deps = 0;
 };
 WorkloadSize estimate_llama_size(const TrainingConfig& c);
+
+/// A named MoE model (docs/model.md, "MoE models"): its shapes, its MoE
+/// block (ep 1) and where they come from.
+struct MoeModel {
+  ModelConfig model;
+  MoeConfig moe;
+  std::string source;
+  std::uint64_t published_params = 0;  ///< total parameters the source states
+};
+/// "mixtral-8x7b", "mixtral-8x22b", "deepseek-v3", "qwen3-235b-a22b";
+/// throws core::InputError ("model").
+MoeModel moe_model(std::string_view name);
+std::vector<std::string_view> moe_model_names();
+/// Parameters of the whole model: embedding, every layer (attention, norms,
+/// dense MLP or router, routed and shared experts) and the LM head.
+std::uint64_t total_params(const ModelConfig& m, const MoeConfig& moe);
+/// Expert parameters one rank holds in one MoE layer (experts / ep whole
+/// experts): what its EDP group reduces.
+std::uint64_t expert_params_per_rank(const TrainingConfig& c);
+/// Tokens one rank routes per MoE layer and micro-batch:
+/// micro_batch * seq / cp / tp.
+std::uint64_t moe_tokens_per_rank(const TrainingConfig& c);
+/// Parameters of a MoE layer's dense part on one TP rank (attention, norms,
+/// router, shared experts): what the DP x CP group reduces.
+std::uint64_t moe_layer_dense_params_per_rank(const TrainingConfig& c);
+
+/// The routing's shape for `c`: its MoE layers, EP groups (tp * pp *
+/// dp * cp / ep of them, numbered (stage * tp + t) * (dp * cp / ep) + g),
+/// micro-batches and tokens per rank.
+RoutingShape moe_routing_shape(const TrainingConfig& c);
+/// Ranks of the expert-data-parallel group of a MoE layer's experts:
+/// tp * dp * cp / ep.
+std::uint32_t edp_size(const TrainingConfig& c);
+
+/// Compute of a MoE block's fixed parts on one rank, per micro-batch, ps.
+struct MoeCompute {
+  core::TimePs router_fwd = 0;     ///< router GEMM, softmax / top-k, permute
+  core::TimePs unpermute_fwd = 0;  ///< unpermute and the weighted sum of the k outputs
+  core::TimePs router_bwd = 0;     ///< their backward
+  core::TimePs shared_fwd = 0;     ///< shared experts (a TP-split SwiGLU MLP); 0 without
+  core::TimePs shared_bwd = 0;
+};
+MoeCompute moe_compute(const TrainingConfig& c);
+/// Forward time of the local experts on one rank that received
+/// `assignments` token-expert assignments: three grouped GEMMs of
+/// hidden x moe_ffn over experts / ep experts, and SwiGLU (backward: 2x).
+core::TimePs expert_compute_ps(const TrainingConfig& c, std::uint64_t assignments);
 
 /// Generates the iteration. Validates `c` first. With `program`, also
 /// records the program the ranks run (for exporters, program.hpp).

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# flux generate moe: a tiny mixture-of-experts job generated, summarised,
+# scheduled, validated, simulated and sent through Chakra and back; bad
+# options refused with one line and no output.
+source "$(dirname "$0")/lib.sh" "$@"
+
+# Mixtral 8x7B, 2 layers, DP4 = EP4, 1,024 tokens per rank: per MoE layer and
+# micro-batch four all-to-alls of 4 * 3 sends of 1024 * 2 / 4 tokens * 4096 *
+# 2 bytes + 2 experts' counts (16 bytes) = 4 MiB + 16; one DP ring
+# all-reduce (2 * 3 * 4 sends) per layer: 2 * 48 + 2 * 24 = 144 sends.
+tiny="generate moe --model mixtral-8x7b --layers 2 --dp 4 --ep 4 --seq 1024 --micro-batches 1"
+w=$DIR/moe.json
+expect_ok generate -- "$FLUX" $tiny -o "$w"
+expect_grep generate-says "wrote .*mixtral-8x7b-L2-tp1-dp4-ep4-h100, 144 sends" "$DIR/generate.out"
+expect_grep a2a-bytes '"bytes": 4194320' "$w"
+expect_ok info -- "$FLUX" info "$w"
+expect_grep info-sends '^sends +144$' "$DIR/info.out"
+expect_grep info-acc '^accelerators +4$' "$DIR/info.out"
+expect_ok generate2 -- "$FLUX" $tiny -o "$DIR/moe2.json"
+cmp -s "$w" "$DIR/moe2.json" && pass || fail "generation is not deterministic"
+
+expect_ok schedule -- "$FLUX" schedule "$w" --moves 200 --no-lp-bound -o "$DIR/s.json"
+expect_ok validate -- "$FLUX" validate "$w" "$DIR/s.json"
+expect_grep valid 'valid schedule' "$DIR/validate.out"
+expect_ok simulate -- "$FLUX" simulate "$w" --schedule "$DIR/s.json" -o "$DIR/m.json"
+expect_grep simulate-equal '^schedule says .*\(equal\)$' "$DIR/simulate.out"
+
+# Chakra out and back in, exactly (the all-to-alls as COMM_SEND / COMM_RECV).
+mkdir -p "$DIR/ch"
+expect_ok chakra -- "$FLUX" $tiny --format chakra -o "$DIR/ch/m"
+expect_ok import -- "$FLUX" import chakra "$DIR/ch/m" -o "$DIR/back.json"
+cmp -s "$w" "$DIR/back.json" && pass || fail "import(export(moe)) != moe"
+
+# A shared expert, dense first layer, TP with sequence parallelism and PP.
+expect_ok deepseek -- "$FLUX" generate moe --model deepseek-v3 --layers 3 --dense-layers 1 \
+  --tp 2 --sequence-parallel --pp 2 --dp 2 --ep 2 --seq 1024 --micro-batches 2 -o "$DIR/ds.json"
+expect_grep deepseek-name 'deepseek-v3-L3-tp2-dp2-pp2-ep2-sp-h100' "$DIR/deepseek.out"
+mkdir -p "$DIR/ds"
+expect_ok ds-chakra -- "$FLUX" generate moe --model deepseek-v3 --layers 3 --dense-layers 1 \
+  --tp 2 --sequence-parallel --pp 2 --dp 2 --ep 2 --seq 1024 --micro-batches 2 --format chakra \
+  -o "$DIR/ds/d"
+expect_ok ds-import -- "$FLUX" import chakra "$DIR/ds/d" -o "$DIR/ds-back.json"
+cmp -s "$DIR/ds.json" "$DIR/ds-back.json" && pass || fail "deepseek: import(export(w)) != w"
+
+# --- bad options: one line, exit 2, nothing written ---------------------------------
+bad() {  # bad NAME PATTERN OPTIONS...
+  local name=$1 pattern=$2
+  shift 2
+  expect_error "$name" 2 "$pattern" -- "$FLUX" generate moe "$@" -o "$DIR/bad.json"
+  [ ! -e "$DIR/bad.json" ] && pass || fail "$name wrote its output"
+}
+bad ep-experts '--ep = 3: must divide the experts \(8\)' --dp 3 --ep 3
+bad ep-dp '--ep = 8: must divide dp \* cp \(4\)' --dp 4 --ep 8
+bad top-k '--top-k = 9: must not exceed the experts \(8\)' --top-k 9
+bad etp '--etp = 2: only expert tensor parallelism 1' --etp 2
+bad routing '--routing = bogus' --routing bogus
+bad model '--model = mixtral: unknown MoE model' --model mixtral
+bad dense '--dense-layers = 2: must be less than the layers \(2\)' --layers 2 --dense-layers 2
+bad tp-sp '--tp = 2: MoE with tp > 1 needs --sequence-parallel' --tp 2 --dp 4 --ep 4
+bad cf '--capacity-factor = -1: must be' --capacity-factor -1
+bad experts '--experts = 0: must be an integer between 1' --experts 0
+bad too-big '--dp = 16384: the job would need about .*: about [0-9]+ sends; generate fewer layers' --model deepseek-v3 --dp 16384 --ep 256 \
+  --micro-batches 64
+finish
