@@ -42,6 +42,42 @@ expect_ok ds-chakra -- "$FLUX" generate moe --model deepseek-v3 --layers 3 --den
 expect_ok ds-import -- "$FLUX" import chakra "$DIR/ds/d" -o "$DIR/ds-back.json"
 cmp -s "$DIR/ds.json" "$DIR/ds-back.json" && pass || fail "deepseek: import(export(w)) != w"
 
+# --- routing files: a measured routing replayed; bad files are one clear error --------
+rfile=$(dirname "$0")/../../docs/examples/routing.json
+rjob="--model mixtral-8x7b --layers 2 --dp 4 --ep 4 --seq 16 --micro-batches 1"
+expect_ok routing-file -- "$FLUX" generate moe $rjob --routing "file:$rfile" -o "$DIR/rfile.json"
+expect_ok routing-zipf -- "$FLUX" generate moe $rjob --routing zipf:1.2 -o "$DIR/rzipf.json"
+expect_ok routing-uniform -- "$FLUX" generate moe $rjob -o "$DIR/runiform.json"
+# The same DAG (sends, endpoints, deps): a plan for uniform routing runs on the others.
+expect_ok plan-uniform -- "$FLUX" schedule "$DIR/runiform.json" --scheduler greedy --tau 10us \
+  -o "$DIR/runiform.s.json"
+for r in rfile rzipf; do
+  expect_ok "run-on-$r" -- "$FLUX" simulate "$DIR/runiform.json" --schedule "$DIR/runiform.s.json" \
+    --run-on "$DIR/$r.json"
+done
+python3 - "$rfile" "$DIR" <<'PY'
+import json, sys
+src, out = sys.argv[1], sys.argv[2]
+base = json.load(open(src))
+def write(name, f):
+    d = json.loads(json.dumps(base)); f(d); json.dump(d, open(f"{out}/{name}.json", "w"))
+write("r-negative", lambda d: d["layers"][0]["tokens"][1].__setitem__(1, -2))
+write("r-shape", lambda d: d.__setitem__("experts", 16))
+write("r-conserve", lambda d: d["layers"][1]["tokens"][0].__setitem__(0, 17))
+write("r-rows", lambda d: d["layers"][0]["tokens"].pop())
+PY
+badfile() {  # badfile NAME PATTERN
+  expect_error "$1" 2 "$2" -- "$FLUX" generate moe $rjob --routing "file:$DIR/$1.json" \
+    -o "$DIR/bad.json"
+  [ ! -e "$DIR/bad.json" ] && pass || fail "$1 wrote its output"
+}
+badfile r-negative 'flux: error: .*r-negative.json: layers\[0\]\.tokens\[1\]\[1\] = -2'
+badfile r-shape 'flux: error: .*r-shape.json: experts = 16'
+badfile r-conserve 'flux: error: .*r-conserve.json: layers\[1\]'
+badfile r-rows 'flux: error: .*r-rows.json: layers\[0\]\.tokens'
+expect_error r-missing 2 'flux: error: .*nope.json' -- "$FLUX" generate moe $rjob \
+  --routing "file:$DIR/nope.json" -o "$DIR/bad.json"
+
 # --- bad options: one line, exit 2, nothing written ---------------------------------
 bad() {  # bad NAME PATTERN OPTIONS...
   local name=$1 pattern=$2
