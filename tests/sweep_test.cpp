@@ -174,9 +174,9 @@ TEST(SweepPresets, CompiledInAreTheShippedFiles) {
     EXPECT_EQ(text.str(), f.text) << f.path;
     EXPECT_EQ(preset_spec(std::string(f.name)).name, f.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"paper-fig2", "real-jobs", "robustness"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"moe", "paper-fig2", "real-jobs", "robustness"}));
   EXPECT_EQ(error_of([] { (void)preset_spec("fig3"); }),
-            "preset = fig3: unknown preset (known: paper-fig2, real-jobs, robustness)");
+            "preset = fig3: unknown preset (known: moe, paper-fig2, real-jobs, robustness)");
   EXPECT_EQ(preset_spec("paper-fig2").points().size(), 70u);  // 2 layers x 7 delays x 5
 }
 
@@ -203,7 +203,8 @@ TEST(SweepPresets, EvaluationConfigOfASweepFile) {
     return error_of([&] { (void)evaluation_config(SweepSpec::parse(text, "s.toml", false)); });
   };
   EXPECT_EQ(err("[axes]\nscheduler = \"ideal\"\nlayers = 2\nswitches = [2, 4]\n"),
-            "s.toml: axes.switches = 4: an evaluation varies only job, layers, tau and scheduler");
+            "s.toml: axes.switches = 4: an evaluation varies only job (and a MoE job's routing), "
+            "layers, tau and scheduler");
   EXPECT_EQ(err("filter = \"layers > 1\"\n[axes]\nscheduler = \"ideal\"\nlayers = [1, 2]\n"),
             "s.toml: filter = layers > 1: an evaluation is a whole product: no filters");
 }
@@ -413,6 +414,72 @@ TEST(SweepPresets, RobustnessConfig) {
                 "scheduler = \"ideal\"\n")
                 .find("r.toml: axes = sweep: a robustness evaluation is jobs"),
             std::string::npos);
+}
+
+// MoE axes: a model, EP and routing per point; routing_iterations runs each
+// plan on later iterations of its routing beside a re-plan of each
+// (docs/model.md, "Uncertain routing"). Under uniform routing every
+// iteration is the same, so planned = re-planned = the point's own time.
+TEST(SweepSpec, MoeAxesAndUncertainRouting) {
+  const std::string axes =
+      "[axes]\nmodel = \"mixtral-8x7b\"\nlayers = 2\ndp = 4\nep = 4\nseq = 1024\n"
+      "micro_batches = 1\n";
+  const SweepSpec s = SweepSpec::parse(axes +
+                                           "routing = [\"uniform\", \"zipf:1.2\"]\n"
+                                           "routing_iterations = 2\ntau = \"10us\"\n"
+                                           "scheduler = \"greedy\"\n",
+                                       "s.toml", false);
+  const std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 2u);
+  std::vector<eval::EvalRow> rows;
+  for (const Point& p : points) {
+    const Outcome out = run_point(p);
+    ASSERT_EQ(out.status, PointStatus::kOk) << out.error;
+    rows.push_back(eval::parse_csv_row(out.metrics));
+  }
+  const eval::EvalRow& u = rows[0];
+  EXPECT_EQ(u.routing, "uniform");
+  EXPECT_EQ(u.model, "mixtral-8x7b");
+  EXPECT_EQ(u.uncertain_runs, 2u);
+  EXPECT_EQ(u.planned_p50_s, u.iteration_time_s);
+  EXPECT_EQ(u.planned_max_s, u.iteration_time_s);
+  EXPECT_EQ(u.replanned_max_s, u.iteration_time_s);
+  ASSERT_TRUE(u.replan_wall_max_s.has_value());
+  const eval::EvalRow& z = rows[1];
+  EXPECT_EQ(z.routing, "zipf:1.2");
+  EXPECT_EQ(z.sends, u.sends);  // the same DAG under every routing
+  ASSERT_TRUE(z.planned_p50_s && z.planned_max_s && z.replanned_p50_s && z.replanned_max_s);
+  EXPECT_LE(*z.planned_p50_s, *z.planned_max_s);
+  EXPECT_LE(*z.replanned_p50_s, *z.replanned_max_s);
+  EXPECT_NE(*z.planned_max_s, z.iteration_time_s);    // other iterations, other sizes
+  EXPECT_GT(z.iteration_time_s, u.iteration_time_s);  // skew makes stragglers
+
+  const auto err = [&](const std::string& more) {
+    return error_of([&] {
+      (void)SweepSpec::parse(axes + more + "scheduler = \"greedy\"\n", "s.toml", false).points();
+    });
+  };
+  EXPECT_EQ(err("routing = \"bogus\"\n").substr(0, 40), "s.toml: line 8, axes.routing = bogus: un");
+  EXPECT_EQ(err("routing_iterations = 65\n"),
+            "s.toml: line 8, axes.routing_iterations = 65: must be an integer from 0 to 64");
+  EXPECT_EQ(err("capacity_factor = -1.0\n"),
+            "s.toml: line 8, axes.capacity_factor = -1.0: must be a positive number");
+}
+
+// The MoE preset: each job with each routing is a job of the evaluation.
+TEST(SweepPresets, MoePreset) {
+  const eval::EvalConfig c = evaluation_preset("moe");
+  std::vector<std::string> jobs;
+  for (const eval::EvalJob& j : c.named_jobs) jobs.push_back(j.name);
+  EXPECT_EQ(jobs,
+            (std::vector<std::string>{"mixtral-8x7b-ep8-uniform", "mixtral-8x7b-ep8-zipf:1.2",
+                                      "deepseek-v3-256-uniform", "deepseek-v3-256-zipf:1.2"}));
+  EXPECT_EQ(c.taus_ps.size(), 4u);
+  EXPECT_EQ(c.schedulers.size(), 5u);
+  EXPECT_EQ(c.routing_iterations, 2u);
+  EXPECT_EQ(c.named_jobs[3].training.moe.ep, 16u);
+  EXPECT_EQ(c.named_jobs[3].scaleup_size, 8u);
+  EXPECT_EQ(c.named_jobs[0].scaleup_size, 1u);
 }
 
 }  // namespace

@@ -372,8 +372,10 @@ void register_evaluate(CLI::App& app) {
   auto* cmd = app.add_subcommand("evaluate", "run the paper's evaluation (Figure 2) end to end");
   cmd->add_option("--preset", o->preset,
                   "paper-fig2 (Figure 2: layer counts x tau), real-jobs (Llama 3 405B on 16,384 "
-                  "and 70B on 1,024 H100s in 8-GPU domains, folded) or robustness (jitter and "
-                  "stragglers, 8 layers on A100 and H100; docs/results.md)")
+                  "and 70B on 1,024 H100s in 8-GPU domains, folded), robustness (jitter and "
+                  "stragglers, 8 layers on A100 and H100) or moe (Mixtral 8x7B EP8 on 8 GPUs, "
+                  "DeepSeek-V3-like EP16 on 256, uniform and zipf routing, uncertain routing); "
+                  "the files are sweeps/<name>.toml, docs/results.md")
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "directory for fig2.csv, summary.txt and the plots")
       ->capture_default_str();

@@ -17,6 +17,7 @@
 
 #include "csv_fields.hpp"
 #include "flux/core/error.hpp"
+#include "flux/runtime/uncertain.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
 
@@ -127,6 +128,26 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
   row.time_limit_s = config.sched.time_limit_s;
   row.scaleup_size = job.scaleup_size;
   row.cluster_ranks = w.job_accelerators();
+  const workload::MoeConfig& moe = job.training.moe;
+  if (moe.enabled()) row.routing = moe.routing.to_string();
+  if (config.routing_iterations > 0 && moe.enabled()) {
+    // Uncertain routing: this plan (made for the routing's iteration 0) on
+    // iterations 1 .. N of the same routing, beside a re-plan of each.
+    const auto make = [&](std::uint32_t i) {
+      workload::TrainingConfig t = job.training;
+      t.moe.routing.iteration = moe.routing.iteration + i + 1;
+      core::Workload b = workload::generate_llama(t);
+      return own ? as_own_cluster(b) : b;
+    };
+    const runtime::UncertainResult u = runtime::run_uncertain_plan(
+        w, s, solve_s, config.routing_iterations, make, sys, name, config.sched, config.sim);
+    row.uncertain_runs = config.routing_iterations;
+    row.planned_p50_s = core::ps_to_seconds(u.planned_iteration_ps.p50);
+    row.planned_max_s = core::ps_to_seconds(u.planned_iteration_ps.max);
+    row.replanned_p50_s = core::ps_to_seconds(u.replanned_iteration_ps.p50);
+    row.replanned_max_s = core::ps_to_seconds(u.replanned_iteration_ps.max);
+    row.replan_wall_max_s = u.max_replan_wall_time_s;
+  }
   return row;
 }
 
@@ -161,6 +182,10 @@ void EvalConfig::validate() const {
   }
   for (std::uint32_t l : layers) {
     if (l == 0) throw core::InputError("", "layers", "0", "must be positive");
+  }
+  if (routing_iterations > kMaxRoutingIterations) {
+    throw core::InputError("", "routing_iterations", std::to_string(routing_iterations),
+                           "must be at most " + std::to_string(kMaxRoutingIterations));
   }
   if (taus_ps.empty()) throw core::InputError("", "tau", "", "at least one delay");
   if (schedulers.empty()) throw core::InputError("", "schedulers", "", "at least one scheduler");

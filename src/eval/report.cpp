@@ -58,7 +58,14 @@ namespace detail {
 std::string describe(const EvalJob& j) {
   const workload::TrainingConfig& t = j.training;
   std::ostringstream out;
-  out << "Llama 3 " << upper(t.model.name) << ", " << t.model.layers << " layers, TP" << t.tp;
+  if (t.moe.enabled()) {
+    // "Mixtral-8x7b (MoE, 8 experts, top-2, EP8, zipf:1.2 routing), 8 layers, ..."
+    out << t.model.name << " (MoE, " << t.moe.experts << " experts, top-" << t.moe.top_k << ", EP"
+        << t.moe.ep << ", " << t.moe.routing.to_string() << " routing)";
+  } else {
+    out << "Llama 3 " << upper(t.model.name);
+  }
+  out << ", " << t.model.layers << " layers, TP" << t.tp;
   if (t.cp > 1) out << " x CP" << t.cp;
   if (t.pp > 1) out << " x PP" << t.pp;
   out << " x DP" << t.dp << " on " << t.ranks() << " " << upper(t.gpu.name) << " GPUs";
@@ -157,6 +164,28 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
         for (const std::string& s : c.schedulers) {
           const EvalRow* r = find(rows, name, tau, s);
           out << pad(r ? p.cell(*r) : "-", w);
+        }
+        out << "\n";
+      }
+    }
+    if (c.routing_iterations > 0 && job.training.moe.enabled()) {
+      // Uncertain routing: the plan for iteration 0 run on the next ones,
+      // against re-planning each (with the slowest re-plan's wall time).
+      out << "\nuncertain routing, " << c.routing_iterations
+          << " later iterations (ms, p50): planned once / re-planned each; slowest re-plan (s)\n"
+          << pad("tau", w0);
+      for (const std::string& s : c.schedulers) out << pad(s, 2 * w);
+      out << "\n";
+      for (core::TimePs tau : c.taus_ps) {
+        out << pad(core::format_duration(tau), w0);
+        for (const std::string& s : c.schedulers) {
+          const EvalRow* r = find(rows, name, tau, s);
+          const bool has = r && r->planned_p50_s && r->replanned_p50_s && r->replan_wall_max_s;
+          out << pad(has ? fmt("%.1f", *r->planned_p50_s * 1e3) + " / " +
+                               fmt("%.1f", *r->replanned_p50_s * 1e3) + "; " +
+                               fmt("%.2g", *r->replan_wall_max_s)
+                         : "-",
+                     2 * w);
         }
         out << "\n";
       }

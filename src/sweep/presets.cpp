@@ -35,19 +35,23 @@ SweepSpec preset_spec(const std::string& name) {
 }
 
 eval::EvalConfig evaluation_config(const SweepSpec& spec) {
+  const bool jobs = std::any_of(spec.axes.begin(), spec.axes.end(),
+                                [](const Axis& a) { return a.name == "job"; });
   for (const Axis& a : spec.axes) {
-    if (a.values.size() > 1 && a.name != "job" && a.name != "layers" && a.name != "tau" &&
+    // A MoE job with each routing is a job of its own ("<job>-<routing>").
+    const bool as_job = a.name == "job" || (jobs && a.name == "routing");
+    if (a.values.size() > 1 && !as_job && a.name != "layers" && a.name != "tau" &&
         a.name != "scheduler") {
       throw core::InputError(spec.source, "axes." + a.name, a.values[1],
-                             "an evaluation varies only job, layers, tau and scheduler");
+                             "an evaluation varies only job (and a MoE job's routing), layers, "
+                             "tau and scheduler");
     }
   }
   if (!spec.filters.empty()) {
     throw core::InputError(spec.source, "filter", spec.filters.front().text(),
                            "an evaluation is a whole product: no filters");
   }
-  const bool named = std::any_of(spec.axes.begin(), spec.axes.end(),
-                                 [](const Axis& a) { return a.name == "job"; });
+  const bool named = jobs;
   const std::vector<Point> points = spec.points();
   eval::EvalConfig c = points.front().config;
   c.preset = spec.name;

@@ -71,7 +71,8 @@ struct EvalSetup {
   std::string scheduler;
   sched::SchedulerOptions sched;
   sim::SimOptions sim;
-  std::uint32_t trials = 0;  ///< 0: no trials axis (one simulation)
+  std::uint32_t trials = 0;              ///< 0: no trials axis (one simulation)
+  std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalConfig's)
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0
@@ -82,7 +83,8 @@ struct EvalSetup {
   [[nodiscard]] eval::EvalConfig config() const;
   /// The point as a robustness point (SweepSpec::robust()).
   [[nodiscard]] eval::RobustPoint robust_point() const;
-  /// The job's name: a job axis's, else "L<layers>" (robust: "L<layers>-<gpu>").
+  /// The job's name: a job axis's (a MoE job's with its routing appended),
+  /// else "L<layers>" (robust: "L<layers>-<gpu>").
   [[nodiscard]] std::string name(bool robust) const;
 };
 
@@ -111,7 +113,26 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     job.scaleup_gbps = p.config.gpu.nvlink_gbps;
     job_name = p.name;
   } else if (axis == "model") {
-    t.model = workload::ModelConfig::llama3(v.starts_with("llama3-") ? v.substr(7) : v);
+    const auto moe_names = workload::moe_model_names();
+    if (std::find(moe_names.begin(), moe_names.end(), v) != moe_names.end()) {
+      const workload::MoeModel m = workload::moe_model(v);
+      t.model = m.model;
+      t.moe = m.moe;
+    } else {
+      t.model = workload::ModelConfig::llama3(v.starts_with("llama3-") ? v.substr(7) : v);
+      t.moe = {};
+    }
+  } else if (axis == "ep") {
+    t.moe.ep = integer();
+  } else if (axis == "routing") {
+    t.moe.routing = workload::RoutingSpec::parse(v);
+  } else if (axis == "routing_seed") {
+    t.moe.routing.seed = std::stoull(v);
+  } else if (axis == "capacity_factor") {
+    t.moe.routing.capacity_factor = std::stod(v);
+    t.moe.routing.validate();
+  } else if (axis == "routing_iterations") {
+    routing_iterations = integer();
   } else if (axis == "layers") {
     t.model.layers = integer();
   } else if (axis == "seq") {
@@ -168,7 +189,11 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
 }
 
 std::string EvalSetup::name(bool robust_point) const {
-  if (!job_name.empty()) return job_name;
+  if (!job_name.empty()) {
+    // A MoE job is one per routing: "mixtral-8x7b-ep8-zipf:1.2".
+    const workload::MoeConfig& moe = job.training.moe;
+    return moe.enabled() ? job_name + "-" + moe.routing.to_string() : job_name;
+  }
   std::string n = eval::layer_job_name(job.training.model.layers);
   return robust_point ? n + "-" + job.training.gpu.name : n;
 }
@@ -185,6 +210,7 @@ eval::EvalConfig EvalSetup::config() const {
   c.system = system;
   c.sched = sched;
   c.sim = sim;
+  c.routing_iterations = routing_iterations;
   return c;
 }
 
@@ -484,7 +510,9 @@ std::vector<AxisInfo> axis_table() {
   // layer count, later axes override single fields.
   return {
       {"job", AxisType::kName, "a named training job (llama3-70b-1k, ...) with its fabric"},
-      {"model", AxisType::kName, "Llama 3 size: 8b, 70b, 405b (all its layers)"},
+      {"model", AxisType::kName,
+       "Llama 3 size (8b, 70b, 405b) or MoE model (mixtral-8x7b, deepseek-v3, ...), all its "
+       "layers"},
       {"layers", AxisType::kInteger, "transformer layers"},
       {"tp", AxisType::kInteger, "tensor-parallel degree"},
       {"pp", AxisType::kInteger, "pipeline stages"},
@@ -495,6 +523,13 @@ std::vector<AxisInfo> axis_table() {
       {"micro_batches", AxisType::kInteger, "micro-batches per iteration"},
       {"seq", AxisType::kInteger, "sequence length, tokens"},
       {"gpu", AxisType::kName, "GPU preset: a100, h100, ..."},
+      {"ep", AxisType::kInteger, "MoE expert-parallel degree (inside DP x CP)"},
+      {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
+      {"routing_seed", AxisType::kInteger, "seed of the MoE routing draws", 0, INT64_MAX},
+      {"capacity_factor", AxisType::kReal, "MoE expert capacity factor, > 0 (no axis: no token dropping)"},
+      {"routing_iterations", AxisType::kInteger,
+       "MoE: run each plan on this many later routing iterations and re-plan each (0: no)", 0,
+       eval::kMaxRoutingIterations},
       {"scaleup_size", AxisType::kInteger, "scale-up (NVLink) domain size"},
       {"scaleup_gbps", AxisType::kReal, "scale-up bandwidth per accelerator, Gb/s"},
       {"switches", AxisType::kInteger, "optical circuit switches"},

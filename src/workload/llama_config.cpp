@@ -244,13 +244,52 @@ JobPreset job_preset(std::string_view name) {
         "per stage), DP32, 16 micro-batches of 1, order [TP, CP, PP, DP]";
     return j;
   }
+  // Mixture-of-experts jobs (issue 13; docs/model.md, "Named jobs").
+  if (name == "mixtral-8x7b-ep8") {
+    const MoeModel m = moe_model("mixtral-8x7b");
+    c.model = m.model;
+    c.moe = m.moe;
+    c.scaleup_size = 1;  // the paper's setting: every GPU on the OCS
+    c.tp = 1;
+    c.sequence_parallel = false;
+    c.pp = 1;
+    c.dp = 8;
+    c.moe.ep = 8;
+    c.seq = 4096;
+    c.micro_batches = 1;
+    j.source =
+        "Flux's choice at the paper's scale: Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 "
+        "config.json) on 8 H100s, each on the optical fabric (no scale-up), EP8 = DP8 (one expert "
+        "per GPU), sequence 4,096, one micro-batch of 1";
+    return j;
+  }
+  if (name == "deepseek-v3-256") {
+    const MoeModel m = moe_model("deepseek-v3");
+    c.model = m.model;
+    c.moe = m.moe;
+    c.tp = 1;
+    c.sequence_parallel = false;
+    c.pp = 4;
+    c.dp = 64;
+    c.moe.ep = 16;
+    c.seq = 4096;
+    c.micro_batches = 4;
+    j.source =
+        "Flux's choice, DeepSeek-V3-like (deepseek-ai/DeepSeek-V3 config.json, arXiv:2412.19437, "
+        "which trains with PP16 and EP64 on 2,048 H800s): 256 H100s in 8-GPU NVLink servers, PP4 x "
+        "DP64, EP16 (each EP group spans two servers, so its all-to-alls cross the optical "
+        "fabric), "
+        "sequence 4,096, 4 micro-batches of 1";
+    return j;
+  }
   std::string names;
   for (std::string_view n : job_names()) names += (names.empty() ? "" : ", ") + std::string(n);
   throw core::InputError("", "job", std::string(name), "unknown job (use " + names + ")");
 }
 
 std::vector<std::string_view> job_names() {
-  return {"llama3-405b-16k", "llama3-405b-16k-long", "llama3-70b-1k"};
+  return {"llama3-405b-16k", "llama3-405b-16k-long", "llama3-70b-1k", "mixtral-8x7b-ep8",
+          "deepseek-v3-256"};
 }
 
 LayerCompute layer_compute(const TrainingConfig& c) {

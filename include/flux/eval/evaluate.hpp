@@ -33,6 +33,10 @@ struct EvalJob {
 /// The job name of a layer sweep's point: "L8".
 std::string layer_job_name(std::uint32_t layers);
 
+/// EvalConfig::routing_iterations at most (each is a generation, a plan
+/// and two simulations).
+inline constexpr std::uint32_t kMaxRoutingIterations = 64;
+
 struct EvalConfig {
   /// The preset's name (sweep::evaluation_preset builds the presets from
   /// their shipped sweep files, sweeps/<name>.toml).
@@ -54,6 +58,7 @@ struct EvalConfig {
   sim::SimOptions sim;            ///< every simulation
   /// MoE jobs: also run each point's plan on this many later iterations of
   /// its routing, and re-plan each (EvalRow's uncertain fields); 0: no.
+  /// At most kMaxRoutingIterations.
   std::uint32_t routing_iterations = 0;
 
   /// Throws core::InputError naming the field.

@@ -168,8 +168,9 @@ struct JobPreset {
   TrainingConfig config;
   std::string source;  ///< where the layout comes from
 };
-/// "llama3-405b-16k", "llama3-405b-16k-long", "llama3-70b-1k"; throws
-/// core::InputError ("job").
+/// "llama3-405b-16k", "llama3-405b-16k-long", "llama3-70b-1k" and the MoE
+/// jobs "mixtral-8x7b-ep8", "deepseek-v3-256"; throws core::InputError
+/// ("job").
 JobPreset job_preset(std::string_view name);
 /// The names job_preset() knows, in order.
 std::vector<std::string_view> job_names();
