@@ -111,20 +111,6 @@ sched::SchedulerOptions SchedulerCliOptions::resolve() const {
   return sched;
 }
 
-namespace {
-// The routing options beside --routing (RoutingSpec's fields).
-inline constexpr auto kRoutingCliOptions = std::tuple{
-    core::NumberOption<workload::RoutingSpec, std::uint64_t>{
-        "seed", "--routing-seed", "seed of the random routings (zipf)",
-        &workload::RoutingSpec::seed, 0, ~std::uint64_t{0}},
-    core::NumberOption<workload::RoutingSpec, double>{
-        "capacity_factor", "--capacity-factor",
-        "expert capacity factor: each expert takes at most ceil(cf * T * K / experts) assignments "
-        "per source rank, the rest dropped (0: no dropping)",
-        &workload::RoutingSpec::capacity_factor, 0.0, 1e6},
-};
-}  // namespace
-
 void TrainingCliOptions::add_to(CLI::App& app, const workload::TrainingConfig& base, bool all) {
   if (moe) {
     std::string names;

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "flux/core/error.hpp"
@@ -14,6 +15,7 @@
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/llama.hpp"
 #include "flux/workload/robust.hpp"
+#include "flux/workload/routing.hpp"
 
 namespace flux::cli {
 
@@ -57,6 +59,19 @@ struct SchedulerCliOptions {
   /// workload::robust_plan_workload(w, robust_planning()) and adopted for
   /// `w` (sched::adopt_plan) when --robust-jitter is given.
   [[nodiscard]] schedule::Schedule run(const core::Workload& w, const core::System& system) const;
+};
+
+/// The routing options beside --routing (RoutingSpec's fields) of
+/// `flux generate moe` (and of the Python flux.generate.moe).
+inline constexpr auto kRoutingCliOptions = std::tuple{
+    core::NumberOption<workload::RoutingSpec, std::uint64_t>{
+        "seed", "--routing-seed", "seed of the random routings (zipf)",
+        &workload::RoutingSpec::seed, 0, ~std::uint64_t{0}},
+    core::NumberOption<workload::RoutingSpec, double>{
+        "capacity_factor", "--capacity-factor",
+        "expert capacity factor: each expert takes at most ceil(cf * T * K / experts) assignments "
+        "per source rank, the rest dropped (0: no dropping)",
+        &workload::RoutingSpec::capacity_factor, 0.0, 1e6},
 };
 
 /// The training job's options (`flux generate llama3`, `flux evaluate`):

@@ -1,5 +1,6 @@
 // flux.Workload, reading and writing workload files, the generators
-// (flux.generate.llama3, flux.generate.random) and Chakra traces in and out.
+// (flux.generate.llama3, flux.generate.moe, flux.generate.random) and
+// Chakra traces in and out.
 // The generators take the options of `flux generate` through the same
 // option tables and resolution (apps/flux/cli_common.hpp), so a keyword
 // means what its flag means and a bad value raises what the CLI prints.
@@ -69,9 +70,13 @@ py::tuple pair_arrays(const core::Workload& w) {
       make_array<std::uint64_t>(pairs.size(), [&](std::size_t i) { return pairs[i].bytes; }));
 }
 
-PyWorkload llama3(py::kwargs given) {
+/// flux.generate.llama3 (`moe` false) and flux.generate.moe: the keywords
+/// of `flux generate llama3` / `moe` into cli::TrainingCliOptions, resolved
+/// on the command's defaults as the CLI resolves them.
+PyWorkload training(py::kwargs given, bool moe) {
   py::dict kw = given.attr("copy")();
   cli::TrainingCliOptions t;
+  t.moe = moe;
   auto text = [&](const char* name, std::string& into) {
     if (py::object v = take(kw, name)) into = string_arg(v, name);
   };
@@ -82,7 +87,7 @@ PyWorkload llama3(py::kwargs given) {
       into = v.cast<bool>();
     }
   };
-  text("job", t.job);
+  if (!moe) text("job", t.job);  // `flux generate moe` has no --job
   text("model", t.model);
   text("gpu", t.gpu);
   text("collective", t.collective);
@@ -96,17 +101,33 @@ PyWorkload llama3(py::kwargs given) {
   collect_options(workload::kModelOptions, t.model_overrides, kw);
   collect_options(workload::kTrainingOptions, t.overrides, kw);
   collect_options(workload::kGpuOptions, t.gpu_overrides, kw);
-  reject_unknown(kw, "llama3");
-  const workload::TrainingConfig config = t.resolve(cli::generate_defaults());
+  if (moe) {
+    collect_options(workload::kMoeOptions, t.moe_overrides, kw);
+    text("routing", t.routing);
+    collect_options(cli::kRoutingCliOptions, t.routing_overrides, kw);
+  }
+  reject_unknown(kw, moe ? "moe" : "llama3");
+  const workload::TrainingConfig config =
+      t.resolve(moe ? cli::moe_generate_defaults() : cli::generate_defaults());
   const workload::WorkloadSize size = workload::estimate_llama_size(config);
   cli::refuse_if_too_large(
       core::workload_memory_bytes(size.tasks, size.deps),
       core::InputError("", "--dp", std::to_string(config.dp),
                        "about " + std::to_string(size.tasks) +
-                           " sends; fold the DP replicas (fold_dp, e.g. fold_dp=4)"));
+                           (config.moe.enabled()
+                                ? " sends; generate fewer layers, micro-batches or DP replicas (a "
+                                  "MoE job cannot be folded)"
+                                : " sends; fold the DP replicas (fold_dp, e.g. fold_dp=4)")));
   PyWorkload w = wrap(without_gil([&] { return workload::generate_llama(config); }));
   w.llama = config;
   return w;
+}
+
+PyWorkload llama3(py::kwargs given) {
+  return training(std::move(given), false);
+}
+PyWorkload moe(py::kwargs given) {
+  return training(std::move(given), true);
 }
 
 PyWorkload random_dag(py::kwargs given) {
@@ -158,9 +179,10 @@ py::list export_chakra(const PyWorkload& w, py::handle prefix_arg, const std::st
                        bool gzip) {
   const std::string prefix = path_arg(prefix_arg, "prefix");
   if (!w.llama) {
-    throw core::InputError("", "workload", w.w->name(),
-                           "only a workload made by flux.generate.llama3 has a Chakra form (its "
-                           "program: the steps every rank runs)");
+    throw core::InputError(
+        "", "workload", w.w->name(),
+        "only a workload made by flux.generate.llama3 or flux.generate.moe has a "
+        "Chakra form (its program: the steps every rank runs)");
   }
   if (w.llama->generated_dp() != w.llama->dp) {
     throw core::InputError("", "--fold-dp", std::to_string(w.llama->fold_dp),
@@ -201,11 +223,15 @@ auto dep_column(Get get) {
   return column<T>([](const core::Workload& w) { return w.deps(); }, get);
 }
 
-std::string job_list() {
-  std::string jobs;
-  for (std::string_view n : workload::job_names())
-    jobs += (jobs.empty() ? "" : ", ") + std::string(n);
-  return jobs;
+/// "a, b, c".
+template <class Names>
+std::string name_list(const Names& names) {
+  std::string out;
+  for (std::string_view n : names) {
+    if (!out.empty()) out.append(", ");
+    out.append(n);
+  }
+  return out;
 }
 
 }  // namespace
@@ -290,7 +316,7 @@ void add_workload(py::module_& m) {
         ("One training iteration of Llama 3 under Megatron-LM's parallelisms, as `flux generate "
          "llama3` makes it (docs/model.md). Keywords:\n"
          "    job: a published job as the defaults, which the other keywords override: " +
-         job_list() +
+         name_list(workload::job_names()) +
          "\n"
          "    model: Llama 3 preset: 8b, 70b, 405b [default 8b]\n"
          "    gpu: compute model: a100, h100 [default a100]\n"
@@ -304,6 +330,36 @@ void add_workload(py::module_& m) {
          options_doc(workload::kTrainingOptions, defaults) +
          options_doc(workload::kGpuOptions, defaults.gpu))
             .c_str());
+  const workload::TrainingConfig moe_defaults = cli::moe_generate_defaults();
+  m.def("generate_moe", &moe,
+        ("One training iteration of a mixture-of-experts model (Megatron-Core): expert "
+         "parallelism inside DP x CP, token all-to-alls by a routing, with TP, CP, PP and DP as "
+         "llama3; as `flux generate moe` makes it (docs/model.md, MoE). Keywords:\n"
+         "    model: MoE model: " +
+         name_list(workload::moe_model_names()) + " [default " + moe_defaults.model.name +
+         "]\n"
+         "    routing: token routing: uniform, zipf:S or file:R.json [default " +
+         moe_defaults.moe.routing.to_string() +
+         "]\n"
+         "    gpu: compute model: a100, h100 [default " +
+         moe_defaults.gpu.name +
+         "]\n"
+         "    collective: ring, direct, halving-doubling [default ring]\n"
+         "    order: rank order, TP innermost: tp-cp-dp-pp or tp-cp-pp-dp [default " +
+         std::string(workload::to_string(moe_defaults.order)) +
+         "]\n"
+         "    dp_sharding: none, optimizer (ZeRO-1) or full (ZeRO-3 / FSDP) [default " +
+         std::string(workload::to_string(moe_defaults.dp_sharding)) +
+         "]\n"
+         "    sequence_parallel: Megatron sequence parallelism [default False]\n"
+         "    embeddings: also model the embedding, LM head and loss [default False]\n"
+         "    optimizer: model the optimizer step's trailing compute [default True]\n" +
+         options_doc(workload::kMoeOptions, moe_defaults.moe) +
+         options_doc(cli::kRoutingCliOptions, moe_defaults.moe.routing) +
+         options_doc(workload::kModelOptions, moe_defaults.model) +
+         options_doc(workload::kTrainingOptions, moe_defaults) +
+         options_doc(workload::kGpuOptions, moe_defaults.gpu))
+            .c_str());
   m.def("generate_random", &random_dag,
         ("A random DAG of sends, as `flux generate random` makes it. Keywords:\n" +
          options_doc(workload::kRandomOptions, workload::RandomOptions{}))
@@ -315,8 +371,10 @@ void add_workload(py::module_& m) {
         "name, scaleup_size (0). Import warnings are issued as flux.TraceWarning.");
   m.def("export_chakra", &export_chakra, py::arg("workload"), py::arg("prefix"), py::kw_only(),
         py::arg("collectives") = "comm-coll", py::arg("gzip") = false,
-        "Writes a workload made by flux.generate.llama3 as Chakra traces PREFIX.<rank>.et (and "
-        "PREFIX.json with the communicator groups), as `flux generate llama3 --format chakra`; "
+        "Writes a workload made by flux.generate.llama3 or flux.generate.moe as Chakra traces "
+        "PREFIX.<rank>.et (and "
+        "PREFIX.json with the communicator groups), as `flux generate llama3` (`moe`) `--format "
+        "chakra`; "
         "returns the files written.");
 }
 

@@ -33,6 +33,7 @@ def test_stub_lists_what_the_module_takes():
     assert stub_keywords("__init__.pyi", "simulate") == doc_keywords(flux.simulate)
     assert stub_keywords("generate.pyi", "random") == doc_keywords(flux.generate.random)
     assert stub_keywords("generate.pyi", "llama3") == doc_keywords(flux.generate.llama3)
+    assert stub_keywords("generate.pyi", "moe") == doc_keywords(flux.generate.moe)
     # The pure-Python functions: their own signatures, positional parameters too.
     for name in ("sweep", "read_sweep_csv"):
         stub = stub_function("__init__.pyi", name)
@@ -80,6 +81,23 @@ def test_long_calls_release_the_gil():
         done.wait(0.001)
     t.join()
     # Held, the GIL would have let the loop run at most a few times.
+    assert ticks > 50
+
+
+def test_moe_generation_releases_the_gil():
+    done = threading.Event()
+    ticks = 0
+
+    def run():
+        flux.generate.moe(dp=64, ep=8, micro_batches=4)  # about 0.5M sends: ~1 s
+        done.set()
+
+    t = threading.Thread(target=run)
+    t.start()
+    while not done.is_set():
+        ticks += 1
+        done.wait(0.001)
+    t.join()
     assert ticks > 50
 
 
