@@ -244,19 +244,24 @@ JobPreset job_preset(std::string_view name) {
         "per stage), DP32, 16 micro-batches of 1, order [TP, CP, PP, DP]";
     return j;
   }
-  // Mixture-of-experts jobs (issue 13; docs/model.md, "Named jobs").
-  if (name == "mixtral-8x7b-ep8") {
-    const MoeModel m = moe_model("mixtral-8x7b");
+  // Mixture-of-experts jobs (issue 13; docs/model.md, "Named jobs"): TP1
+  // (whole experts per GPU, no sequence parallelism), sequence 4,096.
+  const auto moe_job = [&](std::string_view model, std::uint32_t pp, std::uint32_t dp,
+                           std::uint32_t ep, std::uint32_t micro_batches) {
+    const MoeModel m = moe_model(model);
     c.model = m.model;
     c.moe = m.moe;
-    c.scaleup_size = 1;  // the paper's setting: every GPU on the OCS
     c.tp = 1;
     c.sequence_parallel = false;
-    c.pp = 1;
-    c.dp = 8;
-    c.moe.ep = 8;
+    c.pp = pp;
+    c.dp = dp;
+    c.moe.ep = ep;
     c.seq = 4096;
-    c.micro_batches = 1;
+    c.micro_batches = micro_batches;
+  };
+  if (name == "mixtral-8x7b-ep8") {
+    moe_job("mixtral-8x7b", 1, 8, 8, 1);
+    c.scaleup_size = 1;  // the paper's setting: every GPU on the OCS
     j.source =
         "Flux's choice at the paper's scale: Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 "
         "config.json) on 8 H100s, each on the optical fabric (no scale-up), EP8 = DP8 (one expert "
@@ -264,16 +269,7 @@ JobPreset job_preset(std::string_view name) {
     return j;
   }
   if (name == "deepseek-v3-256") {
-    const MoeModel m = moe_model("deepseek-v3");
-    c.model = m.model;
-    c.moe = m.moe;
-    c.tp = 1;
-    c.sequence_parallel = false;
-    c.pp = 4;
-    c.dp = 64;
-    c.moe.ep = 16;
-    c.seq = 4096;
-    c.micro_batches = 4;
+    moe_job("deepseek-v3", 4, 64, 16, 4);
     j.source =
         "Flux's choice, DeepSeek-V3-like (deepseek-ai/DeepSeek-V3 config.json, arXiv:2412.19437, "
         "which trains with PP16 and EP64 on 2,048 H800s): 256 H100s in 8-GPU NVLink servers, PP4 x "
