@@ -715,6 +715,20 @@ class Generator {
               sp.bytes += n * row + header;
             }
           }
+          // Equal pairs (uniform routing, divisible): a plain all-to-all of
+          // the same sends, in the same order, which Chakra writes as one
+          // ALL_TO_ALL node per rank; otherwise the all-to-all-v.
+          const std::uint64_t first = sp.pair_bytes[1];
+          bool equal = true;
+          for (std::uint32_t i = 0; i < ep && equal; ++i) {
+            for (std::uint32_t j = 0; j < ep; ++j) {
+              if (i != j && sp.pair_bytes[std::size_t{i} * ep + j] != first) equal = false;
+            }
+          }
+          if (equal) {
+            sp.pair_bytes.clear();
+            sp.bytes = first * ep;  // chunk j of rank i goes to j: `first` each
+          }
           lower_.launch(sp);
         },
         step.last_use);

@@ -25,10 +25,19 @@ expect_grep valid 'valid schedule' "$DIR/validate.out"
 expect_ok simulate -- "$FLUX" simulate "$w" --schedule "$DIR/s.json" -o "$DIR/m.json"
 expect_grep simulate-equal '^schedule says .*\(equal\)$' "$DIR/simulate.out"
 
-# Chakra out and back in, exactly (the all-to-alls as COMM_SEND / COMM_RECV).
+# Chakra out and back in, exactly.
 mkdir -p "$DIR/ch"
 expect_ok chakra -- "$FLUX" $tiny --format chakra -o "$DIR/ch/m"
 expect_ok import -- "$FLUX" import chakra "$DIR/ch/m" -o "$DIR/back.json"
+# Uniform routing: every all-to-all is one ALL_TO_ALL node per rank; skewed
+# routing (unequal pairs): explicit sends and receives, exactly as well.
+expect_grep chakra-coll ' 0 COMM_SEND, 0 COMM_RECV, [1-9][0-9]* COMM_COLL' "$DIR/import.out"
+mkdir -p "$DIR/chz"
+expect_ok chakra-zipf -- "$FLUX" $tiny --routing zipf:1.2 --format chakra -o "$DIR/chz/m"
+expect_ok chakra-zipf-gen -- "$FLUX" $tiny --routing zipf:1.2 -o "$DIR/zipf.json"
+expect_ok import-zipf -- "$FLUX" import chakra "$DIR/chz/m" -o "$DIR/zipf-back.json"
+expect_grep chakra-sends ' [1-9][0-9]* COMM_SEND, [1-9][0-9]* COMM_RECV' "$DIR/import-zipf.out"
+cmp -s "$DIR/zipf.json" "$DIR/zipf-back.json" && pass || fail "zipf: import(export(w)) != w"
 cmp -s "$w" "$DIR/back.json" && pass || fail "import(export(moe)) != moe"
 
 # A shared expert, dense first layer, TP with sequence parallelism and PP.
