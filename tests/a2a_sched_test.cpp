@@ -143,8 +143,13 @@ TEST(A2aSched, BoundsNeverAboveTheBruteForceOptimum) {
         EXPECT_EQ(f.makespan_ps, optimum);
         if (tau == kUs / 2) {  // CBC takes about a second each: one tau
           const schedule::Schedule m = run_scheduler("flux-milp", w, sys, testing::exact_options());
-          EXPECT_EQ(m.status, schedule::SolveStatus::kOptimal);
+          // Optimal, or stopped on its clock (a sanitizer build on a busy
+          // machine) with the optimum found and a bound not above it.
           EXPECT_EQ(m.makespan_ps, optimum);
+          if (m.status != schedule::SolveStatus::kOptimal) {
+            ASSERT_TRUE(m.lower_bound_ps.has_value());
+            EXPECT_LE(*m.lower_bound_ps, optimum);
+          }
         }
         ASSERT_TRUE(f.lower_bound_ps.has_value());
         EXPECT_LE(*f.lower_bound_ps, optimum);
