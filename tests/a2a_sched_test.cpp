@@ -146,7 +146,9 @@ TEST(A2aSched, BoundsNeverAboveTheBruteForceOptimum) {
           // Optimal, or stopped on its clock (a sanitizer build on a busy
           // machine) with the optimum found and a bound not above it.
           EXPECT_EQ(m.makespan_ps, optimum);
-          if (m.lower_bound_ps) EXPECT_LE(*m.lower_bound_ps, optimum);
+          if (m.lower_bound_ps) {
+            EXPECT_LE(*m.lower_bound_ps, optimum);
+          }
         }
         ASSERT_TRUE(f.lower_bound_ps.has_value());
         EXPECT_LE(*f.lower_bound_ps, optimum);
