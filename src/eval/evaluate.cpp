@@ -137,7 +137,7 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
       workload::TrainingConfig t = job.training;
       t.moe.routing.iteration = moe.routing.iteration + i + 1;
       core::Workload b = workload::generate_llama(t);
-      return own ? as_own_cluster(b) : b;
+      return std::make_shared<const core::Workload>(own ? as_own_cluster(b) : std::move(b));
     };
     const runtime::UncertainResult u = runtime::run_uncertain_plan(
         w, s, solve_s, config.routing_iterations, make, sys, name, config.sched, config.sim);

@@ -22,6 +22,12 @@ Timed plan_timed(std::string_view scheduler, const core::Workload& w, const core
   return t;
 }
 
+void check_count(std::size_t count) {
+  if (count == 0) {
+    throw core::InputError("", "actual", "0 workloads", "need at least one actual iteration");
+  }
+}
+
 bool delivered(const sim::Metrics& m, const core::Workload& w) {
   return m.bytes_sent == w.total_bytes() && m.bytes_delivered == w.total_bytes();
 }
@@ -33,27 +39,25 @@ UncertainResult run_uncertain(const core::Workload& expected,
                               std::string_view scheduler,
                               const sched::SchedulerOptions& sched_options,
                               const sim::SimOptions& sim_options) {
-  if (actual.empty()) {
-    throw core::InputError("", "actual", "0 workloads", "need at least one actual iteration");
-  }
+  check_count(actual.size());
   for (const core::Workload& b : actual) sim::check_same_structure(expected, b);
   Timed plan = plan_timed(scheduler, expected, system, sched_options);
   return run_uncertain_plan(
       expected, std::move(plan.schedule), plan.wall_time_s,
       static_cast<std::uint32_t>(actual.size()),
-      [&](std::uint32_t i) { return core::Workload(actual[i].data()); }, system, scheduler,
-      sched_options, sim_options);
+      [&](std::uint32_t i) {  // the caller's workload itself: no copy, no ownership
+        return std::shared_ptr<const core::Workload>(std::shared_ptr<void>(), &actual[i]);
+      },
+      system, scheduler, sched_options, sim_options);
 }
 
 UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Schedule plan,
                                    double plan_wall_time_s, std::uint32_t count,
-                                   const std::function<core::Workload(std::uint32_t)>& make,
+                                   const std::function<WorkloadPtr(std::uint32_t)>& make,
                                    const core::System& system, std::string_view scheduler,
                                    const sched::SchedulerOptions& sched_options,
                                    const sim::SimOptions& sim_options) {
-  if (count == 0) {
-    throw core::InputError("", "actual", "0 workloads", "need at least one actual iteration");
-  }
+  check_count(count);
   if (sim_options.perturbation.any() || sim_options.trials != 1) {
     throw core::InputError("", "trials", std::to_string(sim_options.trials),
                            "uncertain workloads run once each, unperturbed (the workloads are "
@@ -70,7 +74,8 @@ UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Sch
     if (sim_options.stop != nullptr && sim_options.stop->load(std::memory_order_relaxed)) {
       throw core::Stopped();
     }
-    const core::Workload b = make(i);
+    const WorkloadPtr made = make(i);
+    const core::Workload& b = *made;
     UncertainIteration it;
     it.planned = sim::simulate_on(expected, b, r.plan, sim_options).metrics;
     const Timed own = plan_timed(scheduler, b, system, sched_options);

@@ -13,6 +13,7 @@
 // (rotornet) plans the same either way.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -63,13 +64,17 @@ UncertainResult run_uncertain(const core::Workload& expected,
                               const sched::SchedulerOptions& sched_options,
                               const sim::SimOptions& sim_options = {});
 
+/// An actual iteration as run_uncertain_plan's `make` gives it: made for
+/// the call, or a caller's workload held without ownership.
+using WorkloadPtr = std::shared_ptr<const core::Workload>;
+
 /// The same with `plan` already made for `expected` by `scheduler` (in
 /// plan_wall_time_s), and the actual iterations made one at a time by
 /// `make(i)`, i = 0 .. count - 1 (one workload in memory at a time: a large
 /// MoE iteration is hundreds of MB).
 UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Schedule plan,
                                    double plan_wall_time_s, std::uint32_t count,
-                                   const std::function<core::Workload(std::uint32_t)>& make,
+                                   const std::function<WorkloadPtr(std::uint32_t)>& make,
                                    const core::System& system, std::string_view scheduler,
                                    const sched::SchedulerOptions& sched_options,
                                    const sim::SimOptions& sim_options = {});
