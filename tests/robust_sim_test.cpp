@@ -18,6 +18,7 @@
 #include "flux/workload/builder.hpp"
 #include "flux/workload/llama.hpp"
 #include "scaleup_instances.hpp"
+#include "sched_test_util.hpp"
 
 namespace flux {
 namespace {
@@ -37,11 +38,7 @@ core::System system(std::uint32_t switches, TimePs tau) {
 }
 
 core::Workload llama(std::uint32_t layers) {
-  workload::TrainingConfig c;
-  c.model.layers = layers;
-  c.tp = 4;
-  c.dp = 2;
-  return workload::generate_llama(c);
+  return sched::testing::llama_tp4_dp2(layers);
 }
 
 sim::SimOptions with(Execution e) {

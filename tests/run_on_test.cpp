@@ -28,11 +28,7 @@ core::System system(std::uint32_t switches, core::TimePs tau) {
 }
 
 core::Workload llama(std::uint32_t layers) {
-  workload::TrainingConfig c;
-  c.model.layers = layers;
-  c.tp = 4;
-  c.dp = 2;
-  return workload::generate_llama(c);
+  return sched::testing::llama_tp4_dp2(layers);
 }
 
 // `w` with every send's bytes scaled by num/den (at least 1 byte) and every

@@ -133,11 +133,7 @@ void expect_same_metrics(const sim::Metrics& a, const sim::Metrics& b, const std
 }
 
 core::Workload llama(std::uint32_t layers) {
-  workload::TrainingConfig c;
-  c.model.layers = layers;
-  c.tp = 4;
-  c.dp = 2;
-  return workload::generate_llama(c);
+  return sched::testing::llama_tp4_dp2(layers);
 }
 
 const std::vector<std::string> kSchedulers = {"flux",         "greedy", "rotornet",

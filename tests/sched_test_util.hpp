@@ -13,6 +13,7 @@
 #include "flux/sched/placement.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
+#include "flux/workload/llama.hpp"
 
 namespace flux::sched::testing {
 
@@ -24,6 +25,15 @@ inline SchedulerOptions exact_options() {
   o.time_limit_s = 60;
   o.relative_gap = 0;
   return o;
+}
+
+/// The paper's Llama 3 8B iteration, TP4 x DP2 on 8 A100s, `layers` layers.
+inline core::Workload llama_tp4_dp2(std::uint32_t layers) {
+  workload::TrainingConfig c;
+  c.model.layers = layers;
+  c.tp = 4;
+  c.dp = 2;
+  return workload::generate_llama(c);
 }
 
 inline core::System system_with(core::TimePs tau, std::uint32_t switches) {
