@@ -32,7 +32,8 @@ struct Lcg {
 /// edges (p_u + c_uv) and the pair edges (p_u + R_uv, earlier to later).
 /// With scale-up domains (docs/model.md), a send inside a domain has no
 /// switch to choose: it conflicts with the scale-up sends of the same source
-/// or the same destination, with R = 0.
+/// or the same destination, with R = 0. In full duplex (System::duplex) a
+/// send and its reverse on one switch do not conflict.
 inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
   const auto p = core::transmission_times(w, sys);
@@ -58,7 +59,8 @@ inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
     const auto& x = tasks[a];
     const auto& y = tasks[b];
     if (electrical[a]) return x.src == y.src || x.dst == y.dst;  // egress, ingress
-    return x.src == y.src || x.src == y.dst || x.dst == y.src || x.dst == y.dst;
+    return (x.src == y.src || x.src == y.dst || x.dst == y.src || x.dst == y.dst) &&
+           sys.take_turns(x.src, x.dst, y.src, y.dst);
   };
   auto R = [&](std::uint32_t a, std::uint32_t b) {
     if (electrical[a]) return TimePs{0};

@@ -42,6 +42,16 @@ std::string_view to_string(Fabric f) {
   return f == Fabric::kScaleUp ? "scaleup" : "ocs";
 }
 
+std::string_view to_string(Duplex d) {
+  return d == Duplex::kFull ? "full" : "half";
+}
+
+Duplex duplex_from_string(std::string_view s) {
+  if (s == "half") return Duplex::kHalf;
+  if (s == "full") return Duplex::kFull;
+  throw InputError("", "duplex", std::string(s), "must be half or full");
+}
+
 void System::validate() const {
   check_options(kSystemOptions, *this);
   check_rate(link_gbps, "link_gbps");

@@ -96,7 +96,7 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   io::JsonWriter j(out);
   j.begin_object();
   // v1 without domains: those files stay as they were, byte for byte.
-  const bool v2 = s.system.has_scaleup();
+  const bool v2 = s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf;
   j.member("format", v2 ? kMetricsFormat : kMetricsFormatV1);
   j.member("workload", w.name());
   if (planned_for) j.member("planned_for", planned_for->name());
@@ -107,6 +107,7 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   if (v2) {
     j.member("scaleup_size", s.system.scaleup_size);
     j.member("scaleup_gbps", s.system.scaleup_gbps);
+    if (s.system.duplex != core::Duplex::kHalf) j.member("duplex", core::to_string(s.system.duplex));
   }
   j.end_object();
   j.member("mtu_bytes", options.mtu_bytes);

@@ -39,6 +39,7 @@ enum NodeId : int {
   kReconfig,
   kScaleupSize,
   kScaleupGbps,
+  kDuplex,
   kMakespan,
   kStatus,
   kLowerBound,
@@ -82,11 +83,12 @@ constexpr std::array<Field, 14> kRootFields = {{{"format", kFormat, true},
                                                 {"circuits", kCircuits, true}}};
 // Versions (io::Field::since): 0 = flux.schedule/v1, 1 = v2 (scale-up).
 constexpr std::uint8_t kV2 = 1;
-constexpr std::array<Field, 5> kSystemFields = {{{"switches", kSwitches, true},
+constexpr std::array<Field, 6> kSystemFields = {{{"switches", kSwitches, true},
                                                  {"link_gbps", kLinkGbps, true},
                                                  {"reconfig_delay_s", kReconfig, true},
                                                  {"scaleup_size", kScaleupSize, false, kV2},
-                                                 {"scaleup_gbps", kScaleupGbps, false, kV2}}};
+                                                 {"scaleup_gbps", kScaleupGbps, false, kV2},
+                                                 {"duplex", kDuplex, false, kV2}}};
 // "switch" is required unless "fabric" is "scaleup" (checked at the task's end).
 constexpr std::array<Field, 4> kTaskFields = {{{"id", kTaskId, true},
                                                {"switch", kTaskSwitch, false},
@@ -111,6 +113,7 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kTime},                     // kReconfig
     {Kind::kUint},                     // kScaleupSize
     {Kind::kNumber},                   // kScaleupGbps
+    {Kind::kString},                   // kDuplex
     {Kind::kTime},                     // kMakespan
     {Kind::kString},                   // kStatus
     {Kind::kTime},                     // kLowerBound
@@ -281,6 +284,16 @@ class ScheduleHandler final : public io::Handler {
       case kScaleupGbps:
         s_.system.scaleup_gbps = v.d;
         break;
+      case kDuplex:
+        if (v.text == "half") {
+          s_.system.duplex = core::Duplex::kHalf;
+        } else if (v.text == "full") {
+          s_.system.duplex = core::Duplex::kFull;
+        } else {
+          throw core::InputError("", at.path(), io::quoted(v.text),
+                                 "unknown duplex (one of: half, full)");
+        }
+        break;
       case kStart:
         task_.start_ps = v.ps;
         break;
@@ -436,7 +449,8 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   // v1 while nothing needs v2: those files stay as they were, byte for
   // byte, and older readers still read them. A scale-up send in a system
   // without domains (invalid, but the validator's to say) needs v2 too.
-  const bool v2 = s.system.has_scaleup() || std::any_of(s.tasks.begin(), s.tasks.end(),
+  const bool v2 = s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
+                  std::any_of(s.tasks.begin(), s.tasks.end(),
                                                         [](const schedule::TaskAssignment& t) {
                                                           return t.sw == core::kScaleUpSwitch;
                                                         });
@@ -450,6 +464,8 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   if (v2) {
     j.member("scaleup_size", s.system.scaleup_size);
     j.member("scaleup_gbps", s.system.scaleup_gbps);
+    // Written only when full: half-duplex files stay as they were.
+    if (s.system.duplex != core::Duplex::kHalf) j.member("duplex", core::to_string(s.system.duplex));
   }
   j.end_object();
   j.member("makespan_s", core::ps_to_seconds(s.makespan_ps));

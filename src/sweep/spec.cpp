@@ -147,6 +147,8 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     system.switches = integer();
   } else if (axis == "link_gbps") {
     system.link_gbps = std::stod(v);
+  } else if (axis == "duplex") {
+    system.duplex = core::duplex_from_string(v);
   } else if (axis == "tau") {
     tau_ps = core::parse_duration(v, "tau");
   } else if (axis == "time_limit") {
@@ -534,6 +536,7 @@ std::vector<AxisInfo> axis_table() {
       {"scaleup_gbps", AxisType::kReal, "scale-up bandwidth per accelerator, Gb/s"},
       {"switches", AxisType::kInteger, "optical circuit switches"},
       {"link_gbps", AxisType::kReal, "optical link rate, Gb/s"},
+      {"duplex", AxisType::kName, "circuits: half (the paper's model) or full"},
       {"tau", AxisType::kDuration, "reconfiguration delay"},
       {"time_limit", AxisType::kDuration, "scheduler time limit"},
       {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},

@@ -42,6 +42,19 @@ inline constexpr SwitchId kScaleUpSwitch{kMaxSwitches};
 /// "Scale-up domains", gives the datasheets): NVLink 3 (A100 SXM4) 300 GB/s,
 /// NVLink 4 (H100 SXM5) 450 GB/s per direction.
 inline constexpr double kNvlink3Gbps = 2400.0;
+
+/// What one circuit carries at a time (docs/model.md, "Duplex").
+enum class Duplex : std::uint8_t {
+  /// The paper's model: sends sharing a port on one switch take turns, so
+  /// a -> b and b -> a never overlap, and reversing a circuit costs tau.
+  kHalf,
+  /// A circuit {a, b} carries a -> b and b -> a at once, each at the link
+  /// rate (an OCS port is a fibre pair): only the reversed pair may overlap.
+  kFull,
+};
+std::string_view to_string(Duplex d);
+/// "half" or "full"; throws InputError (field "duplex") otherwise.
+Duplex duplex_from_string(std::string_view s);
 inline constexpr double kNvlink4Gbps = 3600.0;
 
 struct System {
@@ -57,6 +70,8 @@ struct System {
   /// Electrical bandwidth of one accelerator per direction, in Gb/s
   /// (unused when scaleup_size is 1).
   double scaleup_gbps = kNvlink3Gbps;
+  /// Half duplex (the paper's model) or full duplex circuits.
+  Duplex duplex = Duplex::kHalf;
 
   /// Throws InputError naming the field when a value is outside its bounds
   /// in kSystemOptions.
@@ -73,6 +88,15 @@ struct System {
                : Fabric::kOcs;
   }
   [[nodiscard]] bool has_scaleup() const { return scaleup_size > 1; }
+
+  /// Whether two sends src_u -> dst_u and src_v -> dst_v on one switch that
+  /// share an accelerator must take turns (constraints (4), (5)): always in
+  /// half duplex; in full duplex unless one is the other reversed, which the
+  /// same circuit carries at the same time. Taking turns costs R_{u,v}: 0 for
+  /// the same directed pair, else tau.
+  [[nodiscard]] bool take_turns(Rank src_u, Rank dst_u, Rank src_v, Rank dst_v) const {
+    return duplex == Duplex::kHalf || src_u != dst_v || dst_u != src_v;
+  }
 
   /// Link rate in bit/s, rounded to an integer.
   [[nodiscard]] std::uint64_t link_bps() const;
@@ -106,6 +130,11 @@ inline constexpr auto kSystemOptions = std::tuple{
                                  "scale-up bandwidth per accelerator and direction in Gb/s "
                                  "(NVLink 3 / A100: 2400, NVLink 4 / H100: 3600)",
                                  &System::scaleup_gbps, 0.0, 1e9, true},
+    ChoiceOption<System, Duplex>{
+        "duplex", "--duplex",
+        "circuits: half (the paper's model: a->b and b->a take turns, reversing costs tau) or "
+        "full (a circuit carries both directions at once)",
+        &System::duplex, &duplex_from_string, &to_string},
 };
 
 }  // namespace flux::core
