@@ -10,11 +10,13 @@
 #include <sstream>
 
 #include "flux/core/error.hpp"
+#include "flux/runtime/uncertain.hpp"
 #include "flux/sweep/expr.hpp"
 #include "flux/sweep/presets.hpp"
 #include "flux/sweep/results.hpp"
 #include "flux/sweep/runner.hpp"
 #include "flux/sweep/spec.hpp"
+#include "flux/workload/llama.hpp"
 
 namespace flux::sweep {
 namespace {
@@ -464,6 +466,60 @@ TEST(SweepSpec, MoeAxesAndUncertainRouting) {
             "s.toml: line 8, axes.routing_iterations = 65: must be an integer from 0 to 64");
   EXPECT_EQ(err("capacity_factor = -1.0\n"),
             "s.toml: line 8, axes.capacity_factor = -1.0: must be a positive number");
+}
+
+// plan_routing = "expected": under zipf routing the plan run on the later
+// iterations is made for the expected (uniform) routing; the re-plans are
+// the same as with "draw". Checked against runtime::run_uncertain called
+// directly on the uniform workload and iterations 1 and 2 of the zipf one.
+TEST(SweepSpec, PlanForTheExpectedRouting) {
+  const std::string axes =
+      "[axes]\nmodel = \"mixtral-8x7b\"\nlayers = 2\ndp = 4\nep = 4\nseq = 1024\n"
+      "micro_batches = 1\n";
+  const SweepSpec s = SweepSpec::parse(axes +
+                                           "routing = \"zipf:1.2\"\nrouting_iterations = 2\n"
+                                           "plan_routing = [\"draw\", \"expected\"]\n"
+                                           "tau = \"10us\"\nscheduler = \"greedy\"\n",
+                                       "s.toml", false);
+  const std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].config.plan_routing, eval::PlanRouting::kExpected);
+  std::vector<eval::EvalRow> rows;
+  for (const Point& p : points) {
+    const Outcome out = run_point(p);
+    ASSERT_EQ(out.status, PointStatus::kOk) << out.error;
+    rows.push_back(eval::parse_csv_row(out.metrics));
+  }
+  const eval::EvalRow& draw = rows[0];
+  const eval::EvalRow& expected = rows[1];
+  EXPECT_EQ(expected.iteration_time_s, draw.iteration_time_s);  // the point's own plan
+  EXPECT_EQ(expected.replanned_p50_s, draw.replanned_p50_s);
+  EXPECT_EQ(expected.replanned_max_s, draw.replanned_max_s);
+  ASSERT_TRUE(expected.planned_p50_s && expected.planned_max_s);
+
+  const eval::EvalConfig& c = points[1].config;
+  workload::TrainingConfig t = c.named_jobs.front().training;
+  std::vector<core::Workload> actual;
+  for (std::uint64_t i : {1, 2}) {
+    t.moe.routing.iteration = i;
+    actual.push_back(workload::generate_llama(t));
+  }
+  t.moe.routing = workload::RoutingSpec::parse("uniform");
+  const core::Workload uniform = workload::generate_llama(t);
+  core::System sys = c.system;
+  sys.reconfig_delay_ps = c.taus_ps.front();
+  const runtime::UncertainResult u =
+      runtime::run_uncertain(uniform, actual, sys, "greedy", c.sched, c.sim);
+  EXPECT_EQ(*expected.planned_p50_s, core::ps_to_seconds(u.planned_iteration_ps.p50));
+  EXPECT_EQ(*expected.planned_max_s, core::ps_to_seconds(u.planned_iteration_ps.max));
+  EXPECT_NE(*expected.planned_max_s, *draw.planned_max_s);  // another plan
+
+  EXPECT_EQ(error_of([&] {
+              (void)SweepSpec::parse(axes + "plan_routing = \"mean\"\nscheduler = \"greedy\"\n",
+                                     "s.toml", false)
+                  .points();
+            }),
+            "s.toml: line 8, axes.plan_routing = mean: must be draw or expected");
 }
 
 // The MoE preset: each job with each routing is a job of the evaluation.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -131,16 +132,38 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
   const workload::MoeConfig& moe = job.training.moe;
   if (moe.enabled()) row.routing = moe.routing.to_string();
   if (config.routing_iterations > 0 && moe.enabled()) {
-    // Uncertain routing: this plan (made for the routing's iteration 0) on
-    // iterations 1 .. N of the same routing, beside a re-plan of each.
+    // Uncertain routing: this plan (made for the routing's iteration 0), or
+    // one made for the expected routing, on iterations 1 .. N of the same
+    // routing, beside a re-plan of each.
     const auto make = [&](std::uint32_t i) {
       workload::TrainingConfig t = job.training;
       t.moe.routing.iteration = moe.routing.iteration + i + 1;
       core::Workload b = workload::generate_llama(t);
       return std::make_shared<const core::Workload>(own ? as_own_cluster(b) : std::move(b));
     };
-    const runtime::UncertainResult u = runtime::run_uncertain_plan(
-        w, s, solve_s, config.routing_iterations, make, sys, name, config.sched, config.sim);
+    std::optional<core::Workload> expected;
+    std::optional<schedule::Schedule> expected_plan;
+    double expected_solve_s = 0;
+    if (config.plan_routing == PlanRouting::kExpected &&
+        moe.routing.kind == workload::RoutingKind::kZipf) {
+      // Averaged over the uniformly random popularity permutation, every
+      // expert expects T K / E of each source's assignments: uniform.
+      workload::TrainingConfig t = job.training;
+      t.moe.routing.kind = workload::RoutingKind::kUniform;
+      t.moe.routing.zipf_s = 0;
+      core::Workload e = workload::generate_llama(t);
+      expected.emplace(own ? as_own_cluster(e) : std::move(e));
+      const auto t1 = std::chrono::steady_clock::now();
+      expected_plan = sched::run_scheduler(name, *expected, sys, config.sched);
+      expected_solve_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    }
+    const runtime::UncertainResult u =
+        expected ? runtime::run_uncertain_plan(*expected, std::move(*expected_plan),
+                                               expected_solve_s, config.routing_iterations, make,
+                                               sys, name, config.sched, config.sim)
+                 : runtime::run_uncertain_plan(w, s, solve_s, config.routing_iterations, make, sys,
+                                               name, config.sched, config.sim);
     row.uncertain_runs = config.routing_iterations;
     row.planned_p50_s = core::ps_to_seconds(u.planned_iteration_ps.p50);
     row.planned_max_s = core::ps_to_seconds(u.planned_iteration_ps.max);
@@ -152,6 +175,16 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
 }
 
 }  // namespace
+
+std::string_view to_string(PlanRouting p) {
+  return p == PlanRouting::kExpected ? "expected" : "draw";
+}
+
+PlanRouting plan_routing_from_string(std::string_view s) {
+  if (s == "draw") return PlanRouting::kDraw;
+  if (s == "expected") return PlanRouting::kExpected;
+  throw core::InputError("", "plan_routing", std::string(s), "must be draw or expected");
+}
 
 std::string layer_job_name(std::uint32_t layers) {
   std::string name = "L";  // appended: GCC 12 reports a false -Wrestrict on "L" + string

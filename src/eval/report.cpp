@@ -169,10 +169,13 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
       }
     }
     if (c.routing_iterations > 0 && job.training.moe.enabled()) {
-      // Uncertain routing: the plan for iteration 0 run on the next ones,
-      // against re-planning each (with the slowest re-plan's wall time).
+      // Uncertain routing: the plan for iteration 0 (or for the expected
+      // routing) run on the next ones, against re-planning each (with the
+      // slowest re-plan's wall time).
       out << "\nuncertain routing, " << c.routing_iterations
-          << " later iterations (ms, p50): planned once / re-planned each; slowest re-plan (s)\n"
+          << " later iterations (ms, p50): planned once"
+          << (c.plan_routing == PlanRouting::kExpected ? " for the expected routing" : "")
+          << " / re-planned each; slowest re-plan (s)\n"
           << pad("tau", w0);
       for (const std::string& s : c.schedulers) out << pad(s, 2 * w);
       out << "\n";

@@ -73,6 +73,7 @@ struct EvalSetup {
   sim::SimOptions sim;
   std::uint32_t trials = 0;              ///< 0: no trials axis (one simulation)
   std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalConfig's)
+  eval::PlanRouting plan_routing = eval::PlanRouting::kDraw;  ///< EvalConfig's
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0
@@ -133,6 +134,8 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     t.moe.routing.validate();
   } else if (axis == "routing_iterations") {
     routing_iterations = integer();
+  } else if (axis == "plan_routing") {
+    plan_routing = eval::plan_routing_from_string(v);
   } else if (axis == "layers") {
     t.model.layers = integer();
   } else if (axis == "seq") {
@@ -213,6 +216,7 @@ eval::EvalConfig EvalSetup::config() const {
   c.sched = sched;
   c.sim = sim;
   c.routing_iterations = routing_iterations;
+  c.plan_routing = plan_routing;
   return c;
 }
 
@@ -528,10 +532,13 @@ std::vector<AxisInfo> axis_table() {
       {"ep", AxisType::kInteger, "MoE expert-parallel degree (inside DP x CP)"},
       {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
       {"routing_seed", AxisType::kInteger, "seed of the MoE routing draws", 0, INT64_MAX},
-      {"capacity_factor", AxisType::kReal, "MoE expert capacity factor, > 0 (no axis: no token dropping)"},
+      {"capacity_factor", AxisType::kReal,
+       "MoE expert capacity factor, > 0 (no axis: no token dropping)"},
       {"routing_iterations", AxisType::kInteger,
        "MoE: run each plan on this many later routing iterations and re-plan each (0: no)", 0,
        eval::kMaxRoutingIterations},
+      {"plan_routing", AxisType::kName,
+       "MoE, with routing_iterations: plan for the routing's draw or its expected (mean) routing"},
       {"scaleup_size", AxisType::kInteger, "scale-up (NVLink) domain size"},
       {"scaleup_gbps", AxisType::kReal, "scale-up bandwidth per accelerator, Gb/s"},
       {"switches", AxisType::kInteger, "optical circuit switches"},

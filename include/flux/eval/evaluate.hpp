@@ -37,6 +37,16 @@ std::string layer_job_name(std::uint32_t layers);
 /// and two simulations).
 inline constexpr std::uint32_t kMaxRoutingIterations = 64;
 
+/// What an uncertain-routing plan is made for (EvalConfig::plan_routing;
+/// docs/model.md, "Uncertain routing").
+enum class PlanRouting : std::uint8_t {
+  kDraw,      ///< the routing's own iteration (last iteration's routing)
+  kExpected,  ///< its mean: zipf's over the popularity permutation is uniform
+};
+std::string_view to_string(PlanRouting p);
+/// "draw" or "expected"; throws core::InputError (field plan_routing).
+PlanRouting plan_routing_from_string(std::string_view s);
+
 struct EvalConfig {
   /// The preset's name (sweep::evaluation_preset builds the presets from
   /// their shipped sweep files, sweeps/<name>.toml).
@@ -60,6 +70,9 @@ struct EvalConfig {
   /// its routing, and re-plan each (EvalRow's uncertain fields); 0: no.
   /// At most kMaxRoutingIterations.
   std::uint32_t routing_iterations = 0;
+  /// With routing_iterations: the routing the plan run on those iterations
+  /// is made for (the re-plans are made for each iteration's own).
+  PlanRouting plan_routing = PlanRouting::kDraw;
 
   /// Throws core::InputError naming the field.
   void validate() const;
