@@ -465,7 +465,15 @@ TEST(SweepSpec, MoeAxesAndUncertainRouting) {
   EXPECT_EQ(err("routing_iterations = 65\n"),
             "s.toml: line 8, axes.routing_iterations = 65: must be an integer from 0 to 64");
   EXPECT_EQ(err("capacity_factor = -1.0\n"),
-            "s.toml: line 8, axes.capacity_factor = -1.0: must be a positive number");
+            "s.toml: line 8, axes.capacity_factor = -1.0: must be a number >= 0");
+  // 0 is no dropping, as without the axis.
+  EXPECT_EQ(SweepSpec::parse(axes + "capacity_factor = [0, 1.25]\nscheduler = \"greedy\"\n",
+                             "s.toml", false)
+                .points()
+                .front()
+                .config.named_jobs.front()
+                .training.moe.routing.capacity_factor,
+            0.0);
 }
 
 // plan_routing = "expected": under zipf routing the plan run on the later

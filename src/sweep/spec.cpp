@@ -379,9 +379,11 @@ class Reader {
           }
           return checked(info, std::to_string(v.get<std::int64_t>()));
         }
-        case AxisType::kReal: {
-          if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
-            fail_json(path, v, "must be a positive number");
+        case AxisType::kReal: {  // > 0; >= 0 when the axis's min is 0
+          const bool zero_ok = info.min == 0;
+          if (!v.is_number() || !std::isfinite(v.get<double>()) ||
+              !(zero_ok ? v.get<double>() >= 0 : v.get<double>() > 0)) {
+            fail_json(path, v, zero_ok ? "must be a number >= 0" : "must be a positive number");
           }
           return real_text(v.get<double>());
         }
@@ -533,7 +535,7 @@ std::vector<AxisInfo> axis_table() {
       {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
       {"routing_seed", AxisType::kInteger, "seed of the MoE routing draws", 0, INT64_MAX},
       {"capacity_factor", AxisType::kReal,
-       "MoE expert capacity factor, > 0 (no axis: no token dropping)"},
+       "MoE expert capacity factor (0, as without the axis: no token dropping)", 0},
       {"routing_iterations", AxisType::kInteger,
        "MoE: run each plan on this many later routing iterations and re-plan each (0: no)", 0,
        eval::kMaxRoutingIterations},
