@@ -3,7 +3,8 @@
 //
 //   a send v on switch s occupies circuit {src_v, dst_v} over [t_v, t_v + p_v);
 //   v joins the open interval I of its circuit iff I carries (src_v, dst_v)
-//   and the latest send on both ports (on s) belongs to I;
+//   (full duplex: (src_v, dst_v) or (dst_v, src_v)) and the latest send on
+//   both ports (on s) belongs to I; down_I = max end of I's sends;
 //   else a new interval: setup = t_v - tau, up = t_v, down = t_v + p_v.
 #include "flux/schedule/timeline.hpp"
 
@@ -27,7 +28,7 @@ struct Send {
 
 struct OpenInterval {
   CircuitInterval interval;
-  core::Rank src;  // direction of the sends it carries
+  core::Rank src;  // direction of its first send (half duplex: of all of them)
   core::Rank dst;
 };
 
@@ -41,6 +42,7 @@ std::string assignment_field(std::size_t i, const char* name) {
 std::vector<CircuitInterval> group_sends(const core::Workload& w, const core::System& system,
                                          std::span<const Send> sends) {
   const core::TimePs tau = system.reconfig_delay_ps;
+  const bool full = system.duplex == core::Duplex::kFull;
   std::vector<OpenInterval> open;
   std::vector<std::int32_t> last_on_port(w.accelerators(), kNoInterval);
   for (const Send& s : sends) {
@@ -50,7 +52,9 @@ std::vector<CircuitInterval> group_sends(const core::Workload& w, const core::Sy
     const std::int32_t cur = last_on_port[t.src.value()];
     if (cur != kNoInterval && last_on_port[t.dst.value()] == cur) {
       OpenInterval& o = open[static_cast<std::size_t>(cur)];
-      if (o.src == t.src && o.dst == t.dst) {
+      // Both ports' latest send is in o, so o's circuit has ports src and
+      // dst: {o.src, o.dst} == {src, dst}, in one direction or the other.
+      if ((o.src == t.src && o.dst == t.dst) || full) {
         o.interval.down_ps = std::max(o.interval.down_ps, end);
         continue;
       }

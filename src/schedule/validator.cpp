@@ -30,6 +30,29 @@
 // p_i + tau. Constraint (4) is included: an ancestor starts first once (3)
 // holds. Conversely a violated (*) is a real violation: since p >= 1 the
 // other order, t_k >= t_{k+1} + p_{k+1} + R, fails as t_k <= t_{k+1}.
+//
+// Full duplex (System::duplex == kFull, core/system.hpp): K loses the pairs
+// of a send and its reverse, which may overlap; every other pair sharing a
+// port takes turns with the same R. (*) no longer suffices: in a list
+// x->y [0, 10), y->x [1, 2), x->z [2 + tau, ...) the consecutive pairs pass
+// but x->y and x->z are tau short. On a switch, the list of port x (sorted
+// by start) splits into *epochs*, maximal runs whose sends have the same
+// partner y (so are x->y or y->x). We check
+//   (E1) within an epoch, consecutive sends of one direction: t_{k+1} >=
+//        t_k + p_k (R = 0);
+//   (E2) the first send v of each epoch but the first: t_v >= max over the
+//        previous epoch of (t_u + p_u) + tau.
+// Proof that (E1), (E2) imply every constraint on port x. Take a pair u, v
+// of x's list in K_full, u first by start. Same epoch: u and v carry x-y in
+// the same direction (reversed pairs are not in K_full), and chaining (E1)
+// along that direction's sends gives t_v >= t_u + p_u = t_u + p_u + R.
+// Different epochs: let E_u, E_v be theirs and v' the first send of the
+// epoch after E_u; (E2) gives t_{v'} >= t_u + p_u + tau, and t_v >= t_{v'}
+// by the order, so t_v >= t_u + p_u + tau >= t_u + p_u + R. Conversely each
+// failure is a real violation: (E1) names two sends of one direction that
+// overlap; (E2) names u (in the previous epoch, ending last) and v, which
+// have different partners (different circuits, R = tau) and t_u <= t_v, so
+// neither order satisfies (4, 5) (p >= 1 rules out v before u).
 #include "flux/schedule/validator.hpp"
 
 #include <algorithm>
@@ -37,6 +60,7 @@
 #include <iterator>
 #include <limits>
 #include <set>
+#include <span>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -387,20 +411,21 @@ class Checker {
     }
   }
 
-  // Conflicting pairs (4, 5): consecutive tasks on each (switch, port). The
-  // scale-up fabric's egress and ingress ports are two more "switches" past
-  // every real one, with R = 0.
+  // Conflicting pairs (4, 5): consecutive tasks on each (switch, port) in
+  // half duplex, epochs in full duplex (top of the file). The scale-up
+  // fabric's egress and ingress ports are two more "switches" past every
+  // real one, with R = 0.
   static constexpr std::uint32_t kEgress = core::kMaxSwitches;
   static constexpr std::uint32_t kIngress = core::kMaxSwitches + 1;
+  struct PortUse {
+    std::uint32_t sw;
+    std::uint32_t port;
+    TimePs start;
+    TimePs end;
+    std::uint32_t task;
+  };
   void check_ports() {
-    struct Use {
-      std::uint32_t sw;
-      std::uint32_t port;
-      TimePs start;
-      TimePs end;
-      std::uint32_t task;
-    };
-    std::vector<Use> uses;
+    std::vector<PortUse> uses;
     for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
       const Placed& pl = placed_[i];
       if (!pl.present || !pl.sw_ok) continue;
@@ -414,16 +439,31 @@ class Checker {
       uses.push_back({pl.sw, t.src.value(), pl.start, end, i});
       uses.push_back({pl.sw, t.dst.value(), pl.start, end, i});
     }
-    std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) {
+    std::sort(uses.begin(), uses.end(), [](const PortUse& x, const PortUse& y) {
       return std::tie(x.sw, x.port, x.start, x.end, x.task) <
              std::tie(y.sw, y.port, y.start, y.end, y.task);
     });
-    // Two tasks on the same circuit meet on both of its ports: report once.
-    std::set<std::pair<std::uint32_t, std::uint32_t>> reported_same_circuit;
-    for (std::size_t k = 1; k < uses.size(); ++k) {
-      const Use& x = uses[k - 1];
-      const Use& y = uses[k];
-      if (x.sw != y.sw || x.port != y.port) continue;
+    const bool full = s_.system.duplex == core::Duplex::kFull;
+    for (std::size_t begin = 0, end = 0; begin < uses.size(); begin = end) {
+      end = begin + 1;
+      while (end < uses.size() && uses[end].sw == uses[begin].sw &&
+             uses[end].port == uses[begin].port) {
+        ++end;
+      }
+      const std::span<const PortUse> list(uses.data() + begin, end - begin);
+      if (full && list.front().sw < kEgress) {
+        check_epochs(list);
+      } else {
+        check_consecutive(list);
+      }
+    }
+  }
+
+  // Half duplex, and the scale-up ports: (*) on consecutive entries.
+  void check_consecutive(std::span<const PortUse> list) {
+    for (std::size_t k = 1; k < list.size(); ++k) {
+      const PortUse& x = list[k - 1];
+      const PortUse& y = list[k];
       const core::Task& tu = w_.task(TaskIndex(x.task));
       const core::Task& tv = w_.task(TaskIndex(y.task));
       const bool same_direction = tu.src == tv.src && tu.dst == tv.dst;
@@ -440,17 +480,17 @@ class Checker {
         add(m);
         continue;
       }
-      if ((same_direction || reversed) &&
-          !reported_same_circuit.insert({std::min(x.task, y.task), std::max(x.task, y.task)})
-               .second) {
-        continue;
-      }
+      if ((same_direction || reversed) && !first_report(x.task, y.task)) continue;
       std::ostringstream m;
       m << "switch " << x.sw << ", port " << x.port << ": ";
       if (y.start < x.end) {
         m << task_str(w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", " << ps(x.end)
           << ") and " << task_str(w_, TaskIndex(y.task)) << " starts at " << ps(y.start)
           << ": sends sharing a port overlap";
+        if (reversed) {
+          m << " (half duplex: reversing the circuit needs tau = " << ps(tau_)
+            << "; in full duplex a send and its reverse may overlap)";
+        }
       } else {
         m << task_str(w_, TaskIndex(y.task)) << " starts at " << ps(y.start) << ", "
           << ps(y.start - x.end) << " after " << task_str(w_, TaskIndex(x.task)) << " ends at "
@@ -459,6 +499,67 @@ class Checker {
       }
       add(m);
     }
+  }
+
+  // Full duplex, one (switch, port x) list sorted by start: epochs (maximal
+  // runs with one partner y). Within an epoch, consecutive sends of one
+  // direction must not overlap; the next epoch's first send starts >= tau
+  // after the latest end in the previous epoch (top of the file).
+  void check_epochs(std::span<const PortUse> list) {
+    const std::uint32_t x = list.front().port;
+    const auto partner = [&](const PortUse& u) {
+      const core::Task& t = w_.task(TaskIndex(u.task));
+      return t.src.value() == x ? t.dst.value() : t.src.value();
+    };
+    constexpr std::size_t kNo = std::numeric_limits<std::size_t>::max();
+    std::size_t latest = 0;      // the send ending last in the current epoch
+    std::size_t last_out = kNo;  // its latest send x -> y
+    std::size_t last_in = kNo;   // its latest send y -> x
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const PortUse& v = list[k];
+      const bool out = w_.task(TaskIndex(v.task)).src.value() == x;
+      if (k > 0 && partner(v) != partner(list[k - 1])) {
+        const PortUse& u = list[latest];
+        if (v.start < sat_add(u.end, tau_)) report_epoch_change(u, v);
+        latest = k;
+        last_out = last_in = kNo;
+      } else if (k > 0) {
+        std::size_t& prev = out ? last_out : last_in;
+        if (prev != kNo && v.start < list[prev].end && first_report(list[prev].task, v.task)) {
+          const PortUse& u = list[prev];
+          std::ostringstream m;
+          m << "switch " << v.sw << ", port " << x << ": " << task_str(w_, TaskIndex(u.task))
+            << " runs [" << ps(u.start) << ", " << ps(u.end) << ") and "
+            << task_str(w_, TaskIndex(v.task)) << " starts at " << ps(v.start)
+            << ": sends in one direction of a circuit overlap (full duplex: only a send and its "
+               "reverse may)";
+          add(m);
+        }
+        if (v.end > list[latest].end) latest = k;
+      }
+      (out ? last_out : last_in) = k;
+    }
+  }
+
+  void report_epoch_change(const PortUse& u, const PortUse& v) {
+    std::ostringstream m;
+    m << "switch " << v.sw << ", port " << v.port << ": ";
+    if (v.start < u.end) {
+      m << task_str(w_, TaskIndex(u.task)) << " runs [" << ps(u.start) << ", " << ps(u.end)
+        << ") and " << task_str(w_, TaskIndex(v.task)) << " starts at " << ps(v.start)
+        << ": sends on different circuits sharing a port overlap (full duplex)";
+    } else {
+      m << task_str(w_, TaskIndex(v.task)) << " starts at " << ps(v.start) << ", "
+        << ps(v.start - u.end) << " after " << task_str(w_, TaskIndex(u.task)) << " ends at "
+        << ps(u.end) << "; changing the circuit needs tau = " << ps(tau_) << " (full duplex)";
+    }
+    add(m);
+  }
+
+  // Two tasks on the same circuit meet on both of its ports: true the first
+  // time the pair is reported.
+  bool first_report(std::uint32_t u, std::uint32_t v) {
+    return reported_same_circuit_.insert({std::min(u, v), std::max(u, v)}).second;
   }
 
   void check_makespan() {
@@ -548,6 +649,7 @@ class Checker {
   TimePs tau_ = 0;
   std::vector<TimePs> p_;       // transmission time per TaskIndex
   std::vector<Placed> placed_;  // per TaskIndex
+  std::set<std::pair<std::uint32_t, std::uint32_t>> reported_same_circuit_;
 };
 
 }  // namespace

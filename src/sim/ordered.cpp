@@ -18,6 +18,11 @@
 //               circuit on port a or b of sw)
 // "Previous" is the planned order: circuits by (setup^, up^, index) per
 // port, sends by (S^, index) per circuit direction or electrical port.
+// Full duplex (System::duplex == kFull): an interval carries both directions
+// (schedule/timeline.hpp), and a send waits for its circuit and for the
+// previous send in its own direction, never for the reverse direction, as
+// in the task model (the reversed pair does not conflict). In half duplex
+// build_timelines gives every interval one direction.
 // ordered-no-early also takes the max with the planned time (S^_v,
 // setup^_c). Every relation is a max of predecessors plus a constant, so the
 // times are longest paths in a DAG (edges go forward in planned time),

@@ -21,6 +21,20 @@
 // up_ps = t_v, setup_ps = t_v - tau, down_ps = t_v + p_v; a joining send
 // extends down_ps to the end of the interval's last send.
 //
+// Full duplex (System::duplex == kFull): a send and its reverse do not
+// conflict, so one interval carries both directions: a send joins the open
+// interval of its circuit {src_v, dst_v} iff the latest send on both ports
+// belongs to it, whichever direction that interval's sends go. down_ps is
+// the latest end of the interval's sends (an earlier send may end later: a
+// long a -> b overlapped by a short b -> a). The intervals sharing a port
+// still never overlap: on a port the sends of one interval are consecutive
+// by start (once another interval takes a port, this one is never joined
+// again). The next interval J on port a of I's circuit {a, b} opens after
+// a send of another circuit on a or on b (else the send would have joined
+// I), and in a valid full-duplex schedule such a send starts >= tau after
+// every earlier send on that port has ended, I's included (validator.cpp,
+// "Full duplex"): J's setup is at or after I's down.
+//
 // setup_ps may be negative: a circuit first used at t_v < tau is configured
 // before the iteration starts (time 0), which the paper allows (no constraint
 // precedes a switch's first send). Every interval has up_ps - setup_ps == tau.
