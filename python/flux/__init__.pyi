@@ -72,6 +72,7 @@ class System:
         link_gbps: _Number = ...,
         scaleup_size: _Int = ...,
         scaleup_gbps: _Number = ...,
+        duplex: Literal["half", "full"] = ...,
     ) -> None: ...
     @property
     def switches(self) -> int: ...
@@ -85,6 +86,8 @@ class System:
     def scaleup_size(self) -> int: ...
     @property
     def scaleup_gbps(self) -> float: ...
+    @property
+    def duplex(self) -> Literal["half", "full"]: ...
 
 class Schedule:
     @property

@@ -134,6 +134,9 @@ void add_schedule(py::module_& m) {
                              [](const PySystem& s) { return s.system.scaleup_size; })
       .def_property_readonly("scaleup_gbps",
                              [](const PySystem& s) { return s.system.scaleup_gbps; })
+      .def_property_readonly(
+          "duplex", [](const PySystem& s) { return std::string(core::to_string(s.system.duplex)); },
+          "half (the paper's model) or full")
       .def("__repr__", [](const PySystem& s) {
         std::string r = "flux.System(switches=" + std::to_string(s.system.switches) + ", tau='" +
                         core::format_duration(s.system.reconfig_delay_ps) + "', link_gbps=" +
@@ -141,6 +144,9 @@ void add_schedule(py::module_& m) {
         if (s.system.has_scaleup()) {
           r += ", scaleup_size=" + std::to_string(s.system.scaleup_size) + ", scaleup_gbps=" +
                core::NumberOption<core::System, double>::show_number(s.system.scaleup_gbps);
+        }
+        if (s.system.duplex != core::Duplex::kHalf) {
+          r += ", duplex='" + std::string(core::to_string(s.system.duplex)) + "'";
         }
         return r + ")";
       });

@@ -18,6 +18,11 @@ def test_system_times_and_defaults():
     s = flux.System(switches=4, link_gbps=400, scaleup_size=4, scaleup_gbps=3600)
     assert (s.switches, s.link_gbps, s.scaleup_size, s.scaleup_gbps) == (4, 400.0, 4, 3600.0)
     assert "switches=4" in repr(s)
+    assert s.duplex == "half" and "duplex" not in repr(s)
+    full = flux.System(duplex="full")
+    assert full.duplex == "full" and "duplex='full'" in repr(full)
+    with pytest.raises(flux.InputError, match="duplex"):
+        flux.System(duplex="quarter")
 
 
 def test_schedulers_registry(cli):
