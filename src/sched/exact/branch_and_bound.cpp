@@ -42,6 +42,20 @@
 // perhaps weaker); the whole instance is the window of every send, node for
 // node the search without windows. A leaf replays the suffix and stops once
 // a replayed send's t + to_end (a lower bound) reaches the incumbent.
+// Full duplex (System::duplex, docs/model.md "Full duplex" under the exact
+// search): a send and its reverse on one switch do not conflict. A (switch,
+// port) keeps its current epoch (the run of placements with one partner, the
+// last send's other endpoint) and the ends of the epoch's last send out of
+// and into the port (both the epoch's start when it opens: the previous
+// latest end + tau). x -> y waits on x for the last send out of x if the
+// partner is y, else for the latest end + tau (a new epoch; nothing on an
+// unused port); likewise on y with the sends into y. This is exactly the
+// pairwise constraints against the earlier placed conflicting sends. (b)
+// uses that term; (c) is per direction: a port's unplaced sends and its
+// unplaced receives are two servers (each one at a time per switch, tau
+// between partners), since a send and its reverse overlap. The switch
+// symmetry and the partial-order reduction are unchanged (independent
+// placements touch disjoint port states). Half duplex compiles without it.
 #include "branch_and_bound.hpp"
 
 #include <algorithm>
