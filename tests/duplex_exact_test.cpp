@@ -145,6 +145,23 @@ TEST(DuplexBranchAndBound, TwoRanksBothWays) {
   EXPECT_EQ(brute_force(w, full(half)), 10 * core::kPsPerUs);
 }
 
+// Rank 0 sends to 1 and receives from 2 on one switch: two circuits, so
+// 10 + tau + 10 us; the per-direction loads alone bound 10 us, the
+// circuit load (the larger direction per partner, tau between partners)
+// proves the optimum at the root.
+TEST(DuplexBranchAndBound, CircuitLoadBound) {
+  workload::WorkloadBuilder b("two-circuits", 3);
+  b.add_send(core::Rank(0), core::Rank(1), 10 * testing::kOneUsBytes);
+  b.add_send(core::Rank(2), core::Rank(0), 10 * testing::kOneUsBytes);
+  const core::Workload w = std::move(b).build();
+  const TimePs tau = 3 * core::kPsPerUs;
+  const Tiny t{w, full(testing::system_with(tau, 1)), "two circuits"};
+  const ExactResult r = solve(t);
+  EXPECT_EQ(r.makespan_ps, 20 * core::kPsPerUs + tau);
+  EXPECT_EQ(r.root_bound_ps, 20 * core::kPsPerUs + tau);
+  EXPECT_EQ(brute_force(w, t.sys), 20 * core::kPsPerUs + tau);
+}
+
 TEST(DuplexBranchAndBound, EqualsBruteForceOnRandomInstances) {
   int instances = 0, better = 0;
   for_each_tiny(90, [&](const Tiny& t) {

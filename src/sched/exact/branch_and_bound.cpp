@@ -53,7 +53,9 @@
 // pairwise constraints against the earlier placed conflicting sends. (b)
 // uses that term; (c) is per direction: a port's unplaced sends and its
 // unplaced receives are two servers (each one at a time per switch, tau
-// between partners), since a send and its reverse overlap. The switch
+// between partners), since a send and its reverse overlap; and per
+// circuit: the port's epochs are one server whose work is, per partner,
+// the larger of the two directions' loads, tau between partners. The switch
 // symmetry and the partial-order reduction are unchanged (independent
 // placements touch disjoint port states). Half duplex compiles without it.
 #include "branch_and_bound.hpp"
@@ -157,8 +159,13 @@ class Search {
     }
     port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
     electrical_port_.assign(2 * static_cast<std::size_t>(ranks_), PortState{});
-    // Full duplex: the OCS ports' receive loads after the three port kinds.
-    load_.resize((kFull ? 4 : 3) * static_cast<std::size_t>(ranks_));
+    // Full duplex: the OCS ports' receive loads after the three port kinds,
+    // then their circuit loads.
+    load_.resize((kFull ? 5 : 3) * static_cast<std::size_t>(ranks_));
+    if constexpr (kFull) {
+      pair_load_.assign(n_, 0);
+      circuit_stamp_.assign(n_, 0);
+    }
     in_window_.assign(n_, 1);
     set_window_lists();
   }
@@ -445,7 +452,7 @@ class Search {
     ++stamp_;
     for (std::uint32_t x : window_ports_) {
       load_[x] = PortLoad{};
-      if constexpr (kFull) load_[3 * ranks_ + x] = PortLoad{};
+      if constexpr (kFull) load_[3 * ranks_ + x] = load_[4 * ranks_ + x] = PortLoad{};
     }
     for (std::uint32_t x : window_electrical_ports_) load_[x] = PortLoad{};
     for (std::uint32_t v : window_) {
@@ -458,6 +465,12 @@ class Search {
         b += 2 * ranks_;
       } else if (kFull) {
         b += 3 * ranks_;
+        pair_load_[pair_[v]] = (new_pair ? 0 : pair_load_[pair_[v]]) + p_[v];
+        for (std::uint32_t x : {a, b - 3 * ranks_}) {
+          PortLoad& l = load_[4 * ranks_ + x];
+          l.min_lb = std::min(l.min_lb, lb_[v]);
+          l.min_q = std::min(l.min_q, to_end_[v] - p_[v]);
+        }
       }
       for (std::uint32_t x : {a, b}) {
         PortLoad& l = load_[x];
@@ -467,6 +480,7 @@ class Search {
         l.pairs += new_pair ? 1 : 0;
       }
     }
+    if constexpr (kFull) add_circuit_loads();
     for (std::uint32_t x : window_electrical_ports_) {  // one server each, no tau
       const PortLoad& l = load_[x];
       if (l.sum_p == 0) continue;
@@ -477,6 +491,7 @@ class Search {
       if constexpr (kFull) {
         bound = std::max(bound, duplex_load_bound(x, true));
         bound = std::max(bound, duplex_load_bound(x, false));
+        bound = std::max(bound, circuit_load_bound(x));
         continue;
       }
       const PortLoad& l = load_[x];
@@ -504,6 +519,53 @@ class Search {
     // bits, clamped (a bound beyond every time cuts the node, rightly).
     const I128 b = water_level(work) + l.min_q;
     return b > kInf ? kInf : static_cast<TimePs>(b);
+  }
+
+  // Full duplex: the unplaced window sends' circuits, once each: the larger
+  // of its two directions' unplaced loads (pair_load_) on both its ports'
+  // circuit loads, and one more partner for each.
+  void add_circuit_loads() {
+    const auto tasks = w_.tasks();
+    for (std::uint32_t v : window_) {
+      if (placed_[v] || on_scaleup(v)) continue;
+      const std::uint32_t rev = rev_pair_[v];
+      const bool both = rev != kNone && pair_stamp_[rev] == stamp_;
+      const std::uint32_t c = both ? std::min(pair_[v], rev) : pair_[v];
+      if (circuit_stamp_[c] == stamp_) continue;
+      circuit_stamp_[c] = stamp_;
+      const TimePs work = std::max(pair_load_[pair_[v]], both ? pair_load_[rev] : 0);
+      for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
+        PortLoad& l = load_[4 * ranks_ + x.value()];
+        l.sum_p += work;
+        ++l.pairs;
+      }
+    }
+  }
+
+  // Full duplex, (c) of OCS port x's circuits: on one switch its epochs run
+  // one at a time, tau apart, each at least as long as the larger of its
+  // two directions' loads; so the sum over partners of the larger unplaced
+  // direction plus tau per partner change is the port's work (pairs: its
+  // distinct partners). The level on switch s: the earlier of the current
+  // epoch's two directions if the load holds a send on the epoch's
+  // circuit, else tau after the port's latest end.
+  TimePs circuit_load_bound(std::uint32_t x) {
+    const PortLoad& l = load_[4 * ranks_ + x];
+    if (l.sum_p == 0) return 0;
+    levels_.clear();
+    for (std::uint32_t s = 0; s < s_; ++s) {
+      const PortState& ps = port(s, core::Rank(x));
+      TimePs f = l.min_lb;
+      if (ps.last != kNone) {
+        const std::uint32_t rev = rev_pair_[ps.last];
+        const bool in_load =
+            pair_stamp_[pair_[ps.last]] == stamp_ || (rev != kNone && pair_stamp_[rev] == stamp_);
+        f = std::max(
+            f, in_load ? std::min(ps.free, ps.rx_free) : std::max(ps.free, ps.rx_free) + tau_);
+      }
+      levels_.push_back(f);
+    }
+    return load_bound(l);
   }
 
   // Full duplex, (c) of OCS port x's sends (`out`) or receives: they go one
@@ -648,6 +710,8 @@ class Search {
   // Scratch of node_bound().
   std::vector<PortLoad> load_;
   std::vector<std::uint64_t> pair_stamp_;
+  std::vector<TimePs> pair_load_;             // full duplex: unplaced load per pair
+  std::vector<std::uint64_t> circuit_stamp_;  // full duplex: circuit counted
   std::uint64_t stamp_ = 0;
   std::vector<TimePs> levels_;
   // Incumbent and limits.
