@@ -42,6 +42,22 @@
 // perhaps weaker); the whole instance is the window of every send, node for
 // node the search without windows. A leaf replays the suffix and stops once
 // a replayed send's t + to_end (a lower bound) reaches the incumbent.
+// Full duplex (System::duplex, docs/model.md "Full duplex" under the exact
+// search): a send and its reverse on one switch do not conflict. A (switch,
+// port) keeps its current epoch (the run of placements with one partner, the
+// last send's other endpoint) and the ends of the epoch's last send out of
+// and into the port (both the epoch's start when it opens: the previous
+// latest end + tau). x -> y waits on x for the last send out of x if the
+// partner is y, else for the latest end + tau (a new epoch; nothing on an
+// unused port); likewise on y with the sends into y. This is exactly the
+// pairwise constraints against the earlier placed conflicting sends. (b)
+// uses that term; (c) is per direction: a port's unplaced sends and its
+// unplaced receives are two servers (each one at a time per switch, tau
+// between partners), since a send and its reverse overlap; and per
+// circuit: the port's epochs are one server whose work is, per partner,
+// the larger of the two directions' loads, tau between partners. The switch
+// symmetry and the partial-order reduction are unchanged (independent
+// placements touch disjoint port states). Half duplex compiles without it.
 #include "branch_and_bound.hpp"
 
 #include <algorithm>
@@ -69,12 +85,27 @@ constexpr std::uint32_t kScaleUp = core::kScaleUpSwitch.value();
 struct PortState {
   TimePs free = 0;             // end of the last send on this (switch, port)
   std::uint32_t last = kNone;  // that send
+  // Full duplex only (OCS ports): `free` is the end of the last send out of
+  // the port in its current epoch (or the epoch's start), `rx_free` that of
+  // the last send into it; `last` the last send placed, whose other
+  // endpoint is the epoch's partner.
+  TimePs rx_free = 0;
+};
+
+// The unplaced load of one port, for bound (c).
+struct PortLoad {
+  TimePs sum_p = 0;
+  TimePs min_lb = kInf;
+  TimePs min_q = kInf;
+  std::uint32_t pairs = 0;
 };
 
 // kDomains: the instance has sends on the scale-up fabric. Without (k = 1,
 // or no send inside a domain) every scale-up test compiles away, so the
 // paper's model runs the search of before, instruction for instruction.
-template <bool kDomains>
+// kFull: full-duplex circuits (System::duplex); false compiles every
+// full-duplex test away, so half duplex is the search of before.
+template <bool kDomains, bool kFull>
 class Search {
  public:
   Search(const core::Workload& w, std::span<const TimePs> p, const core::System& system,
@@ -94,6 +125,9 @@ class Search {
       ocs_sends += electrical_[v] ? 0 : 1;
     }
     if (!kDomains && ocs_sends < n_) throw core::Error("exact search: scale-up sends unexpected");
+    if (kFull != (system.duplex == core::Duplex::kFull)) {
+      throw core::Error("exact search: duplex mode unexpected");
+    }
     s_ = std::max<std::uint32_t>({1, min_switches, std::min(system.switches, ocs_sends)});
     start_.assign(n_, 0);
     sw_.assign(n_, 0);
@@ -114,9 +148,24 @@ class Search {
           static_cast<std::uint64_t>(tasks[v].src.value()) * ranks_ + tasks[v].dst.value();
       pair_[v] = first.try_emplace(key, v).first->second;
     }
+    if constexpr (kFull) {  // the pair id of each send's reverse, kNone if none
+      rev_pair_.assign(n_, kNone);
+      for (std::uint32_t v = 0; v < n_; ++v) {
+        const std::uint64_t key =
+            static_cast<std::uint64_t>(tasks[v].dst.value()) * ranks_ + tasks[v].src.value();
+        const auto it = first.find(key);
+        if (it != first.end()) rev_pair_[v] = it->second;
+      }
+    }
     port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
     electrical_port_.assign(2 * static_cast<std::size_t>(ranks_), PortState{});
-    load_.resize(3 * static_cast<std::size_t>(ranks_));
+    // Full duplex: the OCS ports' receive loads after the three port kinds,
+    // then their circuit loads.
+    load_.resize((kFull ? 5 : 3) * static_cast<std::size_t>(ranks_));
+    if constexpr (kFull) {
+      pair_load_.assign(n_, 0);
+      circuit_stamp_.assign(n_, 0);
+    }
     in_window_.assign(n_, 1);
     set_window_lists();
   }
@@ -238,17 +287,59 @@ class Search {
     return pair_[last] == pair_[v] ? 0 : tau_;
   }
 
-  // Start of v appended to switch s (its parents all placed: ready_ final);
-  // on the scale-up fabric, after its egress and ingress are free (no tau).
-  TimePs start_on(std::uint32_t v, std::uint32_t s) {
+  // Full duplex: the earliest start of v (from x to y when `out`, else from
+  // y to x) on port x of switch s after the sends placed there: in the
+  // current epoch if its partner is y (after the last send of v's
+  // direction, the reverse one may overlap), else tau after the port's
+  // latest end (a new epoch; none on an unused port).
+  TimePs duplex_port_start(const PortState& ps, core::Rank x, core::Rank y, bool out) const {
+    if (ps.last == kNone) return 0;
+    const core::Task& l = w_.tasks()[ps.last];
+    if ((l.src == x ? l.dst : l.src) == y) return out ? ps.free : ps.rx_free;
+    return std::max(ps.free, ps.rx_free) + tau_;
+  }
+
+  // The earliest start of v on switch s's ports after the sends placed
+  // there (0 if both are unused).
+  TimePs ocs_port_start(std::uint32_t v, std::uint32_t s) {
     const core::Task& t = w_.tasks()[v];
-    TimePs start = ready_[v];
-    if (kDomains && s == kScaleUp) return std::max(start, electrical_free(v));
+    TimePs start = 0;
+    if constexpr (kFull) {
+      start = duplex_port_start(port(s, t.src), t.src, t.dst, true);
+      return std::max(start, duplex_port_start(port(s, t.dst), t.dst, t.src, false));
+    }
     for (core::Rank x : {t.src, t.dst}) {
       const PortState& ps = port(s, x);
       if (ps.last != kNone) start = std::max(start, ps.free + reconfig(ps.last, v));
     }
     return start;
+  }
+
+  // Start of v appended to switch s (its parents all placed: ready_ final);
+  // on the scale-up fabric, after its egress and ingress are free (no tau).
+  TimePs start_on(std::uint32_t v, std::uint32_t s) {
+    TimePs start = ready_[v];
+    if (kDomains && s == kScaleUp) return std::max(start, electrical_free(v));
+    return std::max(start, ocs_port_start(v, s));
+  }
+
+  // Full duplex: port x's state after v (from x to y when `out`, else from
+  // y to x) is placed on it at t: a new epoch, if its partner was not y,
+  // starts at the previous latest end + tau (0 on an unused port), when
+  // both directions are free.
+  void duplex_place(PortState& ps, core::Rank x, core::Rank y, bool out, std::uint32_t v,
+                    TimePs t) const {
+    bool same = false;
+    if (ps.last != kNone) {
+      const core::Task& l = w_.tasks()[ps.last];
+      same = (l.src == x ? l.dst : l.src) == y;
+    }
+    if (!same) {
+      const TimePs epoch = ps.last == kNone ? 0 : std::max(ps.free, ps.rx_free) + tau_;
+      ps.free = ps.rx_free = epoch;
+    }
+    (out ? ps.free : ps.rx_free) = t + p_[v];
+    ps.last = v;
   }
 
   // Undo record of one placement.
@@ -266,8 +357,14 @@ class Search {
     placed_[v] = 1;
     ++placed_count_;
     if (!kDomains || s != kScaleUp) used_ = std::max(used_, s + 1);
-    src = PortState{t + p_[v], v};
-    dst = PortState{t + p_[v], v};
+    if (kFull && !(kDomains && s == kScaleUp)) {
+      const core::Task& task = w_.tasks()[v];
+      duplex_place(src, task.src, task.dst, true, v, t);
+      duplex_place(dst, task.dst, task.src, false, v, t);
+    } else {
+      src = PortState{t + p_[v], v};
+      dst = PortState{t + p_[v], v};
+    }
     for (const core::Dep& e : w_.out_edges(core::TaskIndex(v))) --missing_[e.to.value()];
     return u;
   }
@@ -342,21 +439,21 @@ class Search {
       } else {
         TimePs port_est = kInf;
         for (std::uint32_t s = 0; s < s_ && port_est > lb_[v]; ++s) {
-          TimePs t = 0;
-          for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
-            const PortState& ps = port(s, x);
-            if (ps.last != kNone) t = std::max(t, ps.free + reconfig(ps.last, v));
-          }
-          port_est = std::min(port_est, t);
+          port_est = std::min(port_est, ocs_port_start(v, s));
         }
         lb_[v] = std::max(lb_[v], port_est);
       }
       bound = std::max(bound, lb_[v] + to_end_[v]);
     }
-    // (c): per OCS port, the unplaced load water-filled over the switches;
-    // per electrical port, the unplaced load after the port is free.
+    // (c): per OCS port, the unplaced load water-filled over the switches
+    // (in full duplex, per direction: its sends, and its receives, at
+    // 3 ranks_ + x); per electrical port, the unplaced load after the port
+    // is free.
     ++stamp_;
-    for (std::uint32_t x : window_ports_) load_[x] = PortLoad{};
+    for (std::uint32_t x : window_ports_) {
+      load_[x] = PortLoad{};
+      if constexpr (kFull) load_[3 * ranks_ + x] = load_[4 * ranks_ + x] = PortLoad{};
+    }
     for (std::uint32_t x : window_electrical_ports_) load_[x] = PortLoad{};
     for (std::uint32_t v : window_) {
       if (placed_[v]) continue;
@@ -366,6 +463,14 @@ class Search {
       if (on_scaleup(v)) {
         a += ranks_;
         b += 2 * ranks_;
+      } else if (kFull) {
+        b += 3 * ranks_;
+        pair_load_[pair_[v]] = (new_pair ? 0 : pair_load_[pair_[v]]) + p_[v];
+        for (std::uint32_t x : {a, b - 3 * ranks_}) {
+          PortLoad& l = load_[4 * ranks_ + x];
+          l.min_lb = std::min(l.min_lb, lb_[v]);
+          l.min_q = std::min(l.min_q, to_end_[v] - p_[v]);
+        }
       }
       for (std::uint32_t x : {a, b}) {
         PortLoad& l = load_[x];
@@ -375,6 +480,7 @@ class Search {
         l.pairs += new_pair ? 1 : 0;
       }
     }
+    if constexpr (kFull) add_circuit_loads();
     for (std::uint32_t x : window_electrical_ports_) {  // one server each, no tau
       const PortLoad& l = load_[x];
       if (l.sum_p == 0) continue;
@@ -382,6 +488,12 @@ class Search {
       bound = std::max(bound, f + l.sum_p + l.min_q);
     }
     for (std::uint32_t x : window_ports_) {
+      if constexpr (kFull) {
+        bound = std::max(bound, duplex_load_bound(x, true));
+        bound = std::max(bound, duplex_load_bound(x, false));
+        bound = std::max(bound, circuit_load_bound(x));
+        continue;
+      }
       const PortLoad& l = load_[x];
       if (l.sum_p == 0) continue;
       levels_.clear();
@@ -394,13 +506,92 @@ class Search {
         }
         levels_.push_back(f);
       }
-      const TimePs work = l.sum_p + static_cast<TimePs>(l.pairs > s_ ? l.pairs - s_ : 0) * tau_;
-      // Sums over the switches can pass int64 on extreme horizons: in 128
-      // bits, clamped (a bound beyond every time cuts the node, rightly).
-      const I128 b = water_level(work) + l.min_q;
-      bound = std::max(bound, b > kInf ? kInf : static_cast<TimePs>(b));
+      bound = std::max(bound, load_bound(l));
     }
     return bound;
+  }
+
+  // (c) of one server: the water level of the load over levels_, plus the
+  // least tail.
+  TimePs load_bound(const PortLoad& l) {
+    const TimePs work = l.sum_p + static_cast<TimePs>(l.pairs > s_ ? l.pairs - s_ : 0) * tau_;
+    // Sums over the switches can pass int64 on extreme horizons: in 128
+    // bits, clamped (a bound beyond every time cuts the node, rightly).
+    const I128 b = water_level(work) + l.min_q;
+    return b > kInf ? kInf : static_cast<TimePs>(b);
+  }
+
+  // Full duplex: the unplaced window sends' circuits, once each: the larger
+  // of its two directions' unplaced loads (pair_load_) on both its ports'
+  // circuit loads, and one more partner for each.
+  void add_circuit_loads() {
+    const auto tasks = w_.tasks();
+    for (std::uint32_t v : window_) {
+      if (placed_[v] || on_scaleup(v)) continue;
+      const std::uint32_t rev = rev_pair_[v];
+      const bool both = rev != kNone && pair_stamp_[rev] == stamp_;
+      const std::uint32_t c = both ? std::min(pair_[v], rev) : pair_[v];
+      if (circuit_stamp_[c] == stamp_) continue;
+      circuit_stamp_[c] = stamp_;
+      const TimePs work = std::max(pair_load_[pair_[v]], both ? pair_load_[rev] : 0);
+      for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
+        PortLoad& l = load_[4 * ranks_ + x.value()];
+        l.sum_p += work;
+        ++l.pairs;
+      }
+    }
+  }
+
+  // Full duplex, (c) of OCS port x's circuits: on one switch its epochs run
+  // one at a time, tau apart, each at least as long as the larger of its
+  // two directions' loads; so the sum over partners of the larger unplaced
+  // direction plus tau per partner change is the port's work (pairs: its
+  // distinct partners). The level on switch s: the earlier of the current
+  // epoch's two directions if the load holds a send on the epoch's
+  // circuit, else tau after the port's latest end.
+  TimePs circuit_load_bound(std::uint32_t x) {
+    const PortLoad& l = load_[4 * ranks_ + x];
+    if (l.sum_p == 0) return 0;
+    levels_.clear();
+    for (std::uint32_t s = 0; s < s_; ++s) {
+      const PortState& ps = port(s, core::Rank(x));
+      TimePs f = l.min_lb;
+      if (ps.last != kNone) {
+        const std::uint32_t rev = rev_pair_[ps.last];
+        const bool in_load =
+            pair_stamp_[pair_[ps.last]] == stamp_ || (rev != kNone && pair_stamp_[rev] == stamp_);
+        f = std::max(
+            f, in_load ? std::min(ps.free, ps.rx_free) : std::max(ps.free, ps.rx_free) + tau_);
+      }
+      levels_.push_back(f);
+    }
+    return load_bound(l);
+  }
+
+  // Full duplex, (c) of OCS port x's sends (`out`) or receives: they go one
+  // at a time on each switch, tau apart between different partners (pairs:
+  // their distinct partners), the first on switch s no earlier than its
+  // level: the end of the current epoch's last send in that direction if
+  // the load holds a send to (from) the epoch's partner, else tau after the
+  // port's latest end (docs/model.md, "Full duplex").
+  TimePs duplex_load_bound(std::uint32_t x, bool out) {
+    const PortLoad& l = load_[out ? x : 3 * ranks_ + x];
+    if (l.sum_p == 0) return 0;
+    levels_.clear();
+    for (std::uint32_t s = 0; s < s_; ++s) {
+      const PortState& ps = port(s, core::Rank(x));
+      TimePs f = l.min_lb;
+      if (ps.last != kNone) {
+        // The pair x -> partner (out) or partner -> x of the current epoch.
+        const bool last_out = w_.tasks()[ps.last].src.value() == x;
+        const std::uint32_t pair = last_out == out ? pair_[ps.last] : rev_pair_[ps.last];
+        const bool in_load = pair != kNone && pair_stamp_[pair] == stamp_;
+        f = std::max(f,
+                     in_load ? (out ? ps.free : ps.rx_free) : std::max(ps.free, ps.rx_free) + tau_);
+      }
+      levels_.push_back(f);
+    }
+    return load_bound(l);
   }
 
   // The least integer h with sum_s (h - levels_[s])^+ >= work.
@@ -496,13 +687,6 @@ class Search {
     }
   }
 
-  struct PortLoad {
-    TimePs sum_p = 0;
-    TimePs min_lb = kInf;
-    TimePs min_q = kInf;
-    std::uint32_t pairs = 0;
-  };
-
   const core::Workload& w_;
   std::span<const TimePs> p_;
   TimePs tau_;
@@ -510,6 +694,7 @@ class Search {
   const std::vector<TimePs>& to_end_;
   const std::vector<TimePs>& head_;
   std::vector<std::uint32_t> pair_;       // pair id of each send
+  std::vector<std::uint32_t> rev_pair_;   // full duplex: of its reverse (kNone: none)
   std::vector<std::uint8_t> electrical_;  // on the scale-up fabric
   // Search state.
   std::vector<TimePs> start_, ready_, lb_;
@@ -525,6 +710,8 @@ class Search {
   // Scratch of node_bound().
   std::vector<PortLoad> load_;
   std::vector<std::uint64_t> pair_stamp_;
+  std::vector<TimePs> pair_load_;             // full duplex: unplaced load per pair
+  std::vector<std::uint64_t> circuit_stamp_;  // full duplex: circuit counted
   std::uint64_t stamp_ = 0;
   std::vector<TimePs> levels_;
   // Incumbent and limits.
@@ -565,16 +752,28 @@ ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p,
       if (!scaleup) min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
     }
   }
+  const bool full = system.duplex == core::Duplex::kFull;
   if (has_scaleup_sends(w, system)) {
-    return Search<true>(w, p, system, timing, min_switches).run(incumbent, limits, window);
+    if (full) {
+      return Search<true, true>(w, p, system, timing, min_switches).run(incumbent, limits, window);
+    }
+    return Search<true, false>(w, p, system, timing, min_switches).run(incumbent, limits, window);
   }
-  return Search<false>(w, p, system, timing, min_switches).run(incumbent, limits, window);
+  if (full) {
+    return Search<false, true>(w, p, system, timing, min_switches).run(incumbent, limits, window);
+  }
+  return Search<false, false>(w, p, system, timing, min_switches).run(incumbent, limits, window);
 }
 
 TimePs exact_root_bound(const core::Workload& w, std::span<const TimePs> p,
                         const core::System& system, const core::IdealTiming& timing) {
-  if (has_scaleup_sends(w, system)) return Search<true>(w, p, system, timing).root_bound();
-  return Search<false>(w, p, system, timing).root_bound();
+  const bool full = system.duplex == core::Duplex::kFull;
+  if (has_scaleup_sends(w, system)) {
+    if (full) return Search<true, true>(w, p, system, timing).root_bound();
+    return Search<true, false>(w, p, system, timing).root_bound();
+  }
+  if (full) return Search<false, true>(w, p, system, timing).root_bound();
+  return Search<false, false>(w, p, system, timing).root_bound();
 }
 
 }  // namespace flux::sched

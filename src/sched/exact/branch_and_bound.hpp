@@ -44,10 +44,11 @@ struct ExactWindow {
 };
 
 /// Minimum makespan over all switch assignments and port orders of `w` on
-/// `system`'s switches, with its reconfiguration delay and scale-up domains
+/// `system`'s switches, with its reconfiguration delay, scale-up domains
 /// (a send inside a domain is on core::kScaleUpSwitch, ordered on its
 /// electrical egress and ingress; within `window`: over the window's
-/// sequences and switches). Starts from
+/// sequences and switches) and duplex (in full duplex a send and its
+/// reverse on one switch may overlap). Starts from
 /// `incumbent` when given (only strictly better schedules replace it).
 /// `timing` is core::ideal_timing(w, p). Every schedule returned is left
 /// shifted (each send starts as early as its switch and port orders allow).

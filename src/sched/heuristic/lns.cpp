@@ -61,6 +61,8 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
   // The sequence, places and critical sends of the current schedule.
   auto refresh = [&] {
     for (std::uint32_t v = 0; v < n; ++v) keys[v] = static_cast<double>(r.best.start_ps[v]);
+    // Half duplex: in full duplex only the choice of window centres is
+    // approximate (the windows themselves are searched in full duplex).
     const ScheduleTiming st = schedule_timing(w, p, tau, r.best.sw, keys);
     critical.clear();
     for (std::uint32_t v = 0; v < n; ++v) {
