@@ -166,11 +166,15 @@ core::Workload reversed_pair() {
   b.add_send(Rank(1), Rank(0), 1'000'000);
   return std::move(b).build();
 }
-
-TEST(DuplexMilp, ReversedPairOverlapsInFullDuplex) {
+core::System reversed_pair_system() {
   core::System half;
   half.switches = 1;
   half.reconfig_delay_ps = 5 * core::kPsPerUs;
+  return half;
+}
+
+TEST(DuplexMilp, ReversedPairOverlapsInFullDuplex) {
+  const core::System half = reversed_pair_system();
   const core::System full = with_duplex(half, core::Duplex::kFull);
   const core::Workload w = reversed_pair();
   EXPECT_EQ(brute_force(w, half), 25 * core::kPsPerUs);
@@ -270,9 +274,7 @@ TEST(DuplexMilp, SizeEstimateIsAnUpperBound) {
 // The exported full-duplex model, solved afresh by CBC, has the full-duplex
 // optimum (10 us; the half-duplex export has 25 us).
 TEST(DuplexMilp, ExportedModelHasTheFullDuplexOptimum) {
-  core::System half;
-  half.switches = 1;
-  half.reconfig_delay_ps = 5 * core::kPsPerUs;
+  const core::System half = reversed_pair_system();
   const core::System full = with_duplex(half, core::Duplex::kFull);
   const core::Workload w = reversed_pair();
   const std::filesystem::path dir =
