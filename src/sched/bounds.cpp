@@ -152,6 +152,78 @@ class PortGrid {
   std::vector<Cell> cells_, front_;
 };
 
+// Full duplex (docs/model.md, "Lower bounds"): a circuit {x, y} carries x -> y
+// and y -> x at once, so x's sends and receives are not one serial resource.
+// For a set S of the OCS sends touching x, let out_y (in_y) be the sum of p
+// over S's sends x -> y (y -> x) and d_S the number of partners y. Then
+//   T >= min_S head + ceil((sum_y max(out_y, in_y) + (d_S - s)^+ tau) / s) + min_S q.
+// Proof. Fix a schedule and a switch sigma; list S's sends on sigma by
+// (start, end) and cut the list into epochs, maximal runs with one partner.
+// (a) Two sends u before v of different partners take turns (each touches x,
+// and a send's reverse has x's partner as its other end), R = tau: end_u +
+// tau <= start_v or end_v + tau <= start_u; the second with start_u <=
+// start_v forces p_v = tau = 0 and start_u = start_v = end_v, and then the
+// first holds too. So consecutive epochs are separated: the latest end of
+// one + tau <= the earliest start of the next. (b) Within an epoch of partner
+// y the sends x -> y take turns (R = 0), so do the sends y -> x: the epoch
+// spans at least max(its out load, its in load). (c) Each partner on sigma
+// (k_sigma of them) has an epoch. Hence S's sends on sigma span at least
+// sum_y max(out_{y,sigma}, in_{y,sigma}) + (k_sigma - 1)^+ tau, all inside
+// [min_S head, T - min_S q]. Summing over the s switches, with sum_sigma
+// max(out_{y,sigma}, in_{y,sigma}) >= max(out_y, in_y) and sum_sigma
+// (k_sigma - 1)^+ >= (d_S - s)^+, gives s (T - min q - min head) >= the
+// numerator; T is whole picoseconds, hence the ceiling. With S holding only
+// x's sends (or only its receives) this is the half-duplex formula on S,
+// which PortGrid scans; here the sets {head >= a} and {q >= b} for every
+// threshold a, b among the sends' own values, each in O(|S| log |S|).
+TimePs partner_bound(std::vector<PortTask> tasks, std::uint64_t x, std::uint64_t ranks,
+                     std::uint32_t switches, TimePs tau) {
+  // Partners as dense indices.
+  std::vector<std::uint64_t> partner(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::uint64_t src = tasks[i].pair / ranks, dst = tasks[i].pair % ranks;
+    partner[i] = src == x ? dst : src;
+  }
+  std::vector<std::uint64_t> ids = partner;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<std::uint32_t> index(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    index[i] = static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), partner[i]) -
+                                          ids.begin());
+  }
+  std::vector<std::size_t> order(tasks.size());
+  TimePs best = 0;
+  for (const bool by_head : {true, false}) {
+    const auto key = [&](std::size_t i) { return by_head ? tasks[i].head : tasks[i].q; };
+    const auto other = [&](std::size_t i) { return by_head ? tasks[i].q : tasks[i].head; };
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return key(a) != key(b) ? key(a) > key(b) : a < b;
+    });
+    std::vector<TimePs> out(ids.size(), 0), in(ids.size(), 0);
+    std::vector<char> seen(ids.size(), 0);
+    TimePs load = 0, min_other = 0;
+    std::uint64_t partners = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::size_t i = order[k];
+      const std::uint32_t y = index[i];
+      partners += seen[y] == 0;
+      seen[y] = 1;
+      load -= std::max(out[y], in[y]);
+      (tasks[i].pair / ranks == x ? out[y] : in[y]) += tasks[i].p;
+      load += std::max(out[y], in[y]);
+      min_other = k == 0 ? other(i) : std::min(min_other, other(i));
+      if (k + 1 < order.size() && key(order[k + 1]) == key(i)) continue;
+      // The set {key >= key(i)}: its least key is key(i).
+      const TimePs reconf =
+          partners > switches ? static_cast<TimePs>(partners - switches) * tau : 0;
+      best = std::max(best, key(i) + ceil_div(load + reconf, switches) + min_other);
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 LowerBounds lower_bounds(const core::Workload& w, const core::System& system,
@@ -159,11 +231,14 @@ LowerBounds lower_bounds(const core::Workload& w, const core::System& system,
   LowerBounds lb;
   lb.critical_path_ps = timing.makespan;
   const std::uint32_t n = w.accelerators();
+  const bool full = system.duplex == core::Duplex::kFull;
   // Ports: the OCS port of each accelerator (its links to the s switches,
   // sends between domains only), then with scale-up domains its electrical
-  // egress and ingress (one server each, no tau).
+  // egress and ingress (one server each, no tau). In full duplex the OCS
+  // port's list holds its sends only, and `received` its receives.
   const std::size_t kinds = system.has_scaleup() ? 3 : 1;
   std::vector<std::vector<PortTask>> by_port(kinds * n);
+  std::vector<std::vector<PortTask>> received(full ? n : 0);
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
     const core::Task& t = w.tasks()[v];
     const PortTask pt{timing.earliest_start[v], timing.to_end[v] - p[v], p[v],
@@ -173,15 +248,28 @@ LowerBounds lower_bounds(const core::Workload& w, const core::System& system,
       by_port[2 * std::size_t{n} + t.dst.value()].push_back(pt);
     } else {
       by_port[t.src.value()].push_back(pt);
-      by_port[t.dst.value()].push_back(pt);
+      (full ? received : by_port)[t.dst.value()].push_back(pt);
     }
   }
   PortGrid grid;
+  const TimePs tau = system.reconfig_delay_ps;
   for (std::size_t k = 0; k < by_port.size(); ++k) {
-    if (by_port[k].empty()) continue;
     const bool ocs = k < n;
-    const TimePs b = ocs ? grid.bound(by_port[k], system.switches, system.reconfig_delay_ps)
-                         : grid.bound(by_port[k], 1, 0);
+    if (by_port[k].empty() && !(full && ocs && !received[k].empty())) continue;
+    TimePs b = 0;
+    if (!ocs) {
+      b = grid.bound(by_port[k], 1, 0);
+    } else if (!full) {
+      b = grid.bound(by_port[k], system.switches, tau);
+    } else {
+      // Full duplex: the sends alone, the receives alone, and both with
+      // one epoch per partner (partner_bound).
+      if (!by_port[k].empty()) b = grid.bound(by_port[k], system.switches, tau);
+      if (!received[k].empty()) b = std::max(b, grid.bound(received[k], system.switches, tau));
+      std::vector<PortTask> both = by_port[k];
+      both.insert(both.end(), received[k].begin(), received[k].end());
+      b = std::max(b, partner_bound(std::move(both), k, n, system.switches, tau));
+    }
     if (b > lb.port_load_ps) {
       lb.port_load_ps = b;
       lb.port = core::Rank(static_cast<std::uint32_t>(k % n));

@@ -69,8 +69,18 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   // Sends per port, by head (ties: the larger tail first, then index): the
   // OCS sends touching each accelerator, then with scale-up domains the
   // electrical sends leaving it (egress) and entering it (ingress).
+  //
+  // Full duplex: the OCS windows hold the sends leaving x (at x's index) or
+  // those entering x (after all the others), never both. Such a window holds
+  // no send together with its reverse, so on it the full-duplex model (K_full)
+  // is the half-duplex one (K), and the windows are searched in half duplex:
+  // a window's optimum and root bound are the full-duplex ones, whatever the
+  // branch and bound assumes about duplex. (A restriction's optimum bounds the
+  // full instance's in either model: the constraints are pairwise.)
   const std::size_t n = w.accelerators();
-  std::vector<std::vector<TaskIndex>> by_port(system.has_scaleup() ? 3 * n : n);
+  const bool full = system.duplex == core::Duplex::kFull;
+  const std::size_t received = system.has_scaleup() ? 3 * n : n;
+  std::vector<std::vector<TaskIndex>> by_port(received + (full ? n : 0));
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
     const core::Task& t = w.tasks()[v];
     if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) {
@@ -78,9 +88,11 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
       by_port[2 * n + t.dst.value()].emplace_back(v);
     } else {
       by_port[t.src.value()].emplace_back(v);
-      by_port[t.dst.value()].emplace_back(v);
+      by_port[(full ? received : 0) + t.dst.value()].emplace_back(v);
     }
   }
+  core::System window_system = system;
+  window_system.duplex = core::Duplex::kHalf;
   TimePs best = 0;
   std::uint64_t nodes = 0;
   std::size_t k = std::max<std::size_t>(limits.window, 2);
@@ -99,14 +111,14 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
       first = std::min(first, sends.size() - len);
       const core::Workload r =
           restrict_workload(w, p, timing, std::span(sends).subspan(first, len));
-      const std::vector<TimePs> rp = core::transmission_times(r, system);
+      const std::vector<TimePs> rp = core::transmission_times(r, window_system);
       const core::IdealTiming rt = core::ideal_timing(r, rp);
-      const Placement start = list_schedule(r, system, rp, rt);
+      const Placement start = list_schedule(r, window_system, rp, rt);
       ExactLimits el;
       el.max_nodes = std::min(limits.window_nodes, limits.total_nodes - nodes);
       el.time_s =
           std::max(0.0, limits.time_s - std::chrono::duration<double>(Clock::now() - t0).count());
-      const ExactResult res = branch_and_bound(r, rp, system, rt, &start, el);
+      const ExactResult res = branch_and_bound(r, rp, window_system, rt, &start, el);
       nodes += res.nodes;
       best = std::max(best, res.complete ? res.makespan_ps : res.root_bound_ps);
       // The next windows grow while the search finishes well within its

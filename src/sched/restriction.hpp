@@ -45,7 +45,9 @@ struct RestrictionLimits {
 /// root bound. k starts at `limits.window`, grows by a quarter after a search that completed within
 /// a quarter of its nodes (up to `max_window`) and shrinks by a quarter after one that did not
 /// complete. Stops once the bound reaches `target` (the makespan of a known schedule). Returns the
-/// largest value, at least 0 (no window).
+/// largest value, at least 0 (no window). In full duplex the OCS windows hold
+/// the sends leaving x or those entering x, never both, and are searched in
+/// half duplex (the same model on such a window; restriction.cpp).
 core::TimePs restriction_bound(const core::Workload& w, const core::System& system,
                                std::span<const core::TimePs> p, const core::IdealTiming& timing,
                                core::TimePs target, const RestrictionLimits& limits);

@@ -12,9 +12,20 @@
 //                   only, and the same bound with s = 1 and tau = 0 holds for
 //                   the sends inside its domain leaving x (its electrical
 //                   egress) and for those entering x (its ingress).
+//   full duplex     (System::duplex) a circuit carries both directions at
+//                   once, so a port's sends and receives are not one serial
+//                   resource: the port-load bound above holds for x's sends
+//                   alone and for its receives alone (d_S: distinct
+//                   destinations, sources), and for any S touching x with
+//                   sum_S p replaced by sum_y max(out_y, in_y) (out_y, in_y:
+//                   S's load to and from partner y) and d_S the number of
+//                   partners (one epoch per partner and switch; the proof is
+//                   at partner_bound() in bounds.cpp). Scale-up ports are as
+//                   in half duplex.
 // Subsets scanned: S = {v : head_v >= a, q_v >= b} for thresholds a, b taken
 // from the sends' own values (all of them up to 256 distinct values each,
-// quantiles beyond).
+// quantiles beyond); for the partner form of full duplex, {head >= a} and
+// {q >= b} (one threshold at a time).
 #include <cstdint>
 #include <span>
 

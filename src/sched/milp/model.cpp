@@ -32,9 +32,12 @@ std::string name_of(const char* prefix, std::uint64_t a, std::uint64_t b) {
 // Conflicting pairs (u, v) with u before v in topological order, each once:
 // two OCS sends sharing an endpoint (they conflict on a common switch), two
 // scale-up sends sharing a source (the egress) or a destination (the
-// ingress). An OCS send and a scale-up send never conflict.
+// ingress). An OCS send and a scale-up send never conflict. In full duplex
+// (System::take_turns) a send and its reverse share a circuit at once: not a
+// pair (K_full, docs/model.md "Duplex"); `reversed` counts those left out.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(
-    const core::Workload& w, const std::vector<char>& electrical) {
+    const core::Workload& w, const core::System& system, const std::vector<char>& electrical,
+    std::uint64_t& reversed) {
   const auto tasks = w.tasks();
   const std::uint32_t ranks = w.accelerators();
   const bool any_electrical =
@@ -63,6 +66,9 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(
           owner = a.src != b.src;  // sharing the source too: the egress owns it
         } else if (x >= ranks) {
           owner = true;
+        } else if (!system.take_turns(a.src, a.dst, b.src, b.dst)) {
+          // Full duplex, a send and its reverse: counted once, at a's source.
+          reversed += a.src.value() == x;
         } else {  // the smallest shared endpoint owns the pair
           std::uint32_t shared = 0xffffffffu;
           for (core::Rank e : {a.src, a.dst}) {
@@ -224,7 +230,7 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
     }
   };
 
-  const auto pairs = conflicting_pairs(w, electrical);
+  const auto pairs = conflicting_pairs(w, system, electrical, m.reversed_pairs);
   m.conflicting_pairs = pairs.size();
   std::vector<TimePs> dist;
   std::uint32_t dist_of = 0xffffffffu;
@@ -296,7 +302,30 @@ MilpSize estimate_milp_size(const core::Workload& w, const core::System& system)
       pairs += 0.5 * static_cast<double>(k) * static_cast<double>(k - (k > 0));
     return pairs;
   };
-  const double pairs = pairs_of(per_port), scaleup_pairs = pairs_of(per_electrical);
+  double pairs = pairs_of(per_port);
+  const double scaleup_pairs = pairs_of(per_electrical);
+  if (system.duplex == core::Duplex::kFull) {
+    // A send and its reverse share both ports, so sum C(k, 2) counts their
+    // pair twice; in full duplex it is no pair (c_ab c_ba of them per {a, b}).
+    std::vector<std::uint64_t> directed;  // src * ranks + dst, OCS sends
+    for (const core::Task& t : w.tasks()) {
+      if (system.fabric(t.src, t.dst) == core::Fabric::kOcs) {
+        directed.push_back(std::uint64_t{t.src.value()} * ranks + t.dst.value());
+      }
+    }
+    std::sort(directed.begin(), directed.end());
+    const auto count = [&](std::uint64_t key) {
+      const auto [lo, hi] = std::equal_range(directed.begin(), directed.end(), key);
+      return static_cast<double>(hi - lo);
+    };
+    for (std::size_t i = 0; i < directed.size();) {
+      std::size_t j = i;
+      while (j < directed.size() && directed[j] == directed[i]) ++j;
+      const std::uint64_t src = directed[i] / ranks, dst = directed[i] % ranks;
+      if (src < dst) pairs -= 2 * static_cast<double>(j - i) * count(dst * ranks + src);
+      i = j;
+    }
+  }
   const double n = static_cast<double>(w.num_tasks()), s = system.switches;
   const double ocs_sends = n - scaleup_sends;
   // Rows: one per dep and send (precedence, release, makespan), one per

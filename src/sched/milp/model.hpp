@@ -17,9 +17,12 @@
 //
 // K = pairs of OCS sends sharing an endpoint; K< the ordered ones (u an
 // ancestor of v), K|| the incomparable ones; R = 0 when both use the same
-// (src, dst), else tau. With scale-up domains (docs/model.md) a send inside
-// a domain has no x (no switch; (2) skips it) and E = pairs of scale-up
-// sends sharing a source (egress) or a destination (ingress) get, R = 0:
+// (src, dst), else tau. In full duplex (System::duplex, docs/model.md
+// "Duplex") K drops every pair of a send and its reverse (src_u = dst_v and
+// dst_u = src_v): one circuit carries both at once; nothing else changes.
+// With scale-up domains (docs/model.md) a send inside a domain has no x (no
+// switch; (2) skips it) and E = pairs of scale-up sends sharing a source
+// (egress) or a destination (ingress) get, R = 0:
 //   t_v >= t_u + p_u                                (6)  (u, v) in E<
 //   t_v >= t_u + p_u - M_uv (1 - y_uv)
 //   t_u >= t_v + p_v - M_vu y_uv                    (7)  {u, v} in E||
@@ -69,6 +72,7 @@ struct MilpModel {
 
   // Statistics.
   std::uint64_t conflicting_pairs = 0;
+  std::uint64_t reversed_pairs = 0;  ///< full duplex: a send and its reverse, no pair
   std::uint64_t ordered_pairs = 0, ordered_kept = 0;
   std::uint64_t incomparable_pairs = 0, incomparable_kept = 0;
   double big_m = 0;  ///< the global M (model units)
@@ -93,9 +97,9 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
 
 /// Upper estimates of a model's size, before it is built: every conflicting
 /// pair (OCS sends sharing a port, on every switch; scale-up sends sharing
-/// an electrical egress or ingress, counted on both when they share both)
-/// kept, as if neither the DAG nor the horizon removed a row. O(tasks) to
-/// compute.
+/// an electrical egress or ingress, counted on both when they share both;
+/// in full duplex without a send and its reverse) kept, as if neither the
+/// DAG nor the horizon removed a row. O(tasks log tasks) to compute.
 struct MilpSize {
   std::uint64_t pairs = 0;  ///< conflicting pairs, at most
   std::uint64_t rows = 0;
