@@ -492,6 +492,13 @@ TEST(SweepSpec, PlanForTheExpectedRouting) {
   const std::vector<Point> points = s.points();
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(points[1].config.plan_routing, eval::PlanRouting::kExpected);
+  EXPECT_EQ(points[1].config.routing_replan_limit_s, 0.0);  // the point's time_limit
+  EXPECT_EQ(SweepSpec::parse(axes + "routing_replan_limit = \"50ms\"\nscheduler = \"flux\"\n",
+                             "s.toml", false)
+                .points()
+                .front()
+                .config.routing_replan_limit_s,
+            0.05);
   std::vector<eval::EvalRow> rows;
   for (const Point& p : points) {
     const Outcome out = run_point(p);
@@ -544,6 +551,7 @@ TEST(SweepPresets, MoePreset) {
   EXPECT_EQ(c.named_jobs[3].training.moe.ep, 16u);
   EXPECT_EQ(c.named_jobs[3].scaleup_size, 8u);
   EXPECT_EQ(c.named_jobs[0].scaleup_size, 1u);
+  EXPECT_EQ(c.system.duplex, core::Duplex::kFull);
 }
 
 }  // namespace

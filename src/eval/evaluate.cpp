@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -158,12 +159,14 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
       expected_solve_s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     }
+    sched::SchedulerOptions replan = config.sched;
+    if (config.routing_replan_limit_s > 0) replan.time_limit_s = config.routing_replan_limit_s;
     const runtime::UncertainResult u =
         expected ? runtime::run_uncertain_plan(*expected, std::move(*expected_plan),
                                                expected_solve_s, config.routing_iterations, make,
-                                               sys, name, config.sched, config.sim)
+                                               sys, name, replan, config.sim)
                  : runtime::run_uncertain_plan(w, s, solve_s, config.routing_iterations, make, sys,
-                                               name, config.sched, config.sim);
+                                               name, replan, config.sim);
     row.uncertain_runs = config.routing_iterations;
     row.planned_p50_s = core::ps_to_seconds(u.planned_iteration_ps.p50);
     row.planned_max_s = core::ps_to_seconds(u.planned_iteration_ps.max);
@@ -219,6 +222,10 @@ void EvalConfig::validate() const {
   if (routing_iterations > kMaxRoutingIterations) {
     throw core::InputError("", "routing_iterations", std::to_string(routing_iterations),
                            "must be at most " + std::to_string(kMaxRoutingIterations));
+  }
+  if (!(routing_replan_limit_s >= 0) || !std::isfinite(routing_replan_limit_s)) {
+    throw core::InputError("", "routing_replan_limit", std::to_string(routing_replan_limit_s),
+                           "must be a finite duration >= 0");
   }
   if (taus_ps.empty()) throw core::InputError("", "tau", "", "at least one delay");
   if (schedulers.empty()) throw core::InputError("", "schedulers", "", "at least one scheduler");

@@ -141,7 +141,7 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
     out << "\n";
     if (!c.named_jobs.empty()) out << name << ": ";
     out << describe(job) << ", " << c.system.switches << " switches, " << c.system.link_gbps
-        << " Gb/s\n";
+        << " Gb/s" << (c.system.duplex == core::Duplex::kFull ? ", full duplex" : "") << "\n";
     struct Panel {
       const char* title;
       std::string (*cell)(const EvalRow&);
@@ -244,7 +244,8 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
         << c.training.dp << ", " << c.system.switches << " OCS, " << c.system.link_gbps << " Gb/s, "
         << upper(c.training.gpu.name) << " compute'\n";
     } else {
-      g << "training jobs, " << c.system.switches << " OCS, " << c.system.link_gbps << " Gb/s'\n";
+      g << "training jobs, " << c.system.switches << " OCS, " << c.system.link_gbps << " Gb/s"
+        << (c.system.duplex == core::Duplex::kFull ? ", full duplex" : "") << "'\n";
     }
     g << "set logscale x\nset xlabel 'reconfiguration delay {/Symbol t} (us)'\n"
       << "set grid\nset format x '%g'\n";

@@ -74,6 +74,7 @@ struct EvalSetup {
   std::uint32_t trials = 0;              ///< 0: no trials axis (one simulation)
   std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalConfig's)
   eval::PlanRouting plan_routing = eval::PlanRouting::kDraw;  ///< EvalConfig's
+  double routing_replan_limit_s = 0;                          ///< EvalConfig's
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0
@@ -136,6 +137,8 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     routing_iterations = integer();
   } else if (axis == "plan_routing") {
     plan_routing = eval::plan_routing_from_string(v);
+  } else if (axis == "routing_replan_limit") {
+    routing_replan_limit_s = core::ps_to_seconds(core::parse_duration(v, "routing_replan_limit"));
   } else if (axis == "layers") {
     t.model.layers = integer();
   } else if (axis == "seq") {
@@ -217,6 +220,7 @@ eval::EvalConfig EvalSetup::config() const {
   c.sim = sim;
   c.routing_iterations = routing_iterations;
   c.plan_routing = plan_routing;
+  c.routing_replan_limit_s = routing_replan_limit_s;
   return c;
 }
 
@@ -541,6 +545,8 @@ std::vector<AxisInfo> axis_table() {
        eval::kMaxRoutingIterations},
       {"plan_routing", AxisType::kName,
        "MoE, with routing_iterations: plan for the routing's draw or its expected (mean) routing"},
+      {"routing_replan_limit", AxisType::kDuration,
+       "MoE, with routing_iterations: each re-plan's time limit (default: time_limit)"},
       {"scaleup_size", AxisType::kInteger, "scale-up (NVLink) domain size"},
       {"scaleup_gbps", AxisType::kReal, "scale-up bandwidth per accelerator, Gb/s"},
       {"switches", AxisType::kInteger, "optical circuit switches"},

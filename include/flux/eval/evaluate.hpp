@@ -73,6 +73,10 @@ struct EvalConfig {
   /// With routing_iterations: the routing the plan run on those iterations
   /// is made for (the re-plans are made for each iteration's own).
   PlanRouting plan_routing = PlanRouting::kDraw;
+  /// With routing_iterations: each re-plan's time limit in seconds (an
+  /// online re-plan must fit in an iteration); 0: sched.time_limit_s, as the
+  /// point's own plan.
+  double routing_replan_limit_s = 0;
 
   /// Throws core::InputError naming the field.
   void validate() const;
