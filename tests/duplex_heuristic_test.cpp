@@ -3,7 +3,8 @@
 // epochs, the list scheduler and `flux` on a tiny all-to-all against their
 // half-duplex makespans, and both against the brute force (brute_force.hpp,
 // which knows full duplex) on random tiny instances, every schedule checked
-// by the pairwise full-duplex constraints written here from the spec.
+// by the validator and by the pairwise full-duplex constraints written here
+// from the spec.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "flux/sched/bounds.hpp"
 #include "flux/sched/placement.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "flux/schedule/validator.hpp"
 #include "flux/workload/builder.hpp"
 #include "sched/duplex_support.hpp"
 #include "sched/heuristic/list_scheduler.hpp"
@@ -214,6 +216,7 @@ TEST(DuplexSchedulers, AllToAllTakesDuplexMatchings) {
       EXPECT_EQ(f.makespan_ps, full_us[switches - 1] * kPsPerUs) << what;
       EXPECT_EQ(h.makespan_ps, half_us[switches - 1] * kPsPerUs) << what;
       EXPECT_EQ(full_duplex_violation(w, full, placement_of(f)), "") << what;
+      EXPECT_NO_THROW(schedule::check_schedule(w, f)) << what;
       // Full duplex: the critical path (1 us) only; the port-load bound
       // (half duplex) is not used.
       EXPECT_EQ(f.lower_bound_ps, kPsPerUs) << what;
@@ -315,6 +318,7 @@ TEST(DuplexSchedulers, FluxAndGreedyAgainstTheBruteForce) {
       const schedule::Schedule s = make_scheduler("flux")->run(w, sys, o);
       const Placement pl = placement_of(s);
       EXPECT_EQ(full_duplex_violation(w, sys, pl), "") << name;
+      EXPECT_NO_THROW(schedule::check_schedule(w, s)) << name;
       EXPECT_EQ(s.makespan_ps, makespan(w, p, pl)) << name;
       EXPECT_GE(s.makespan_ps, optimum) << name;
       ASSERT_TRUE(s.lower_bound_ps.has_value()) << name;
@@ -326,6 +330,7 @@ TEST(DuplexSchedulers, FluxAndGreedyAgainstTheBruteForce) {
 
       const Placement g = list_schedule(w, sys, p, core::ideal_timing(w, p));
       EXPECT_EQ(full_duplex_violation(w, sys, g), "") << name;
+      EXPECT_NO_THROW(schedule::check_schedule(w, to_schedule(w, sys, p, g))) << name;
       const TimePs g_ms = makespan(w, p, g);
       EXPECT_GE(g_ms, optimum) << name;
       EXPECT_GE(g_ms, s.makespan_ps) << name;  // flux starts from this list schedule
