@@ -347,8 +347,8 @@ TEST(DuplexSchedulers, FluxAndGreedyAgainstTheBruteForce) {
             << flux_hits << ", the list scheduler on " << greedy_hits << "; the half-duplex "
             << "optimum is longer on " << half_worse << "\n";
   EXPECT_EQ(instances, 360u);
-  // Measured: 333 and 276 (no exact search in full duplex yet).
-  EXPECT_GE(flux_hits, 333u);
+  // Measured: 341 and 276 (no exact search in full duplex yet).
+  EXPECT_GE(flux_hits, 341u);
   EXPECT_GE(greedy_hits, 276u);
 }
 

@@ -37,7 +37,9 @@
 // and the local search follow the epochs of placement.hpp. A block moving to
 // another switch takes the circuit's overlapping reverse sends along; a send
 // moves before the send preceding it on its source or its destination port
-// (any direction), or before the first of that send's epoch. Steps 3-5 run
+// (any direction), or before the first of that send's epoch. Steps 1-2 run
+// twice, in half duplex (valid schedules in full duplex too, re-timed) and
+// in full duplex, on half the budget each; the better is kept. Steps 3-5 run
 // only where duplex_support.hpp says they know full duplex; otherwise the
 // bound is the critical path.
 #include <algorithm>
@@ -269,7 +271,7 @@ struct Search {
       // Before the send that precedes it on its (switch, src port), or its
       // electrical egress or ingress.
       std::uint32_t prev = kNoSend;
-      if (!electrical && system.duplex == core::Duplex::kFull) {
+      if (!electrical && system.duplex == core::Duplex::kFull && rng() % 3 != 0) {
         prev = before_on_port(pl, v);
       } else if (const std::uint32_t i = kind == 3 ? in_pos[v] : pos[v]; i > 0) {
         prev = out_chain[chain_of(pl, v, kind == 3)][i - 1];
@@ -288,9 +290,12 @@ struct Search {
 
 }  // namespace
 
-Placement flux_heuristic(const core::Workload& w, const core::System& system,
-                         std::span<const TimePs> p_span, const core::IdealTiming& timing,
-                         TimePs bound, const HeuristicOptions& options) {
+namespace {
+
+// Steps 1 and 2 on `system` as it is.
+Placement heuristic_search(const core::Workload& w, const core::System& system,
+                           std::span<const TimePs> p_span, const core::IdealTiming& timing,
+                           TimePs bound, const HeuristicOptions& options) {
   const auto t0 = Clock::now();
   const std::vector<TimePs> p(p_span.begin(), p_span.end());
   const TimePs tau = system.reconfig_delay_ps;
@@ -377,6 +382,32 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
               << ", " << seconds_since(t0) << " s\n";
   }
   return best;
+}
+
+}  // namespace
+
+Placement flux_heuristic(const core::Workload& w, const core::System& system,
+                         std::span<const TimePs> p, const core::IdealTiming& timing, TimePs bound,
+                         const HeuristicOptions& options) {
+  if (system.duplex == core::Duplex::kHalf) {
+    return heuristic_search(w, system, p, timing, bound, options);
+  }
+  // Full duplex: every half-duplex schedule is a full-duplex one, and the
+  // half-duplex search walks other neighbourhoods (its chains order a
+  // send and its reverse). Half the budget each; the half-duplex result is
+  // re-timed by the full-duplex left shift (never later); the better wins.
+  const auto t0 = Clock::now();
+  core::System half = system;
+  half.duplex = core::Duplex::kHalf;
+  HeuristicOptions o = options;
+  o.budget_s = options.budget_s / 2;
+  Placement h = heuristic_search(w, half, p, timing, bound, o);
+  h.start_ps = left_shift(w, p, system, h.sw, keys_of(h));
+  const TimePs h_ms = makespan(w, p, h);
+  if (h_ms <= bound || stop_requested(options.stop)) return h;
+  o.budget_s = std::max(0.0, options.budget_s - seconds_since(t0));
+  Placement f = heuristic_search(w, system, p, timing, bound, o);
+  return makespan(w, p, f) <= h_ms ? f : h;
 }
 
 schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::System& system,
