@@ -25,20 +25,67 @@ namespace {
 // edge from each send to the next one in key order (ties: topological); for
 // sends on the scale-up fabric (core::kScaleUpSwitch), per electrical egress
 // (source) and ingress (destination) port instead, with R = 0.
+//
+// In full duplex (System::duplex == kFull) a port's sends in key order form
+// epochs, maximal runs whose circuit has the same partner y. Inside an epoch
+// of port x the sends x -> y form one chain and the sends y -> x another
+// (R = 0; the two directions may overlap). Between consecutive epochs every
+// send of the earlier one ends tau before any send of the later one starts:
+// since a chain's ends increase (p > 0), the edges from the last send of
+// each direction of the earlier epoch to the first send of each direction of
+// the later one (p_u + tau) imply all of those pairs, and the chains imply
+// the rest. The edges are exactly the pairs of K_full in key order (and
+// implied ones), so the longest paths, forward and backward (tails), are
+// those of the pairwise model.
 struct Chains {
   std::vector<std::vector<std::uint32_t>> succ;
   std::vector<std::uint32_t> indegree;  // DAG parents + chain predecessors
   std::span<const core::SwitchId> sw;
 
-  // The gap a chain edge u -> v imposes beyond p_u (both on one fabric).
+  // The gap a chain edge u -> v imposes beyond p_u (both on one fabric):
+  // 0 within a circuit's direction (and on the electrical fabric), else tau
+  // (an epoch boundary in full duplex connects two circuits).
   TimePs penalty(const core::Workload& w, std::uint32_t u, std::uint32_t v, TimePs tau) const {
     if (sw[u] == core::kScaleUpSwitch) return 0;
     return reconfig_penalty(w.tasks()[u], w.tasks()[v], tau);
   }
+
+  void add(std::uint32_t u, std::uint32_t v) {
+    if (u == kNone || (!succ[u].empty() && succ[u].back() == v)) return;  // none, or a duplicate
+    succ[u].push_back(v);
+    ++indegree[v];
+  }
+  static constexpr std::uint32_t kNone = 0xffffffffu;
 };
 
-Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
-                    std::span<const double> order_key) {
+// A full-duplex port's state while its sends are visited in key order: the
+// current epoch's partner and the last send of each direction in it, and
+// the last send of each direction of the epoch before.
+struct EpochState {
+  std::uint32_t partner = Chains::kNone;
+  std::uint32_t last[2] = {Chains::kNone, Chains::kNone};  // [0]: sent by the port, [1]: received
+  std::uint32_t before[2] = {Chains::kNone, Chains::kNone};
+
+  // Send v, on this port with circuit partner `y`, direction `d`.
+  void visit(Chains& c, std::uint32_t v, std::uint32_t y, int d) {
+    if (y != partner) {  // a new epoch
+      partner = y;
+      before[0] = last[0];
+      before[1] = last[1];
+      last[0] = last[1] = Chains::kNone;
+    }
+    if (last[d] != Chains::kNone) {
+      c.add(last[d], v);
+    } else {  // the first of its direction in the epoch
+      c.add(before[0], v);
+      c.add(before[1], v);
+    }
+    last[d] = v;
+  }
+};
+
+Chains build_chains(const core::Workload& w, core::Duplex duplex,
+                    std::span<const core::SwitchId> sw, std::span<const double> order_key) {
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
   const auto tasks = w.tasks();
   std::vector<std::uint32_t> order(n);
@@ -54,7 +101,9 @@ Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
   }
   // Slots: (switch, port) for the OCS, then the egress and ingress ports.
   const std::size_t egress = (max_sw + 1) * ports, ingress = egress + ports;
-  std::vector<std::uint32_t> last_on_port(ingress + ports, 0xffffffffu);
+  const bool full = duplex == core::Duplex::kFull;
+  std::vector<std::uint32_t> last_on_port(ingress + ports, Chains::kNone);
+  std::vector<EpochState> epochs(full ? egress : 0);
   Chains c;
   c.sw = sw;
   c.succ.resize(n);
@@ -67,13 +116,18 @@ Chains build_chains(const core::Workload& w, std::span<const core::SwitchId> sw,
     const bool electrical = sw[v] == core::kScaleUpSwitch;
     const std::size_t src = (electrical ? egress : sw[v].value() * ports) + t.src.value();
     const std::size_t dst = (electrical ? ingress : sw[v].value() * ports) + t.dst.value();
+    if (full && !electrical) {
+      epochs[src].visit(c, v, t.dst.value(), 0);
+      epochs[dst].visit(c, v, t.src.value(), 1);
+      continue;
+    }
     const std::uint32_t a = last_on_port[src];
     const std::uint32_t b = last_on_port[dst];
-    if (a != 0xffffffffu) {
+    if (a != Chains::kNone) {
       c.succ[a].push_back(v);
       ++c.indegree[v];
     }
-    if (b != 0xffffffffu && b != a) {
+    if (b != Chains::kNone && b != a) {
       c.succ[b].push_back(v);
       ++c.indegree[v];
     }
@@ -113,19 +167,9 @@ std::vector<TimePs> forward(const core::Workload& w, std::span<const TimePs> p, 
   return start;
 }
 
-}  // namespace
-
-std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                               std::span<const core::SwitchId> sw,
-                               std::span<const double> order_key) {
-  std::vector<std::uint32_t> topo;
-  return forward(w, p, tau, build_chains(w, sw, order_key), topo);
-}
-
-ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                               std::span<const core::SwitchId> sw,
-                               std::span<const double> order_key) {
-  const Chains chains = build_chains(w, sw, order_key);
+// The forward starts and the backward tails through the same graph.
+ScheduleTiming timing_of(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                         const Chains& chains) {
   std::vector<std::uint32_t> topo;
   ScheduleTiming st;
   st.start_ps = forward(w, p, tau, chains, topo);
@@ -144,6 +188,35 @@ ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> 
     st.makespan_ps = std::max(st.makespan_ps, st.start_ps[u] + st.tail_ps[u]);
   }
   return st;
+}
+
+}  // namespace
+
+std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> p,
+                               const core::System& system, std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key) {
+  std::vector<std::uint32_t> topo;
+  return forward(w, p, system.reconfig_delay_ps, build_chains(w, system.duplex, sw, order_key),
+                 topo);
+}
+
+std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                               std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key) {
+  std::vector<std::uint32_t> topo;
+  return forward(w, p, tau, build_chains(w, core::Duplex::kHalf, sw, order_key), topo);
+}
+
+ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> p,
+                               const core::System& system, std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key) {
+  return timing_of(w, p, system.reconfig_delay_ps, build_chains(w, system.duplex, sw, order_key));
+}
+
+ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
+                               std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key) {
+  return timing_of(w, p, tau, build_chains(w, core::Duplex::kHalf, sw, order_key));
 }
 
 schedule::Schedule to_schedule(const core::Workload& w, const core::System& system,

@@ -34,22 +34,36 @@ core::TimePs makespan(const core::Workload& w, std::span<const core::TimePs> p,
 /// returns the earliest start times those decisions allow: the longest path
 /// through the DAG edges (with compute) and the per-port chains (with p_u +
 /// R_{u,v}), from the releases. Sends on core::kScaleUpSwitch are chained
-/// per electrical egress (source) and ingress (destination) port with R = 0. Never later than a
-/// feasible schedule with the same decisions. Throws core::Error if the port orders contradict the
-/// DAG.
+/// per electrical egress (source) and ingress (destination) port with R = 0.
+/// In full duplex (system.duplex) a port's sends in key order form epochs
+/// (runs with the same circuit partner y): within one the sends to y are
+/// chained, and so are those from y, with R = 0, the two directions
+/// independent; every send of an epoch ends tau before the next epoch's
+/// first send of either direction starts. Never later than a feasible
+/// schedule with the same decisions. Throws core::Error if the port orders
+/// contradict the DAG.
+std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const core::TimePs> p,
+                                     const core::System& system, std::span<const core::SwitchId> sw,
+                                     std::span<const double> order_key);
+/// The same in half duplex with reconfiguration delay `tau` (the paper's
+/// model), for callers that hold only tau.
 std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const core::TimePs> p,
                                      core::TimePs tau, std::span<const core::SwitchId> sw,
                                      std::span<const double> order_key);
 
 /// The left shift's start times and, per send, its tail: the longest path
 /// from its start to the end of the iteration through the same graph (DAG
-/// edges and per-port chains). A send is critical when start + tail ==
-/// makespan: delaying it delays the iteration.
+/// edges and per-port chains, epochs in full duplex). A send is critical
+/// when start + tail == makespan: delaying it delays the iteration.
 struct ScheduleTiming {
   std::vector<core::TimePs> start_ps;
   std::vector<core::TimePs> tail_ps;
   core::TimePs makespan_ps = 0;
 };
+ScheduleTiming schedule_timing(const core::Workload& w, std::span<const core::TimePs> p,
+                               const core::System& system, std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key);
+/// The same in half duplex with reconfiguration delay `tau`.
 ScheduleTiming schedule_timing(const core::Workload& w, std::span<const core::TimePs> p,
                                core::TimePs tau, std::span<const core::SwitchId> sw,
                                std::span<const double> order_key);

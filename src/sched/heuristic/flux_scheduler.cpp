@@ -33,11 +33,21 @@
 //    MILP's LP relaxation under the final makespan's horizon
 //    (milp_solver.hpp); each in a reserved share of the budget; the
 //    schedule is optimal when it meets one.
+// Full duplex (System::duplex == kFull): the list scheduler, the left shift
+// and the local search follow the epochs of placement.hpp. A block moving to
+// another switch takes the circuit's overlapping reverse sends along; a send
+// moves before the send preceding it on its source or its destination port
+// (any direction), or before the first of that send's epoch. Steps 1-2 run
+// twice, in half duplex (valid schedules in full duplex too, re-timed) and
+// in full duplex, on half the budget each; the better is kept. Steps 3-5 run
+// only where duplex_support.hpp says they know full duplex; otherwise the
+// bound is the critical path.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <random>
 
+#include "../duplex_support.hpp"
 #include "../exact/branch_and_bound.hpp"
 #include "../milp/model.hpp"
 #include "../milp/solver.hpp"
@@ -114,7 +124,7 @@ std::vector<double> keys_of(const Placement& pl) {
 struct Search {
   const core::Workload& w;
   const std::vector<TimePs>& p;
-  TimePs tau;
+  const core::System& system;
   std::uint32_t switches;
   bool scaleup;  // the system has scale-up domains
   std::mt19937_64 rng;
@@ -124,6 +134,11 @@ struct Search {
   // in_pos[v] = v's place on its ingress. Rebuilt for each accepted schedule.
   std::vector<std::vector<std::uint32_t>> out_chain;
   std::vector<std::uint32_t> pos, in_pos;
+  // Full duplex: per (switch, port), every send on the OCS touching it, by
+  // start (both directions: the port's epochs); at[2v] is v's place on its
+  // source port, at[2v + 1] on its destination port.
+  std::vector<std::vector<std::uint32_t>> port_seq;
+  std::vector<std::uint32_t> at;
 
   // The chain of v's source port (OCS or egress), or of its ingress.
   std::size_t chain_of(const Placement& pl, std::uint32_t v, bool ingress = false) const {
@@ -150,6 +165,56 @@ struct Search {
       auto& where = k >= (switches + 1) * ports ? in_pos : pos;
       for (std::uint32_t i = 0; i < c.size(); ++i) where[c[i]] = i;
     }
+    if (system.duplex == core::Duplex::kFull) index_ports(pl);
+  }
+
+  void index_ports(const Placement& pl) {
+    const std::size_t n = w.num_tasks(), ports = w.accelerators();
+    port_seq.assign(static_cast<std::size_t>(switches) * ports, {});
+    at.assign(2 * n, 0);
+    for (std::uint32_t v : by_start(pl)) {
+      if (pl.sw[v] == core::kScaleUpSwitch) continue;
+      const core::Task& t = w.tasks()[v];
+      for (std::uint32_t end = 0; end < 2; ++end) {
+        auto& seq = port_seq[pl.sw[v].value() * ports + (end == 0 ? t.src : t.dst).value()];
+        at[2 * v + end] = static_cast<std::uint32_t>(seq.size());
+        seq.push_back(v);
+      }
+    }
+  }
+
+  // The sends by start (ties by index).
+  std::vector<std::uint32_t> by_start(const Placement& pl) const {
+    std::vector<std::uint32_t> order(w.num_tasks());
+    for (std::uint32_t v = 0; v < order.size(); ++v) order[v] = v;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
+    });
+    return order;
+  }
+
+  // Full duplex: the send v moves before, on its source or its destination
+  // port (at random), the send preceding it or, one time in two, the first
+  // of that send's run with one partner (its epoch, as far as it reaches
+  // back). Returns the send to precede, or kNoSend.
+  static constexpr std::uint32_t kNoSend = 0xffffffffu;
+  std::uint32_t before_on_port(const Placement& pl, std::uint32_t v) {
+    const std::uint32_t end = static_cast<std::uint32_t>(rng() % 2);
+    const core::Task& t = w.tasks()[v];
+    const core::Rank x = end == 0 ? t.src : t.dst;
+    const auto& seq = port_seq[pl.sw[v].value() * w.accelerators() + x.value()];
+    std::uint32_t i = at[2 * v + end];
+    if (i == 0) return kNoSend;
+    --i;
+    if (rng() % 2 == 0) {
+      auto partner = [&](std::uint32_t u) {
+        const core::Task& tu = w.tasks()[u];
+        return tu.src == x ? tu.dst : tu.src;
+      };
+      const core::Rank y = partner(seq[i]);
+      while (i > 0 && partner(seq[i - 1]) == y) --i;
+    }
+    return seq[i];
   }
 
   // The run of consecutive sends around v on its (switch, src port) that
@@ -190,17 +255,32 @@ struct Search {
       } else {
         const auto [first, last] = block(pl, v);
         for (const std::uint32_t* u = first; u != last; ++u) out.sw[*u] = core::SwitchId(s);
+        if (system.duplex == core::Duplex::kFull) {
+          // The circuit's sends the other way that overlap the block use
+          // it at the same time: they move along.
+          const core::Task& t = w.tasks()[v];
+          const TimePs lo = pl.start_ps[*first], hi = pl.start_ps[*(last - 1)] + p[*(last - 1)];
+          for (std::uint32_t u : out_chain[pl.sw[v].value() * w.accelerators() + t.dst.value()]) {
+            if (w.tasks()[u].dst == t.src && pl.start_ps[u] < hi && pl.start_ps[u] + p[u] > lo) {
+              out.sw[u] = core::SwitchId(s);
+            }
+          }
+        }
       }
     } else {
       // Before the send that precedes it on its (switch, src port), or its
       // electrical egress or ingress.
-      const std::uint32_t at = kind == 3 ? in_pos[v] : pos[v];
-      if (at == 0) return false;
-      const std::uint32_t prev = out_chain[chain_of(pl, v, kind == 3)][at - 1];
+      std::uint32_t prev = kNoSend;
+      if (!electrical && system.duplex == core::Duplex::kFull && rng() % 3 != 0) {
+        prev = before_on_port(pl, v);
+      } else if (const std::uint32_t i = kind == 3 ? in_pos[v] : pos[v]; i > 0) {
+        prev = out_chain[chain_of(pl, v, kind == 3)][i - 1];
+      }
+      if (prev == kNoSend) return false;
       key[v] = static_cast<double>(pl.start_ps[prev]) - 0.5;
     }
     try {
-      out.start_ps = left_shift(w, p, tau, out.sw, key);
+      out.start_ps = left_shift(w, p, system, out.sw, key);
     } catch (const core::Error&) {
       return false;  // the swap put v before one of its ancestors on a port
     }
@@ -210,9 +290,12 @@ struct Search {
 
 }  // namespace
 
-Placement flux_heuristic(const core::Workload& w, const core::System& system,
-                         std::span<const TimePs> p_span, const core::IdealTiming& timing,
-                         TimePs bound, const HeuristicOptions& options) {
+namespace {
+
+// Steps 1 and 2 on `system` as it is.
+Placement heuristic_search(const core::Workload& w, const core::System& system,
+                           std::span<const TimePs> p_span, const core::IdealTiming& timing,
+                           TimePs bound, const HeuristicOptions& options) {
   const auto t0 = Clock::now();
   const std::vector<TimePs> p(p_span.begin(), p_span.end());
   const TimePs tau = system.reconfig_delay_ps;
@@ -259,10 +342,10 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
     // At most one switch per send is ever useful (see list_schedule).
     const auto switches =
         static_cast<std::uint32_t>(std::min<std::size_t>(system.switches, w.num_tasks()));
-    Search search{w,  p,  tau, switches, system.has_scaleup(), std::mt19937_64(options.seed),
-                  {}, {}, {}};
+    Search search{w,  p,  system, switches, system.has_scaleup(), std::mt19937_64(options.seed), {},
+                  {}, {}, {},     {}};
     Placement cur = best;
-    ScheduleTiming st = schedule_timing(w, p, tau, cur.sw, keys_of(cur));
+    ScheduleTiming st = schedule_timing(w, p, system, cur.sw, keys_of(cur));
     search.index(cur);
     Placement cand;
     std::size_t failed = 0, better = 0, equal = 0;
@@ -278,7 +361,7 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
       if (ms == st.makespan_ps) ++equal;
       if (ms < st.makespan_ps || (ms == st.makespan_ps && search.rng() % 4 == 0)) {
         cur = cand;
-        st = schedule_timing(w, p, tau, cur.sw, keys_of(cur));
+        st = schedule_timing(w, p, system, cur.sw, keys_of(cur));
         search.index(cur);
         ++accepted;
         if (ms < best_ms) {
@@ -301,6 +384,32 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
   return best;
 }
 
+}  // namespace
+
+Placement flux_heuristic(const core::Workload& w, const core::System& system,
+                         std::span<const TimePs> p, const core::IdealTiming& timing, TimePs bound,
+                         const HeuristicOptions& options) {
+  if (system.duplex == core::Duplex::kHalf) {
+    return heuristic_search(w, system, p, timing, bound, options);
+  }
+  // Full duplex: every half-duplex schedule is a full-duplex one, and the
+  // half-duplex search walks other neighbourhoods (its chains order a
+  // send and its reverse). Half the budget each; the half-duplex result is
+  // re-timed by the full-duplex left shift (never later); the better wins.
+  const auto t0 = Clock::now();
+  core::System half = system;
+  half.duplex = core::Duplex::kHalf;
+  HeuristicOptions o = options;
+  o.budget_s = options.budget_s / 2;
+  Placement h = heuristic_search(w, half, p, timing, bound, o);
+  h.start_ps = left_shift(w, p, system, h.sw, keys_of(h));
+  const TimePs h_ms = makespan(w, p, h);
+  if (h_ms <= bound || stop_requested(options.stop)) return h;
+  o.budget_s = std::max(0.0, options.budget_s - seconds_since(t0));
+  Placement f = heuristic_search(w, system, p, timing, bound, o);
+  return makespan(w, p, f) <= h_ms ? f : h;
+}
+
 schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::System& system,
                                       const SchedulerOptions& options) const {
   const auto t0 = Clock::now();
@@ -308,7 +417,10 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   const std::vector<TimePs> p = core::transmission_times(w, system);
   const core::IdealTiming timing = core::ideal_timing(w, p);
   const LowerBounds lb = lower_bounds(w, system, p, timing);
-  const TimePs bound = lb.best();
+  // In full duplex the steps still written for half duplex are skipped
+  // (duplex_support.hpp): their bounds may exceed the optimum, their
+  // searches would prove the wrong optimum.
+  const TimePs bound = valid_bound(lb, system);
   if (options.verbose) {
     std::cerr << "flux: bounds: critical path " << core::format_duration(lb.critical_path_ps)
               << ", port load " << core::format_duration(lb.port_load_ps) << " (accelerator "
@@ -316,6 +428,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
               << (lb.port_kind == PortKind::kEgress    ? ", scale-up egress"
                   : lb.port_kind == PortKind::kIngress ? ", scale-up ingress"
                                                        : "")
+              << (runs_on(DuplexStep::kPortLoadBound, system) ? "" : "; half duplex only, unused")
               << "), " << seconds_since(t0) << " s\n";
   }
   // Shares of the budget kept for what follows the heuristic. The LP and
@@ -324,13 +437,15 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   // shown to hold for the job.
   const double limit = options.time_limit_s;
   // The LP is the MILP's (milp/model.hpp), sends inside a domain included.
-  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded();
+  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded() &&
+                  runs_on(DuplexStep::kLpBound, system);
   const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * limit) : 0.0;
-  const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded();
+  const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded() &&
+                           runs_on(DuplexStep::kRestrictionBound, system);
   const double restriction_budget =
       restriction ? std::min(kRestrictionMaxSeconds, kRestrictionShare * limit) : 0.0;
-  const bool exact = n <= kExactMaxSends;
-  const bool lns = n <= kLnsMaxSends;
+  const bool exact = n <= kExactMaxSends && runs_on(DuplexStep::kExactSearch, system);
+  const bool lns = n <= kLnsMaxSends && runs_on(DuplexStep::kLns, system);
   const double reserved = lp_budget + restriction_budget;
   const double left = std::max(0.0, limit - reserved - seconds_since(t0));
   const double share = exact ? kExactShare : lns ? kLnsShare : 0.0;

@@ -19,8 +19,34 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr std::uint32_t kScaleUp = core::kScaleUpSwitch.value();
 
 struct PortState {
-  TimePs free = kNever;        // end of the last send on this port
-  std::uint32_t last = kNone;  // that send
+  TimePs free = kNever;        // end of the last send on this port (full duplex: the latest end)
+  std::uint32_t last = kNone;  // that send (full duplex: the last placed)
+  // Full duplex: the current epoch's circuit partner, the earliest start in
+  // it (the previous epoch's latest end + tau; kNever for the first) and the
+  // ends of its last send out of the port (tx) and into it (rx).
+  std::uint32_t partner = kNone;
+  TimePs epoch_start = kNever;
+  TimePs tx_end = kNever;
+  TimePs rx_end = kNever;
+
+  // Full duplex: the earliest start on this port of a send to or from
+  // `peer` (`out`: sent by the port), and whether it stays in the epoch.
+  [[nodiscard]] std::pair<TimePs, bool> earliest(std::uint32_t peer, bool out, TimePs tau) const {
+    if (last == kNone) return {kNever, false};  // never used: the first circuit is free
+    if (partner != peer) return {free + tau, false};
+    return {std::max(epoch_start, out ? tx_end : rx_end), true};
+  }
+  // Full duplex: a send to or from `peer` placed on this port ending at `end`.
+  void place(std::uint32_t v, std::uint32_t peer, bool out, TimePs end, TimePs tau) {
+    if (partner != peer) {
+      epoch_start = last == kNone ? kNever : free + tau;
+      tx_end = rx_end = kNever;
+      partner = peer;
+    }
+    (out ? tx_end : rx_end) = end;
+    free = std::max(free, end);
+    last = v;
+  }
 };
 
 }  // namespace
@@ -34,6 +60,7 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
   const auto s_count = static_cast<std::uint32_t>(
       std::min<std::size_t>(system.switches, std::max<std::size_t>(n, 1)));
   const TimePs tau = system.reconfig_delay_ps;
+  const bool full = system.duplex == core::Duplex::kFull;
   const auto tasks = w.tasks();
   Placement pl;
   pl.sw.assign(n, core::SwitchId());
@@ -74,6 +101,13 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
       bool reuse = true;
       for (core::Rank x : {t.src, t.dst}) {
         const PortState& ps = port(s, x);
+        if (full) {
+          const bool out = x == t.src;
+          const auto [at, same] = ps.earliest((out ? t.dst : t.src).value(), out, tau);
+          reuse = reuse && same;
+          start = std::max(start, at);
+          continue;
+        }
         if (ps.last == kNone) {
           reuse = false;
           continue;
@@ -125,6 +159,9 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
     if (s == kScaleUp) {
       ports[egress + t.src.value()] = PortState{start + p[v], v};
       ports[ingress + t.dst.value()] = PortState{start + p[v], v};
+    } else if (full) {
+      port(s, t.src).place(v, t.dst.value(), true, start + p[v], tau);
+      port(s, t.dst).place(v, t.src.value(), false, start + p[v], tau);
     } else {
       for (core::Rank x : {t.src, t.dst}) port(s, x) = PortState{start + p[v], v};
     }
