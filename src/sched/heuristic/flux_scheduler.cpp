@@ -39,15 +39,13 @@
 // moves before the send preceding it on its source or its destination port
 // (any direction), or before the first of that send's epoch. Steps 1-2 run
 // twice, in half duplex (valid schedules in full duplex too, re-timed) and
-// in full duplex, on half the budget each; the better is kept. Steps 3-5 run
-// only where duplex_support.hpp says they know full duplex; otherwise the
-// bound is the critical path.
+// in full duplex, on half the budget each; the better is kept. Steps 3-5
+// and the bounds follow System::duplex themselves (docs/model.md, "Duplex").
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <random>
 
-#include "../duplex_support.hpp"
 #include "../exact/branch_and_bound.hpp"
 #include "../milp/model.hpp"
 #include "../milp/solver.hpp"
@@ -417,10 +415,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   const std::vector<TimePs> p = core::transmission_times(w, system);
   const core::IdealTiming timing = core::ideal_timing(w, p);
   const LowerBounds lb = lower_bounds(w, system, p, timing);
-  // In full duplex the steps still written for half duplex are skipped
-  // (duplex_support.hpp): their bounds may exceed the optimum, their
-  // searches would prove the wrong optimum.
-  const TimePs bound = valid_bound(lb, system);
+  const TimePs bound = lb.best();
   if (options.verbose) {
     std::cerr << "flux: bounds: critical path " << core::format_duration(lb.critical_path_ps)
               << ", port load " << core::format_duration(lb.port_load_ps) << " (accelerator "
@@ -428,7 +423,6 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
               << (lb.port_kind == PortKind::kEgress    ? ", scale-up egress"
                   : lb.port_kind == PortKind::kIngress ? ", scale-up ingress"
                                                        : "")
-              << (runs_on(DuplexStep::kPortLoadBound, system) ? "" : "; half duplex only, unused")
               << "), " << seconds_since(t0) << " s\n";
   }
   // Shares of the budget kept for what follows the heuristic. The LP and
@@ -437,15 +431,13 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   // shown to hold for the job.
   const double limit = options.time_limit_s;
   // The LP is the MILP's (milp/model.hpp), sends inside a domain included.
-  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded() &&
-                  runs_on(DuplexStep::kLpBound, system);
+  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded();
   const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * limit) : 0.0;
-  const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded() &&
-                           runs_on(DuplexStep::kRestrictionBound, system);
+  const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded();
   const double restriction_budget =
       restriction ? std::min(kRestrictionMaxSeconds, kRestrictionShare * limit) : 0.0;
-  const bool exact = n <= kExactMaxSends && runs_on(DuplexStep::kExactSearch, system);
-  const bool lns = n <= kLnsMaxSends && runs_on(DuplexStep::kLns, system);
+  const bool exact = n <= kExactMaxSends;
+  const bool lns = n <= kLnsMaxSends;
   const double reserved = lp_budget + restriction_budget;
   const double left = std::max(0.0, limit - reserved - seconds_since(t0));
   const double share = exact ? kExactShare : lns ? kLnsShare : 0.0;

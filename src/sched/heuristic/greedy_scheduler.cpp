@@ -1,9 +1,7 @@
 // greedy: one list schedule (list_scheduler.hpp) with the combinatorial
-// lower bound and its gap (in full duplex the bounds valid there,
-// duplex_support.hpp).
+// lower bound and its gap.
 #include <chrono>
 
-#include "../duplex_support.hpp"
 #include "../schedulers.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/sched/bounds.hpp"
@@ -18,8 +16,8 @@ schedule::Schedule GreedyScheduler::run(const core::Workload& w, const core::Sys
   const std::vector<core::TimePs> p = core::transmission_times(w, system);
   const core::IdealTiming timing = core::ideal_timing(w, p);
   schedule::Schedule s = to_schedule(w, system, p, list_schedule(w, system, p, timing));
-  finish_schedule(s, valid_bound(lower_bounds(w, system, p, timing), system),
-                  schedule::SolveStatus::kFeasible, t0);
+  finish_schedule(s, lower_bounds(w, system, p, timing).best(), schedule::SolveStatus::kFeasible,
+                  t0);
   return s;
 }
 

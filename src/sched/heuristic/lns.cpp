@@ -43,7 +43,6 @@ using core::TimePs;
 LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const TimePs> p,
                                      const core::System& system, const core::IdealTiming& timing,
                                      Placement start, TimePs bound, const LnsOptions& options) {
-  const TimePs tau = system.reconfig_delay_ps;
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
@@ -61,9 +60,7 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
   // The sequence, places and critical sends of the current schedule.
   auto refresh = [&] {
     for (std::uint32_t v = 0; v < n; ++v) keys[v] = static_cast<double>(r.best.start_ps[v]);
-    // Half duplex: in full duplex only the choice of window centres is
-    // approximate (the windows themselves are searched in full duplex).
-    const ScheduleTiming st = schedule_timing(w, p, tau, r.best.sw, keys);
+    const ScheduleTiming st = schedule_timing(w, p, system, r.best.sw, keys);
     critical.clear();
     for (std::uint32_t v = 0; v < n; ++v) {
       if (st.start_ps[v] + st.tail_ps[v] == st.makespan_ps) critical.push_back(v);

@@ -1,7 +1,7 @@
 // flux-milp: the paper's MILP (milp_model.hpp) solved by CBC, warm-started
 // from the greedy list schedule, decoded into switch assignments and per-port
-// orders, then left-shifted to exact integer start times (in full duplex
-// through every ordered pair, pairwise_shift). CBC's answer is
+// orders, then left-shifted to exact integer start times (placement.hpp; in
+// full duplex per-port epochs, so a send and its reverse may overlap). CBC's answer is
 // its final solution or, when its watchdog killed it (cbc.cpp), the last
 // incumbent it found; either is decoded alike and kept when it is no worse
 // than the warm start.
@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
-#include <numeric>
 
 #include "../heuristic/flux_heuristic.hpp"
 #include "../heuristic/list_scheduler.hpp"
@@ -24,85 +23,6 @@ namespace flux::sched {
 namespace {
 
 using core::TimePs;
-
-// Full duplex: placement.hpp's left shift chains each (switch, port) and so
-// would serialise a send and its reverse, which the full-duplex model lets
-// overlap. Instead every pair the model orders gets its edge: on each
-// (switch, port), each two sends that take turns (System::take_turns), the
-// earlier by `key` (ties: topological) first, with p_u + R_uv; scale-up sends
-// per electrical egress and ingress with R = 0. The longest path through
-// these and the DAG edges from the releases: the earliest start times that
-// keep every decision of the MILP (switches, pair orders), never later than
-// its own. O(sum over ports of k^2) edges, as the model's rows. Throws
-// core::Error when the orders contradict the DAG (as left_shift does).
-std::vector<TimePs> pairwise_shift(const core::Workload& w, const core::System& system,
-                                   std::span<const TimePs> p, std::span<const core::SwitchId> sw,
-                                   std::span<const double> key) {
-  const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
-  const std::size_t ranks = w.accelerators();
-  const auto tasks = w.tasks();
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (key[a] != key[b]) return key[a] < key[b];
-    return w.topo_position(core::TaskIndex(a)) < w.topo_position(core::TaskIndex(b));
-  });
-  // Ports: (switch, rank) for the OCS, then the electrical egress and ingress.
-  const std::size_t egress = std::size_t{system.switches} * ranks, ingress = egress + ranks;
-  std::vector<std::vector<std::uint32_t>> on_port(ingress + ranks);
-  std::vector<std::vector<std::pair<std::uint32_t, TimePs>>> succ(n);  // (to, gap after start)
-  std::vector<std::uint32_t> indegree(n, 0);
-  for (std::uint32_t v = 0; v < n; ++v) {
-    indegree[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
-  }
-  auto add = [&](std::uint32_t u, std::uint32_t v, TimePs gap) {
-    succ[u].emplace_back(v, gap);
-    ++indegree[v];
-  };
-  for (const std::uint32_t v : order) {
-    const core::Task& t = tasks[v];
-    if (sw[v] == core::kScaleUpSwitch) {
-      for (const std::uint32_t u : on_port[egress + t.src.value()]) add(u, v, p[u]);
-      for (const std::uint32_t u : on_port[ingress + t.dst.value()]) {
-        if (tasks[u].src != t.src) add(u, v, p[u]);  // else ordered on the egress already
-      }
-      on_port[egress + t.src.value()].push_back(v);
-      on_port[ingress + t.dst.value()].push_back(v);
-      continue;
-    }
-    const std::size_t base = std::size_t{sw[v].value()} * ranks;
-    for (const core::Rank x : {t.src, t.dst}) {
-      for (const std::uint32_t u : on_port[base + x.value()]) {
-        const core::Task& a = tasks[u];
-        // A pair sharing both ports is ordered once, on the source's.
-        if (x == t.dst && (a.src == t.src || a.dst == t.src)) continue;
-        if (!system.take_turns(a.src, a.dst, t.src, t.dst)) continue;
-        add(u, v, p[u] + reconfig_penalty(a, t, system.reconfig_delay_ps));
-      }
-      on_port[base + x.value()].push_back(v);
-    }
-  }
-  std::vector<TimePs> start(n);
-  std::vector<std::uint32_t> ready;
-  for (std::uint32_t v = 0; v < n; ++v) {
-    start[v] = tasks[v].release_ps;
-    if (indegree[v] == 0) ready.push_back(v);
-  }
-  for (std::size_t head = 0; head < ready.size(); ++head) {
-    const std::uint32_t u = ready[head];
-    auto relax = [&](std::uint32_t v, TimePs gap) {
-      start[v] = std::max(start[v], start[u] + gap);
-      if (--indegree[v] == 0) ready.push_back(v);
-    };
-    for (const core::Dep& e : w.out_edges(core::TaskIndex(u)))
-      relax(e.to.value(), p[u] + e.compute_ps);
-    for (const auto& [v, gap] : succ[u]) relax(v, gap);
-  }
-  if (ready.size() != n) {
-    throw core::Error("flux-milp: the decoded send orders contradict the dependencies");
-  }
-  return start;
-}
 
 // Switch (the scale-up fabric for a send without switch columns) and exact
 // start times from MILP column values.
@@ -124,9 +44,7 @@ Placement decode(const core::Workload& w, const core::System& system, std::span<
     }
     pl.sw[v] = core::SwitchId(best);
   }
-  pl.start_ps = system.duplex == core::Duplex::kFull
-                    ? pairwise_shift(w, system, p, pl.sw, key)
-                    : left_shift(w, p, system.reconfig_delay_ps, pl.sw, key);
+  pl.start_ps = left_shift(w, p, system, pl.sw, key);
   return pl;
 }
 
