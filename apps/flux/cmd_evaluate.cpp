@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -76,10 +77,9 @@ std::string job_label(const eval::EvalRow& r) {
 // Which options the command line gave (their defaults do not count).
 struct Given {
   bool time_limit = false;
-  bool switches = false;
-  bool link_gbps = false;
-  bool scaleup_size = false;
-  bool scaleup_gbps = false;
+  std::set<std::string, std::less<>> system_flags;  ///< flags of core::kSystemOptions
+
+  [[nodiscard]] bool has(std::string_view flag) const { return system_flags.contains(flag); }
 };
 
 // The command line's system and scheduler options over a preset's: the
@@ -88,10 +88,9 @@ void apply_run_options(const EvaluateOptions& o, const Given& given, core::Syste
                        sched::SchedulerOptions& sched) {
   const core::System preset_system = system;
   system = o.system.to_system();  // each job's domains checked by validate()
-  if (!given.switches) system.switches = preset_system.switches;
-  if (!given.link_gbps) system.link_gbps = preset_system.link_gbps;
-  if (!given.scaleup_size) system.scaleup_size = preset_system.scaleup_size;
-  if (!given.scaleup_gbps) system.scaleup_gbps = preset_system.scaleup_gbps;
+  core::for_each_option(core::kSystemOptions, [&](const auto& option) {
+    if (!given.has(option.flag)) system.*option.member = preset_system.*option.member;
+  });
   const double preset_limit_s = sched.time_limit_s;
   sched = o.run.resolve();
   if (!given.time_limit) sched.time_limit_s = preset_limit_s;
@@ -130,8 +129,8 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   c.training = o.training.resolve(c.training);
   apply_run_options(o, given, c.system, c.sched);
   for (eval::EvalJob& j : c.named_jobs) {  // a named job's fabric, unless given
-    if (given.scaleup_size) j.scaleup_size = c.system.scaleup_size;
-    if (given.scaleup_gbps) j.scaleup_gbps = c.system.scaleup_gbps;
+    if (given.has("--scaleup-size")) j.scaleup_size = c.system.scaleup_size;
+    if (given.has("--scaleup-gbps")) j.scaleup_gbps = c.system.scaleup_gbps;
   }
   try {
     c.validate();
@@ -409,9 +408,12 @@ void register_evaluate(CLI::App& app) {
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in fig2.csv and start over");
   cmd->add_flag("--no-plot", o->no_plot, "write fig2.gp but do not run gnuplot");
   cmd->callback([o, cmd] {
-    run_evaluate(*o, Given{cmd->count("--time-limit") > 0, cmd->count("--switches") > 0,
-                           cmd->count("--link-gbps") > 0, cmd->count("--scaleup-size") > 0,
-                           cmd->count("--scaleup-gbps") > 0});
+    Given given{cmd->count("--time-limit") > 0, {}};
+    core::for_each_option(core::kSystemOptions, [&](const auto& option) {
+      const std::string flag(option.flag);
+      if (flag != "--tau" && cmd->count(flag) > 0) given.system_flags.insert(flag);
+    });
+    run_evaluate(*o, given);
   });
 }
 

@@ -51,6 +51,16 @@ expect_ok jobs2 -- "$FLUX" evaluate --layers 1 --tau 1us,1ms -j 2 -o "$DIR/j2" -
 cut -d, -f1-11,13- "$DIR/j2/fig2.csv" > "$DIR/c"
 cmp -s "$DIR/a" "$DIR/c" && pass || fail "-j 2 differs from -j 1"
 
+# A preset's system is the file's unless the command line gives an option:
+# the MoE preset runs full duplex, --duplex half overrides it, and
+# --duplex full turns paper-fig2 (half duplex) full.
+expect_ok moe_duplex -- "$FLUX" evaluate --preset moe --tau 1ms --schedulers ideal -o "$DIR/moe" --no-plot
+expect_grep moe_full 'deepseek-v3-256-uniform: .*2 switches, 800 Gb/s, full duplex$' "$DIR/moe_duplex.out"
+expect_ok moe_half -- "$FLUX" evaluate --preset moe --tau 1ms --schedulers ideal --duplex half --switches 3 -o "$DIR/moe_half" --no-plot
+expect_grep moe_half_sys 'deepseek-v3-256-uniform: .*3 switches, 800 Gb/s$' "$DIR/moe_half.out"
+expect_ok fig2_full -- "$FLUX" evaluate --layers 1 --tau 1ms --schedulers greedy,ideal --duplex full -o "$DIR/fig2_full" --no-plot
+expect_grep fig2_full_sys ', 2 switches, 800 Gb/s, full duplex$' "$DIR/fig2_full.out"
+
 # The preset is the shipped sweep file: flux sweep runs the same 70 points.
 SWEEPS=$(cd "$(dirname "$0")/../../sweeps" && pwd)
 expect_ok preset_file -- "$FLUX" sweep "$SWEEPS/paper-fig2.toml" --dry-run
