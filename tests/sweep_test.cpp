@@ -552,6 +552,7 @@ TEST(SweepPresets, MoePreset) {
   EXPECT_EQ(c.named_jobs[3].scaleup_size, 8u);
   EXPECT_EQ(c.named_jobs[0].scaleup_size, 1u);
   EXPECT_EQ(c.system.duplex, core::Duplex::kFull);
+  EXPECT_EQ(c.channels, 2u);
 }
 
 }  // namespace

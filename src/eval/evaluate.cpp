@@ -22,6 +22,7 @@
 #include "flux/runtime/uncertain.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
+#include "flux/workload/split.hpp"
 
 namespace flux::eval {
 namespace {
@@ -83,6 +84,15 @@ core::Workload as_own_cluster(const core::Workload& w) {
   return core::Workload(std::move(d));
 }
 
+// A job's workload as the evaluation runs it: generated, its sends split
+// into the configuration's channels.
+core::Workload generate(const EvalConfig& config, const EvalJob& job,
+                        const workload::TrainingConfig& t) {
+  core::Workload w = workload::generate_llama(t);
+  if (config.channels == 1) return w;
+  return workload::split_sends(w, config.channels, job.scaleup_size);
+}
+
 EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Workload& job_workload,
                 core::TimePs tau, const std::string& name) {
   core::System sys = config.system;
@@ -139,7 +149,7 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
     const auto make = [&](std::uint32_t i) {
       workload::TrainingConfig t = job.training;
       t.moe.routing.iteration = moe.routing.iteration + i + 1;
-      core::Workload b = workload::generate_llama(t);
+      core::Workload b = generate(config, job, t);
       return std::make_shared<const core::Workload>(own ? as_own_cluster(b) : std::move(b));
     };
     std::optional<core::Workload> expected;
@@ -152,7 +162,7 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
       workload::TrainingConfig t = job.training;
       t.moe.routing.kind = workload::RoutingKind::kUniform;
       t.moe.routing.zipf_s = 0;
-      core::Workload e = workload::generate_llama(t);
+      core::Workload e = generate(config, job, t);
       expected.emplace(own ? as_own_cluster(e) : std::move(e));
       const auto t1 = std::chrono::steady_clock::now();
       expected_plan = sched::run_scheduler(name, *expected, sys, config.sched);
@@ -226,6 +236,10 @@ void EvalConfig::validate() const {
   if (!(routing_replan_limit_s >= 0) || !std::isfinite(routing_replan_limit_s)) {
     throw core::InputError("", "routing_replan_limit", std::to_string(routing_replan_limit_s),
                            "must be a finite duration >= 0");
+  }
+  if (channels == 0 || channels > workload::kMaxChannels) {
+    throw core::InputError("", "channels", std::to_string(channels),
+                           "must be from 1 to " + std::to_string(workload::kMaxChannels));
   }
   if (taus_ps.empty()) throw core::InputError("", "tau", "", "at least one delay");
   if (schedulers.empty()) throw core::InputError("", "schedulers", "", "at least one scheduler");
@@ -315,7 +329,7 @@ void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const 
           if (on_row) on_row(done, total, *it, true);
           continue;
         }
-        if (!w) w.emplace(workload::generate_llama(job.training));
+        if (!w) w.emplace(generate(config, job, job.training));
         EvalRow row = measure(config, job, *w, tau, name);
         add_row(config, rows, row);
         ++done;

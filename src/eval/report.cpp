@@ -141,7 +141,8 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
     out << "\n";
     if (!c.named_jobs.empty()) out << name << ": ";
     out << describe(job) << ", " << c.system.switches << " switches, " << c.system.link_gbps
-        << " Gb/s" << (c.system.duplex == core::Duplex::kFull ? ", full duplex" : "") << "\n";
+        << " Gb/s" << (c.system.duplex == core::Duplex::kFull ? ", full duplex" : "")
+        << (c.channels > 1 ? ", sends in " + std::to_string(c.channels) + " channels" : "") << "\n";
     struct Panel {
       const char* title;
       std::string (*cell)(const EvalRow&);

@@ -6,6 +6,7 @@
 // recorded as failed with the reason, so one odd corner does not stop a
 // sweep of hundreds.
 #include "flux/sweep/spec.hpp"
+#include "flux/workload/split.hpp"
 
 #include <toml++/toml.h>
 #include <algorithm>
@@ -75,6 +76,7 @@ struct EvalSetup {
   std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalConfig's)
   eval::PlanRouting plan_routing = eval::PlanRouting::kDraw;  ///< EvalConfig's
   double routing_replan_limit_s = 0;                          ///< EvalConfig's
+  std::uint32_t channels = 1;                                 ///< EvalConfig's
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0
@@ -137,6 +139,8 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     routing_iterations = integer();
   } else if (axis == "plan_routing") {
     plan_routing = eval::plan_routing_from_string(v);
+  } else if (axis == "channels") {
+    channels = integer();
   } else if (axis == "routing_replan_limit") {
     routing_replan_limit_s = core::ps_to_seconds(core::parse_duration(v, "routing_replan_limit"));
   } else if (axis == "layers") {
@@ -221,6 +225,7 @@ eval::EvalConfig EvalSetup::config() const {
   c.routing_iterations = routing_iterations;
   c.plan_routing = plan_routing;
   c.routing_replan_limit_s = routing_replan_limit_s;
+  c.channels = channels;
   return c;
 }
 
@@ -552,6 +557,9 @@ std::vector<AxisInfo> axis_table() {
       {"switches", AxisType::kInteger, "optical circuit switches"},
       {"link_gbps", AxisType::kReal, "optical link rate, Gb/s"},
       {"duplex", AxisType::kName, "circuits: half (the paper's model) or full"},
+      {"channels", AxisType::kInteger,
+       "every send between scale-up domains split into this many (workload/split.hpp)", 1,
+       workload::kMaxChannels},
       {"tau", AxisType::kDuration, "reconfiguration delay"},
       {"time_limit", AxisType::kDuration, "scheduler time limit"},
       {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
@@ -597,7 +605,11 @@ std::string Point::key() const {
 
 std::uint64_t point_memory_bytes(const eval::EvalConfig& config) {
   const workload::WorkloadSize size = workload::estimate_llama_size(config.jobs().front().training);
-  const std::uint64_t w = core::workload_memory_bytes(size.tasks, size.deps);
+  // Split sends: up to channels times the sends, channels^2 the dependencies.
+  const std::uint64_t ch = config.channels;
+  const std::uint64_t w = size.tasks > UINT64_MAX / ch || size.deps > UINT64_MAX / ch / ch
+                              ? UINT64_MAX
+                              : core::workload_memory_bytes(size.tasks * ch, size.deps * ch * ch);
   if (w > (UINT64_MAX - kPointMemoryBaseBytes) / kPointMemoryFactor) return UINT64_MAX;
   return w * kPointMemoryFactor + kPointMemoryBaseBytes;
 }
@@ -681,6 +693,10 @@ std::vector<Point> SweepSpec::points() const {
       try {
         if (p.robust) {
           p.robust->validate();
+          if (p.config.channels != 1) {
+            throw core::InputError("", "channels", std::to_string(p.config.channels),
+                                   "a robustness point runs whole sends");
+          }
         } else {
           p.config.validate();
         }

@@ -77,6 +77,9 @@ struct EvalConfig {
   /// online re-plan must fit in an iteration); 0: sched.time_limit_s, as the
   /// point's own plan.
   double routing_replan_limit_s = 0;
+  /// Every send between scale-up domains split into this many channels
+  /// (workload/split.hpp); 1: whole sends.
+  std::uint32_t channels = 1;
 
   /// Throws core::InputError naming the field.
   void validate() const;
