@@ -22,10 +22,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <set>
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <string_view>
 
 #include "cli_common.hpp"

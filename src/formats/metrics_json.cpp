@@ -107,7 +107,8 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   if (v2) {
     j.member("scaleup_size", s.system.scaleup_size);
     j.member("scaleup_gbps", s.system.scaleup_gbps);
-    if (s.system.duplex != core::Duplex::kHalf) j.member("duplex", core::to_string(s.system.duplex));
+    if (s.system.duplex != core::Duplex::kHalf)
+      j.member("duplex", core::to_string(s.system.duplex));
   }
   j.end_object();
   j.member("mtu_bytes", options.mtu_bytes);

@@ -449,11 +449,10 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   // v1 while nothing needs v2: those files stay as they were, byte for
   // byte, and older readers still read them. A scale-up send in a system
   // without domains (invalid, but the validator's to say) needs v2 too.
-  const bool v2 = s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
-                  std::any_of(s.tasks.begin(), s.tasks.end(),
-                                                        [](const schedule::TaskAssignment& t) {
-                                                          return t.sw == core::kScaleUpSwitch;
-                                                        });
+  const bool v2 =
+      s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
+      std::any_of(s.tasks.begin(), s.tasks.end(),
+                  [](const schedule::TaskAssignment& t) { return t.sw == core::kScaleUpSwitch; });
   j.member("format", v2 ? kScheduleFormat : kScheduleFormatV1);
   j.member("scheduler", s.scheduler);
   j.member("workload", s.workload);
@@ -465,7 +464,8 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
     j.member("scaleup_size", s.system.scaleup_size);
     j.member("scaleup_gbps", s.system.scaleup_gbps);
     // Written only when full: half-duplex files stay as they were.
-    if (s.system.duplex != core::Duplex::kHalf) j.member("duplex", core::to_string(s.system.duplex));
+    if (s.system.duplex != core::Duplex::kHalf)
+      j.member("duplex", core::to_string(s.system.duplex));
   }
   j.end_object();
   j.member("makespan_s", core::ps_to_seconds(s.makespan_ps));
