@@ -55,9 +55,9 @@ cmp -s "$DIR/a" "$DIR/c" && pass || fail "-j 2 differs from -j 1"
 # the MoE preset runs full duplex, --duplex half overrides it, and
 # --duplex full turns paper-fig2 (half duplex) full.
 expect_ok moe_duplex -- "$FLUX" evaluate --preset moe --tau 1ms --schedulers ideal -o "$DIR/moe" --no-plot
-expect_grep moe_full 'deepseek-v3-256-uniform: .*2 switches, 800 Gb/s, full duplex$' "$DIR/moe_duplex.out"
+expect_grep moe_full 'deepseek-v3-256-uniform: .*2 switches, 800 Gb/s, full duplex, sends in 2 channels$' "$DIR/moe_duplex.out"
 expect_ok moe_half -- "$FLUX" evaluate --preset moe --tau 1ms --schedulers ideal --duplex half --switches 3 -o "$DIR/moe_half" --no-plot
-expect_grep moe_half_sys 'deepseek-v3-256-uniform: .*3 switches, 800 Gb/s$' "$DIR/moe_half.out"
+expect_grep moe_half_sys 'deepseek-v3-256-uniform: .*3 switches, 800 Gb/s, sends in 2 channels$' "$DIR/moe_half.out"
 expect_ok fig2_full -- "$FLUX" evaluate --layers 1 --tau 1ms --schedulers greedy,ideal --duplex full -o "$DIR/fig2_full" --no-plot
 expect_grep fig2_full_sys ', 2 switches, 800 Gb/s, full duplex$' "$DIR/fig2_full.out"
 
