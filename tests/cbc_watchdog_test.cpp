@@ -200,7 +200,7 @@ TEST(CbcWatchdog, KilledSolveKeepsItsLastIncumbent) {
     pl.sw.push_back(core::SwitchId(second ? 1 : 0));
     key[v] = r.values[m.t_col[v]];
   }
-  pl.start_ps = left_shift(in.w, p, in.sys.reconfig_delay_ps, pl.sw, key);
+  pl.start_ps = left_shift(in.w, p, in.sys, pl.sw, key);
   EXPECT_LE(static_cast<double>(makespan(in.w, p, pl)), r.objective * 1e6 + 1);
 }
 

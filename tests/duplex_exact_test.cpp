@@ -35,54 +35,6 @@ struct Tiny {
   std::string name;
 };
 
-core::System full(core::System s) {
-  s.duplex = core::Duplex::kFull;
-  return s;
-}
-
-// The full-duplex model of the spec, pair by pair: releases, DAG edges
-// (p + compute), and any two sends on one switch sharing an accelerator
-// take turns (end + R before the other's start, R = 0 for the same directed
-// pair, else tau) unless one is the other reversed; scale-up sends take
-// turns on a shared source or destination, R = 0. An empty string: valid.
-std::string full_duplex_violation(const core::Workload& w, const core::System& sys,
-                                  std::span<const TimePs> p, const Placement& pl) {
-  const auto tasks = w.tasks();
-  const std::size_t n = tasks.size();
-  for (std::size_t v = 0; v < n; ++v) {
-    const bool scaleup = sys.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
-    if (scaleup != (pl.sw[v] == core::kScaleUpSwitch)) return "fabric of " + std::to_string(v);
-    if (!scaleup && pl.sw[v].value() >= sys.switches) return "switch of " + std::to_string(v);
-    if (pl.start_ps[v] < tasks[v].release_ps) return "release of " + std::to_string(v);
-  }
-  for (const core::Dep& e : w.deps()) {
-    const auto u = e.from.value(), v = e.to.value();
-    if (pl.start_ps[v] < pl.start_ps[u] + p[u] + e.compute_ps) {
-      return "edge " + std::to_string(u) + " -> " + std::to_string(v);
-    }
-  }
-  for (std::size_t u = 0; u < n; ++u) {
-    for (std::size_t v = u + 1; v < n; ++v) {
-      if (pl.sw[u] != pl.sw[v]) continue;
-      const core::Task& a = tasks[u];
-      const core::Task& b = tasks[v];
-      TimePs r = 0;
-      if (pl.sw[u] == core::kScaleUpSwitch) {
-        if (a.src != b.src && a.dst != b.dst) continue;
-      } else {
-        const bool share = a.src == b.src || a.src == b.dst || a.dst == b.src || a.dst == b.dst;
-        if (!share || !sys.take_turns(a.src, a.dst, b.src, b.dst)) continue;
-        r = a.src == b.src && a.dst == b.dst ? 0 : sys.reconfig_delay_ps;
-      }
-      if (pl.start_ps[u] + p[u] + r > pl.start_ps[v] &&
-          pl.start_ps[v] + p[v] + r > pl.start_ps[u]) {
-        return "sends " + std::to_string(u) + " and " + std::to_string(v) + " overlap";
-      }
-    }
-  }
-  return {};
-}
-
 ExactResult solve(const Tiny& t, const Placement* incumbent = nullptr,
                   const ExactLimits& limits = {}) {
   const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
@@ -99,7 +51,7 @@ bool check_against_brute_force(const Tiny& t) {
   EXPECT_EQ(r.makespan_ps, optimum) << t.name;
   const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
   EXPECT_EQ(makespan(t.w, p, r.best), r.makespan_ps) << t.name;
-  EXPECT_EQ(full_duplex_violation(t.w, t.sys, p, r.best), "") << t.name;
+  EXPECT_EQ(testing::pairwise_violation(t.w, t.sys, r.best), "") << t.name;
   const core::IdealTiming timing = core::ideal_timing(t.w, p);
   EXPECT_LE(r.root_bound_ps, optimum) << t.name;
   EXPECT_GE(r.root_bound_ps, timing.makespan) << t.name;
@@ -120,7 +72,7 @@ void for_each_tiny(std::uint64_t seeds, const std::function<void(const Tiny&)>& 
     const auto ranks = static_cast<std::uint32_t>(2 + seed / 3 % 4);
     const core::Workload w = testing::random_instance(3000 + seed, n, ranks);
     for (TimePs tau : {TimePs{0}, TimePs{5'000}, TimePs{40'000}, TimePs{400'000}}) {
-      f(Tiny{w, full(testing::system_with(tau, switches)),
+      f(Tiny{w, testing::full_duplex(testing::system_with(tau, switches)),
              "seed " + std::to_string(seed) + " n " + std::to_string(n) + " ranks " +
                  std::to_string(ranks) + " switches " + std::to_string(switches) + " tau " +
                  std::to_string(tau)});
@@ -135,14 +87,14 @@ TEST(DuplexBranchAndBound, TwoRanksBothWays) {
   const core::Workload w = std::move(b).build();
   const TimePs tau = 3 * core::kPsPerUs;
   const core::System half = testing::system_with(tau, 1);
-  const ExactResult f = solve(Tiny{w, full(half), "full"});
+  const ExactResult f = solve(Tiny{w, testing::full_duplex(half), "full"});
   const ExactResult h = solve(Tiny{w, half, "half"});
   EXPECT_TRUE(f.complete);
   EXPECT_TRUE(h.complete);
   EXPECT_EQ(f.makespan_ps, 10 * core::kPsPerUs);
   EXPECT_EQ(f.best.start_ps, (std::vector<TimePs>{0, 0}));
   EXPECT_EQ(h.makespan_ps, 20 * core::kPsPerUs + tau);
-  EXPECT_EQ(brute_force(w, full(half)), 10 * core::kPsPerUs);
+  EXPECT_EQ(brute_force(w, testing::full_duplex(half)), 10 * core::kPsPerUs);
 }
 
 // Rank 0 sends to 1 and receives from 2 on one switch: two circuits, so
@@ -155,7 +107,7 @@ TEST(DuplexBranchAndBound, CircuitLoadBound) {
   b.add_send(core::Rank(2), core::Rank(0), 10 * testing::kOneUsBytes);
   const core::Workload w = std::move(b).build();
   const TimePs tau = 3 * core::kPsPerUs;
-  const Tiny t{w, full(testing::system_with(tau, 1)), "two circuits"};
+  const Tiny t{w, testing::full_duplex(testing::system_with(tau, 1)), "two circuits"};
   const ExactResult r = solve(t);
   EXPECT_EQ(r.makespan_ps, 20 * core::kPsPerUs + tau);
   EXPECT_EQ(r.root_bound_ps, 20 * core::kPsPerUs + tau);
@@ -188,7 +140,8 @@ TEST(DuplexBranchAndBound, EqualsBruteForceOnAllToAlls) {
               spec.zipf_s = zipf;
               spec.expert_compute_ps = 7'000;
               spec.layer_compute_ps = 3'000;
-              const Tiny t{testing::a2a_workload(spec), full(testing::system_with(tau, switches)),
+              const Tiny t{testing::a2a_workload(spec),
+                           testing::full_duplex(testing::system_with(tau, switches)),
                            "a2a ranks " + std::to_string(ranks) + " combine " +
                                std::to_string(combine) + " layers " + std::to_string(layers) +
                                " zipf " + std::to_string(zipf) + " switches " +
@@ -216,7 +169,7 @@ TEST(DuplexBranchAndBound, EqualsBruteForceWithScaleUpDomains) {
     const core::Workload w = testing::random_domain_instance(5000 + seed, n, ranks, k, 25);
     for (TimePs tau : {TimePs{0}, TimePs{40'000}, TimePs{400'000}}) {
       better += check_against_brute_force(
-          Tiny{w, full(testing::domain_system(switches, tau, k)),
+          Tiny{w, testing::full_duplex(testing::domain_system(switches, tau, k)),
                "domains seed " + std::to_string(seed) + " tau " + std::to_string(tau)});
       ++instances;
     }
@@ -253,7 +206,7 @@ TEST(DuplexBranchAndBound, WindowsOfASequence) {
     EXPECT_TRUE(g.complete) << t.name;
     EXPECT_LE(g.makespan_ps, makespan(t.w, p, serial)) << t.name;
     EXPECT_GE(g.makespan_ps, opt.makespan_ps) << t.name;
-    EXPECT_EQ(full_duplex_violation(t.w, t.sys, p, g.best), "") << t.name;
+    EXPECT_EQ(testing::pairwise_violation(t.w, t.sys, g.best), "") << t.name;
     const std::vector<std::uint32_t> order = testing::by_start(serial);
     for (std::size_t i = 0; i < order.size() / 3; ++i) {
       EXPECT_EQ(g.best.start_ps[order[i]], serial.start_ps[order[i]]) << t.name;
@@ -289,7 +242,8 @@ TEST(DuplexBranchAndBound, WholeInstanceSearchRecorded) {
   };
   for (const Case& c : cases) {
     const Tiny t{testing::random_instance(c.seed, c.n, c.ranks),
-                 full(testing::system_with(c.tau, c.switches)), "seed " + std::to_string(c.seed)};
+                 testing::full_duplex(testing::system_with(c.tau, c.switches)),
+                 "seed " + std::to_string(c.seed)};
     const ExactResult r = solve(t, nullptr, ExactLimits{c.max_nodes, 1e9});
     EXPECT_TRUE(r.complete) << t.name;
     EXPECT_EQ(r.nodes, c.nodes) << t.name;
@@ -297,7 +251,7 @@ TEST(DuplexBranchAndBound, WholeInstanceSearchRecorded) {
     EXPECT_EQ(r.root_bound_ps, c.root_bound_ps) << t.name;
     EXPECT_LE(r.makespan_ps, c.half_ps) << t.name;
     const std::vector<TimePs> p = core::transmission_times(t.w, t.sys);
-    EXPECT_EQ(full_duplex_violation(t.w, t.sys, p, r.best), "") << t.name;
+    EXPECT_EQ(testing::pairwise_violation(t.w, t.sys, r.best), "") << t.name;
   }
 }
 
@@ -312,17 +266,18 @@ TEST(DuplexLns, NeverWorseAndFeasible) {
   std::vector<Case> cases;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     for (const std::uint32_t switches : {1u, 2u}) {
-      cases.push_back({testing::random_dag(seed, 40, 2 + static_cast<std::uint32_t>(seed % 3)),
-                       full(testing::system_with(TimePs{2'000'000} * seed, switches)),
-                       "dag seed " + std::to_string(seed)});
+      cases.push_back(
+          {testing::random_dag(seed, 40, 2 + static_cast<std::uint32_t>(seed % 3)),
+           testing::full_duplex(testing::system_with(TimePs{2'000'000} * seed, switches)),
+           "dag seed " + std::to_string(seed)});
     }
   }
   testing::A2aSpec spec;
   spec.ranks = 4;
   spec.combine = true;
   spec.expert_compute_ps = 5 * core::kPsPerUs;
-  cases.push_back({testing::a2a_workload(spec), full(testing::system_with(core::kPsPerUs, 1)),
-                   "a2a 4 combine"});
+  cases.push_back({testing::a2a_workload(spec),
+                   testing::full_duplex(testing::system_with(core::kPsPerUs, 1)), "a2a 4 combine"});
   int improved = 0;
   for (const Case& c : cases) {
     const std::vector<TimePs> p = core::transmission_times(c.w, c.sys);
@@ -332,7 +287,7 @@ TEST(DuplexLns, NeverWorseAndFeasible) {
     core::System half = c.sys;
     half.duplex = core::Duplex::kHalf;
     const Placement start = list_schedule(c.w, half, p, timing);
-    ASSERT_EQ(full_duplex_violation(c.w, c.sys, p, start), "") << c.name;
+    ASSERT_EQ(testing::pairwise_violation(c.w, c.sys, start), "") << c.name;
     const TimePs before = makespan(c.w, p, start);
     LnsOptions o;
     o.budget_s = 1e9;
@@ -341,7 +296,7 @@ TEST(DuplexLns, NeverWorseAndFeasible) {
     const LnsResult r = large_neighbourhood_search(c.w, p, c.sys, timing, start, 0, o);
     EXPECT_LE(r.makespan_ps, before) << c.name;
     EXPECT_EQ(r.makespan_ps, makespan(c.w, p, r.best)) << c.name;
-    EXPECT_EQ(full_duplex_violation(c.w, c.sys, p, r.best), "") << c.name;
+    EXPECT_EQ(testing::pairwise_violation(c.w, c.sys, r.best), "") << c.name;
     const LnsResult again = large_neighbourhood_search(c.w, p, c.sys, timing, start, 0, o);
     EXPECT_EQ(again.best.start_ps, r.best.start_ps) << c.name;
     improved += r.makespan_ps < before;

@@ -39,45 +39,24 @@ core::System with_duplex(core::System sys, core::Duplex d) {
   return sys;
 }
 
-// The full-duplex constraints, checked directly: releases, dependencies
-// (p + compute), one switch per send, every two sends on one switch that
-// share an endpoint and take turns separated by R (0 for the same pair, else
-// tau) in one order, and the makespan.
+// The full-duplex constraints, checked pair by pair
+// (testing::pairwise_violation), the task order and the makespan.
 ::testing::AssertionResult full_duplex_valid(const core::Workload& w, const core::System& sys,
                                              const schedule::Schedule& s) {
   const std::vector<TimePs> p = core::transmission_times(w, sys);
   const auto tasks = w.tasks();
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
   if (s.tasks.size() != n) return ::testing::AssertionFailure() << "wrong number of tasks";
-  std::vector<TimePs> t(n);
-  std::vector<std::uint32_t> sw(n);
+  Placement pl;
+  TimePs makespan = 0;
   for (std::uint32_t v = 0; v < n; ++v) {
     if (s.tasks[v].task_id != tasks[v].id) return ::testing::AssertionFailure() << "task order";
-    t[v] = s.tasks[v].start_ps;
-    sw[v] = s.tasks[v].sw.value();
-    if (sw[v] >= sys.switches) return ::testing::AssertionFailure() << "switch of " << v;
-    if (t[v] < tasks[v].release_ps) return ::testing::AssertionFailure() << "release of " << v;
+    pl.sw.push_back(s.tasks[v].sw);
+    pl.start_ps.push_back(s.tasks[v].start_ps);
+    makespan = std::max(makespan, s.tasks[v].start_ps + p[v] + tasks[v].tail_ps);
   }
-  for (const core::Dep& e : w.deps()) {
-    const auto u = e.from.value(), v = e.to.value();
-    if (t[v] < t[u] + p[u] + e.compute_ps) {
-      return ::testing::AssertionFailure() << "dependency " << u << " -> " << v;
-    }
-  }
-  TimePs makespan = 0;
-  for (std::uint32_t u = 0; u < n; ++u) {
-    makespan = std::max(makespan, t[u] + p[u] + tasks[u].tail_ps);
-    for (std::uint32_t v = u + 1; v < n; ++v) {
-      const core::Task& a = tasks[u];
-      const core::Task& b = tasks[v];
-      const bool share = a.src == b.src || a.src == b.dst || a.dst == b.src || a.dst == b.dst;
-      if (sw[u] != sw[v] || !share || !sys.take_turns(a.src, a.dst, b.src, b.dst)) continue;
-      const TimePs r = reconfig_penalty(a, b, sys.reconfig_delay_ps);
-      if (t[u] + p[u] + r > t[v] && t[v] + p[v] + r > t[u]) {
-        return ::testing::AssertionFailure()
-               << "sends " << u << " and " << v << " on switch " << sw[u] << " do not take turns";
-      }
-    }
+  if (const std::string why = testing::pairwise_violation(w, sys, pl); !why.empty()) {
+    return ::testing::AssertionFailure() << why;
   }
   if (makespan != s.makespan_ps) {
     return ::testing::AssertionFailure()

@@ -67,8 +67,7 @@ TEST(BranchAndBound, EqualsBruteForceWithoutIncumbent) {
     EXPECT_TRUE(schedule::validate(t.w, s).ok()) << t.name;
     EXPECT_EQ(s.makespan_ps, optimum) << t.name;
     const std::vector<double> keys(r.best.start_ps.begin(), r.best.start_ps.end());
-    EXPECT_EQ(left_shift(t.w, p, t.sys.reconfig_delay_ps, r.best.sw, keys), r.best.start_ps)
-        << t.name;
+    EXPECT_EQ(left_shift(t.w, p, t.sys, r.best.sw, keys), r.best.start_ps) << t.name;
     // The root bound is a lower bound, and at least the critical path.
     const core::IdealTiming timing = core::ideal_timing(t.w, p);
     EXPECT_LE(r.root_bound_ps, optimum) << t.name;
@@ -186,8 +185,7 @@ TEST(BranchAndBound, WindowOptimaUnchanged) {
     EXPECT_EQ(r.makespan_ps, makespan(t.w, p, r.best)) << t.name;
     EXPECT_TRUE(schedule::validate(t.w, to_schedule(t.w, t.sys, p, r.best)).ok()) << t.name;
     const std::vector<double> keys(r.best.start_ps.begin(), r.best.start_ps.end());
-    EXPECT_EQ(left_shift(t.w, p, t.sys.reconfig_delay_ps, r.best.sw, keys), r.best.start_ps)
-        << t.name;
+    EXPECT_EQ(left_shift(t.w, p, t.sys, r.best.sw, keys), r.best.start_ps) << t.name;
     improved += r.improved;
   }
   EXPECT_EQ(improved, 15);  // windows that improve the short search's schedule

@@ -75,7 +75,7 @@ TEST(ListScheduler, RandomDagsAreValidLeftShiftedAndDeterministic) {
       const schedule::Schedule s = to_schedule(w, sys, p, pl);
       EXPECT_NO_THROW(schedule::check_schedule(w, s));
       std::vector<double> key(pl.start_ps.begin(), pl.start_ps.end());
-      EXPECT_EQ(left_shift(w, p, sys.reconfig_delay_ps, pl.sw, key), pl.start_ps);
+      EXPECT_EQ(left_shift(w, p, sys, pl.sw, key), pl.start_ps);
       const Placement again = run(w, sys, o);
       EXPECT_EQ(again.sw, pl.sw);
       EXPECT_EQ(again.start_ps, pl.start_ps);

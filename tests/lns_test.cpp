@@ -61,7 +61,7 @@ TEST(Lns, NeverWorseValidAndLeftShifted) {
       const schedule::Schedule s = to_schedule(in.w, in.sys, in.p, r.best);
       EXPECT_TRUE(schedule::validate(in.w, s).ok()) << "seed " << seed;
       const std::vector<double> keys(r.best.start_ps.begin(), r.best.start_ps.end());
-      EXPECT_EQ(left_shift(in.w, in.p, in.sys.reconfig_delay_ps, r.best.sw, keys), r.best.start_ps);
+      EXPECT_EQ(left_shift(in.w, in.p, in.sys, r.best.sw, keys), r.best.start_ps);
     }
   }
   // The greedy schedules of these instances leave room (20 of 24 improved

@@ -46,29 +46,30 @@ TEST(Placement, MakespanCountsTails) {
 // and, on port 2, for b and a reconfiguration.
 TEST(Placement, LeftShiftFollowsDagAndPortOrders) {
   const core::Workload w = three();
-  const TimePs tau = 10 * kPsPerUs;
-  const auto p = core::transmission_times(w, system_with(tau, 1));
+  const core::System sys = system_with(10 * kPsPerUs, 1);
+  const auto p = core::transmission_times(w, sys);
   const std::vector<SwitchId> sw(3, SwitchId(0));
   const std::vector<double> order{0, 1, 2};
-  const auto start = left_shift(w, p, tau, sw, order);
+  const auto start = left_shift(w, p, sys, sw, order);
   EXPECT_EQ(start, (std::vector<TimePs>{0, 11 * kPsPerUs, 23 * kPsPerUs}));
-  const ScheduleTiming t = schedule_timing(w, p, tau, sw, order);
+  const ScheduleTiming t = schedule_timing(w, p, sys, sw, order);
   EXPECT_EQ(t.start_ps, start);
   EXPECT_EQ(t.makespan_ps, 28 * kPsPerUs);
   // Every send is on the critical chain a -> b -> c here.
   for (std::size_t v = 0; v < 3; ++v) EXPECT_EQ(t.start_ps[v] + t.tail_ps[v], t.makespan_ps);
   // Another order of port 0 (b first): a waits 2 us + tau.
-  const auto swapped = left_shift(w, p, tau, sw, std::vector<double>{1, 0, 2});
+  const auto swapped = left_shift(w, p, sys, sw, std::vector<double>{1, 0, 2});
   EXPECT_EQ(swapped[0], 12 * kPsPerUs);
   EXPECT_EQ(swapped[1], 0);
 }
 
 TEST(Placement, LeftShiftRefusesPortOrdersAgainstTheDag) {
   const core::Workload w = three();
-  const auto p = core::transmission_times(w, system_with(0, 1));
+  const core::System sys = system_with(0, 1);
+  const auto p = core::transmission_times(w, sys);
   // a -> c is a dependency; putting c before a on port 1 is a cycle.
   EXPECT_THROW(
-      left_shift(w, p, 0, std::vector<SwitchId>(3, SwitchId(0)), std::vector<double>{2, 0, 1}),
+      left_shift(w, p, sys, std::vector<SwitchId>(3, SwitchId(0)), std::vector<double>{2, 0, 1}),
       core::Error);
 }
 
@@ -78,7 +79,7 @@ TEST(Placement, ToScheduleBuildsValidTimelines) {
   const auto p = core::transmission_times(w, sys);
   const std::vector<SwitchId> sw{SwitchId(0), SwitchId(1), SwitchId(0)};
   const std::vector<double> order{0, 1, 2};
-  const Placement pl{sw, left_shift(w, p, sys.reconfig_delay_ps, sw, order)};
+  const Placement pl{sw, left_shift(w, p, sys, sw, order)};
   const schedule::Schedule s = to_schedule(w, sys, p, pl);
   EXPECT_EQ(s.makespan_ps, makespan(w, p, pl));
   ASSERT_EQ(s.timelines.size(), 2u);

@@ -97,9 +97,7 @@ TEST(ScaleUp, ExactSearchFluxAndBoundsAgainstBruteForce) {
     ASSERT_TRUE(r.complete) << t.name;
     EXPECT_EQ(r.makespan_ps, optimum) << t.name;
     EXPECT_TRUE(valid(t.w, to_schedule(t.w, t.sys, p, r.best))) << t.name;
-    EXPECT_EQ(left_shift(t.w, p, t.sys.reconfig_delay_ps, r.best.sw, keys_of(r.best)),
-              r.best.start_ps)
-        << t.name;
+    EXPECT_EQ(left_shift(t.w, p, t.sys, r.best.sw, keys_of(r.best)), r.best.start_ps) << t.name;
     EXPECT_LE(r.root_bound_ps, optimum) << t.name;
     EXPECT_GE(r.root_bound_ps, timing.makespan) << t.name;
     EXPECT_EQ(r.root_bound_ps, exact_root_bound(t.w, p, t.sys, timing)) << t.name;
@@ -208,8 +206,8 @@ TEST(ScaleUp, LeftShiftAndListScheduleUseTheElectricalPorts) {
   const std::vector<SwitchId> sw{kScaleUpSwitch, kScaleUpSwitch, SwitchId(0), kScaleUpSwitch};
   const std::vector<double> keys{0, 1, 2, 3};
   const std::vector<TimePs> expected{0, 0, 0, core::kPsPerUs};
-  EXPECT_EQ(left_shift(w, p, sys.reconfig_delay_ps, sw, keys), expected);
-  const ScheduleTiming st = schedule_timing(w, p, sys.reconfig_delay_ps, sw, keys);
+  EXPECT_EQ(left_shift(w, p, sys, sw, keys), expected);
+  const ScheduleTiming st = schedule_timing(w, p, sys, sw, keys);
   EXPECT_EQ(st.makespan_ps, 2 * core::kPsPerUs);
   EXPECT_EQ(st.tail_ps, (std::vector<TimePs>{2 * core::kPsPerUs, core::kPsPerUs, core::kPsPerUs,
                                              core::kPsPerUs}));
@@ -334,7 +332,7 @@ TEST(ScaleUp, LocalAndLargeNeighbourhoodSearchStayValid) {
     const Placement h = flux_heuristic(w, sys, p, timing, 0, HeuristicOptions{1e9, seed, 2000});
     EXPECT_LE(makespan(w, p, h), before) << name;
     EXPECT_TRUE(valid(w, to_schedule(w, sys, p, h))) << name;
-    EXPECT_EQ(left_shift(w, p, sys.reconfig_delay_ps, h.sw, keys_of(h)), h.start_ps) << name;
+    EXPECT_EQ(left_shift(w, p, sys, h.sw, keys_of(h)), h.start_ps) << name;
     search_improved += makespan(w, p, h) < before;
 
     LnsOptions o;
@@ -346,8 +344,7 @@ TEST(ScaleUp, LocalAndLargeNeighbourhoodSearchStayValid) {
     EXPECT_LE(r.makespan_ps, before) << name;
     EXPECT_EQ(r.makespan_ps, makespan(w, p, r.best)) << name;
     EXPECT_TRUE(valid(w, to_schedule(w, sys, p, r.best))) << name;
-    EXPECT_EQ(left_shift(w, p, sys.reconfig_delay_ps, r.best.sw, keys_of(r.best)), r.best.start_ps)
-        << name;
+    EXPECT_EQ(left_shift(w, p, sys, r.best.sw, keys_of(r.best)), r.best.start_ps) << name;
     lns_improved += r.makespan_ps < before;
     const LnsResult again = large_neighbourhood_search(w, p, sys, timing, greedy, 0, o);
     EXPECT_EQ(again.best.start_ps, r.best.start_ps) << name;

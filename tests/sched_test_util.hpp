@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "flux/core/dag.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/sched/placement.hpp"
@@ -87,8 +88,61 @@ inline Placement serial_schedule(const core::Workload& w, const core::System& sy
                                                                            : core::SwitchId(0));
     keys[v] = static_cast<double>(w.topo_position(core::TaskIndex(v)));
   }
-  serial.start_ps = left_shift(w, p, sys.reconfig_delay_ps, serial.sw, keys);
+  serial.start_ps = left_shift(w, p, sys, serial.sw, keys);
   return serial;
+}
+
+/// sys in full duplex (System::duplex).
+inline core::System full_duplex(core::System sys) {
+  sys.duplex = core::Duplex::kFull;
+  return sys;
+}
+
+/// The model's constraints pair by pair, under sys.duplex, independent of
+/// the validator's per-port argument: each send on its fabric (a switch in
+/// range, or the scale-up fabric inside a domain), releases, DAG edges (p +
+/// compute), and every two sends on one switch that share an accelerator
+/// and take turns (System::take_turns) separated by R (0 for the same
+/// directed pair, else tau) in one order; scale-up sends sharing a source
+/// or a destination, R = 0. "" when `pl` meets them all, else the first
+/// violation.
+inline std::string pairwise_violation(const core::Workload& w, const core::System& sys,
+                                      const Placement& pl) {
+  const std::vector<core::TimePs> p = core::transmission_times(w, sys);
+  const auto tasks = w.tasks();
+  const std::size_t n = tasks.size();
+  for (std::size_t v = 0; v < n; ++v) {
+    const bool scaleup = sys.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
+    if (scaleup != (pl.sw[v] == core::kScaleUpSwitch)) return "fabric of " + std::to_string(v);
+    if (!scaleup && pl.sw[v].value() >= sys.switches) return "switch of " + std::to_string(v);
+    if (pl.start_ps[v] < tasks[v].release_ps) return "release of " + std::to_string(v);
+  }
+  for (const core::Dep& e : w.deps()) {
+    const auto u = e.from.value(), v = e.to.value();
+    if (pl.start_ps[v] < pl.start_ps[u] + p[u] + e.compute_ps) {
+      return "edge " + std::to_string(u) + " -> " + std::to_string(v);
+    }
+  }
+  for (std::size_t u = 0; u < n; ++u) {
+    for (std::size_t v = u + 1; v < n; ++v) {
+      if (pl.sw[u] != pl.sw[v]) continue;
+      const core::Task& a = tasks[u];
+      const core::Task& b = tasks[v];
+      core::TimePs r = 0;
+      if (pl.sw[u] == core::kScaleUpSwitch) {
+        if (a.src != b.src && a.dst != b.dst) continue;
+      } else {
+        const bool share = a.src == b.src || a.src == b.dst || a.dst == b.src || a.dst == b.dst;
+        if (!share || !sys.take_turns(a.src, a.dst, b.src, b.dst)) continue;
+        r = reconfig_penalty(a, b, sys.reconfig_delay_ps);
+      }
+      if (pl.start_ps[u] + p[u] + r > pl.start_ps[v] &&
+          pl.start_ps[v] + p[v] + r > pl.start_ps[u]) {
+        return "sends " + std::to_string(u) + " and " + std::to_string(v) + " overlap";
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace flux::sched::testing

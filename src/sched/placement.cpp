@@ -200,23 +200,10 @@ std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> 
                  topo);
 }
 
-std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                               std::span<const core::SwitchId> sw,
-                               std::span<const double> order_key) {
-  std::vector<std::uint32_t> topo;
-  return forward(w, p, tau, build_chains(w, core::Duplex::kHalf, sw, order_key), topo);
-}
-
 ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> p,
                                const core::System& system, std::span<const core::SwitchId> sw,
                                std::span<const double> order_key) {
   return timing_of(w, p, system.reconfig_delay_ps, build_chains(w, system.duplex, sw, order_key));
-}
-
-ScheduleTiming schedule_timing(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                               std::span<const core::SwitchId> sw,
-                               std::span<const double> order_key) {
-  return timing_of(w, p, tau, build_chains(w, core::Duplex::kHalf, sw, order_key));
 }
 
 schedule::Schedule to_schedule(const core::Workload& w, const core::System& system,

@@ -45,11 +45,6 @@ core::TimePs makespan(const core::Workload& w, std::span<const core::TimePs> p,
 std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const core::TimePs> p,
                                      const core::System& system, std::span<const core::SwitchId> sw,
                                      std::span<const double> order_key);
-/// The same in half duplex with reconfiguration delay `tau` (the paper's
-/// model), for callers that hold only tau.
-std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const core::TimePs> p,
-                                     core::TimePs tau, std::span<const core::SwitchId> sw,
-                                     std::span<const double> order_key);
 
 /// The left shift's start times and, per send, its tail: the longest path
 /// from its start to the end of the iteration through the same graph (DAG
@@ -62,10 +57,6 @@ struct ScheduleTiming {
 };
 ScheduleTiming schedule_timing(const core::Workload& w, std::span<const core::TimePs> p,
                                const core::System& system, std::span<const core::SwitchId> sw,
-                               std::span<const double> order_key);
-/// The same in half duplex with reconfiguration delay `tau`.
-ScheduleTiming schedule_timing(const core::Workload& w, std::span<const core::TimePs> p,
-                               core::TimePs tau, std::span<const core::SwitchId> sw,
                                std::span<const double> order_key);
 
 /// Packs a placement into a Schedule (tasks, makespan, timelines).
