@@ -195,11 +195,13 @@ TEST(A2aSched, DispatchAndCombineAgainstTheBaselines) {
       }
     }
   }
-  // Measured: 8 of 12 comparable, flux behind on 2 of them (two switches,
-  // tau = P / 10: 1.14x and 1.15x); at p = 6 (not run here: 90 s) 8 of 19
-  // were behind, up to 1.41x. The search may stop on the clock under load,
-  // hence the margins.
-  EXPECT_GE(comparable, 7);
+  // Measured: 6 of 12 comparable, flux behind on none. Before the
+  // restriction bound's probes, 8 were comparable and flux was behind on 2
+  // (two switches, tau = P / 10: 1.14x and 1.15x); the probes proved that no
+  // half-duplex schedule reaches the best baseline on those two. At p = 6
+  // (not run here: 90 s) 8 of 19 were behind, up to 1.41x. The search may
+  // stop on the clock under load, hence the margins.
+  EXPECT_GE(comparable, 5);
   EXPECT_LE(behind, 2);
 }
 

@@ -114,6 +114,32 @@ TEST(BranchAndBound, NodeBudgetStopsTheSearchDeterministically) {
   EXPECT_GE(a.makespan_ps, full.makespan_ps);
 }
 
+// A cutoff at the optimum proves it (the search completes and finds nothing
+// below); one just above finds the optimum; with an incumbent, the cutoff
+// only lowers what is searched for, and an incumbent above it is still
+// returned when nothing below the cutoff exists.
+TEST(BranchAndBound, CutoffIsADestructiveLowerBound) {
+  for_each_tiny(45, [](const Tiny& t) {
+    const TimePs optimum = brute_force(t.w, t.sys);
+    ExactLimits at;
+    at.cutoff_ps = optimum;
+    const ExactResult proof = solve(t, nullptr, at);
+    EXPECT_TRUE(proof.complete) << t.name;
+    EXPECT_FALSE(proof.improved) << t.name;
+    EXPECT_EQ(proof.makespan_ps, ExactResult::kNone) << t.name;
+    ExactLimits above;
+    above.cutoff_ps = optimum + 1;
+    const ExactResult found = solve(t, nullptr, above);
+    EXPECT_TRUE(found.complete && found.improved) << t.name;
+    EXPECT_EQ(found.makespan_ps, optimum) << t.name;
+    const ExactResult any = solve(t, nullptr);
+    ASSERT_EQ(any.makespan_ps, optimum) << t.name;
+    const ExactResult kept = solve(t, &any.best, at);
+    EXPECT_TRUE(kept.complete && !kept.improved) << t.name;
+    EXPECT_EQ(kept.makespan_ps, optimum) << t.name;
+  });
+}
+
 // A window in the middle of a schedule's sequence, the rest fixed.
 ExactResult solve_window(const Tiny& t, const Placement& fixed, const Placement* incumbent) {
   const std::vector<std::uint32_t> order = by_start(fixed);

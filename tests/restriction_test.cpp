@@ -145,6 +145,33 @@ TEST(Restriction, BoundOfOnePortWindowsNeverAboveTheOptimum) {
   EXPECT_GT(above_port_load, 0);
 }
 
+// Destructive probes on windows whose search does not finish (a few nodes
+// per search): every value they prove is at most the optimum, and they
+// prove more than the root bounds alone on some instances.
+TEST(Restriction, ProbesNeverProveAboveTheOptimum) {
+  int raised = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const core::Workload w = testing::random_instance(500 + seed, 6 + seed % 2, 3 + seed % 2);
+    for (const TimePs tau : {TimePs{8'000}, TimePs{60'000}}) {
+      const core::System sys = system_with(tau, 1 + seed % 2);
+      const std::vector<TimePs> p = core::transmission_times(w, sys);
+      const core::IdealTiming timing = core::ideal_timing(w, p);
+      const TimePs optimum = testing::brute_force(w, sys);
+      RestrictionLimits limits;
+      limits.window_nodes = limits.port_nodes = 3 + seed % 5;
+      limits.probes = 0;
+      const TimePs roots = restriction_bound(w, sys, p, timing, optimum + 1, limits);
+      limits.probes = 8;
+      limits.port_nodes = 40 + 30 * (seed % 4);
+      const TimePs probed = restriction_bound(w, sys, p, timing, optimum + 1, limits);
+      EXPECT_LE(probed, optimum) << "seed " << seed << " tau " << tau;
+      EXPECT_GE(probed, roots) << "seed " << seed << " tau " << tau;
+      raised += probed > roots;
+    }
+  }
+  EXPECT_GT(raised, 0);
+}
+
 // The windows are timed on the system's own links: at 3,200 Gb/s a send of
 // 100 kB takes 250 ns, not the 1 us of 800 Gb/s.
 TEST(Restriction, BoundUsesTheSystemsLinkRate) {

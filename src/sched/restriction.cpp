@@ -58,9 +58,62 @@ core::Workload restrict_workload(const core::Workload& w, std::span<const TimePs
   return core::Workload(std::move(data));
 }
 
+namespace {
+
+struct WindowBound {
+  TimePs bound_ps = 0;  // a proven lower bound of the window's optimum
+  bool solved = false;  // the first search completed: bound_ps is the optimum
+  std::uint64_t nodes = 0;
+};
+
+// A lower bound of the restricted instance r's optimum within el.max_nodes
+// nodes per search: its optimum when the search from `start` completes, else
+// the root bound, raised by destructive probes (ExactLimits::cutoff_ps): a
+// search for a schedule below a cutoff c that completes without finding one
+// proves OPT(r) >= c. Probes bisect between the best proven value (at least
+// `floor`, the bound already known elsewhere, since only more is of use) and
+// the best schedule found; one that does not complete lowers the upper end,
+// one that finds a schedule sets it there.
+WindowBound window_bound(const core::Workload& r, std::span<const TimePs> rp,
+                         const core::System& system, const core::IdealTiming& rt,
+                         const Placement& start, ExactLimits el, TimePs floor, int probes,
+                         std::uint64_t nodes_left, std::chrono::steady_clock::time_point deadline) {
+  WindowBound out;
+  const ExactResult res = branch_and_bound(r, rp, system, rt, &start, el);
+  out.nodes = res.nodes;
+  if (res.complete) {
+    out.bound_ps = res.makespan_ps;
+    out.solved = true;
+    return out;
+  }
+  out.bound_ps = res.root_bound_ps;
+  TimePs lo = std::max(res.root_bound_ps, floor), hi = res.makespan_ps;
+  for (int i = 0; i < probes && lo + 1 < hi && out.nodes < nodes_left; ++i) {
+    el.max_nodes = std::min(el.max_nodes, nodes_left - out.nodes);
+    el.time_s = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (el.time_s <= 0) break;
+    // The first probe asks for a little more than is known (most likely to
+    // be proved); later ones bisect.
+    el.cutoff_ps = i == 0 ? lo + std::max<TimePs>((hi - lo) / 16, 1) : lo + (hi - lo) / 2;
+    const ExactResult d = branch_and_bound(r, rp, system, rt, nullptr, el);
+    out.nodes += d.nodes;
+    if (d.improved) {
+      hi = d.makespan_ps;
+    } else if (d.complete) {
+      lo = el.cutoff_ps;
+      out.bound_ps = std::max(out.bound_ps, lo);
+    } else {
+      hi = el.cutoff_ps;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 TimePs restriction_bound(const core::Workload& w, const core::System& system,
                          std::span<const TimePs> p, const core::IdealTiming& timing, TimePs target,
-                         const RestrictionLimits& limits) {
+                         const RestrictionLimits& limits, TimePs known) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto out_of_time = [&] {
@@ -97,7 +150,6 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   std::uint64_t nodes = 0;
   std::size_t k = std::max<std::size_t>(limits.window, 2);
   for (std::vector<TaskIndex>& sends : by_port) {
-    if (sends.size() < 2) continue;
     std::sort(sends.begin(), sends.end(), [&](TaskIndex a, TaskIndex b) {
       const TimePs ha = timing.earliest_start[a.value()], hb = timing.earliest_start[b.value()];
       if (ha != hb) return ha < hb;
@@ -105,27 +157,70 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
       const TimePs qb = timing.to_end[b.value()] - p[b.value()];
       return qa != qb ? qa > qb : a < b;
     });
+  }
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(limits.time_s));
+  // One window's bound (window_bound) within `per_search` nodes per search.
+  auto solve = [&](std::span<const TaskIndex> subset, std::uint64_t per_search, int probes) {
+    const core::Workload r = restrict_workload(w, p, timing, subset);
+    const std::vector<TimePs> rp = core::transmission_times(r, window_system);
+    const core::IdealTiming rt = core::ideal_timing(r, rp);
+    const Placement start = list_schedule(r, window_system, rp, rt);
+    ExactLimits el;
+    el.max_nodes = std::min(per_search, limits.total_nodes - nodes);
+    el.time_s = std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count());
+    const WindowBound res = window_bound(r, rp, window_system, rt, start, el, std::max(best, known),
+                                         probes, limits.total_nodes - nodes, deadline);
+    nodes += res.nodes;
+    best = std::max(best, res.bound_ps);
+    return res;
+  };
+  // First every port whole (a superset's optimum is at least each subset's),
+  // the busiest first; a port solved whole needs no smaller windows.
+  std::vector<std::size_t> order(by_port.size());
+  std::vector<TimePs> busy(by_port.size(), 0);
+  for (std::size_t i = 0; i < by_port.size(); ++i) {
+    order[i] = i;
+    if (by_port[i].empty()) continue;
+    // The one-threshold port-load bound, to try the most promising ports first.
+    std::vector<std::pair<core::Rank, core::Rank>> pairs;
+    TimePs head = core::kMaxTimePs, tail = core::kMaxTimePs, work = 0;
+    for (const TaskIndex v : by_port[i]) {
+      const core::Task& t = w.tasks()[v.value()];
+      pairs.emplace_back(t.src, t.dst);
+      head = std::min(head, timing.earliest_start[v.value()]);
+      tail = std::min(tail, timing.to_end[v.value()] - p[v.value()]);
+      work += p[v.value()];
+    }
+    std::sort(pairs.begin(), pairs.end());
+    const auto distinct =
+        static_cast<TimePs>(std::unique(pairs.begin(), pairs.end()) - pairs.begin());
+    const auto s = static_cast<TimePs>(system.switches);
+    busy[i] =
+        head + tail + (work + std::max<TimePs>(distinct - s, 0) * system.reconfig_delay_ps) / s;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return busy[a] > busy[b]; });
+  std::vector<char> whole(by_port.size(), 0);
+  for (const std::size_t i : order) {
+    if (by_port[i].size() < 2 || by_port[i].size() > limits.max_window) continue;
+    if (best >= target || nodes >= limits.total_nodes || out_of_time()) return best;
+    whole[i] = solve(by_port[i], limits.port_nodes, limits.probes).solved;
+  }
+  for (std::size_t port = 0; port < by_port.size(); ++port) {
+    const std::vector<TaskIndex>& sends = by_port[port];
+    if (sends.size() < 2 || whole[port]) continue;
     for (std::size_t first = 0;;) {
       if (best >= target || nodes >= limits.total_nodes || out_of_time()) return best;
       const std::size_t len = std::min(k, sends.size());
       first = std::min(first, sends.size() - len);
-      const core::Workload r =
-          restrict_workload(w, p, timing, std::span(sends).subspan(first, len));
-      const std::vector<TimePs> rp = core::transmission_times(r, window_system);
-      const core::IdealTiming rt = core::ideal_timing(r, rp);
-      const Placement start = list_schedule(r, window_system, rp, rt);
-      ExactLimits el;
-      el.max_nodes = std::min(limits.window_nodes, limits.total_nodes - nodes);
-      el.time_s =
-          std::max(0.0, limits.time_s - std::chrono::duration<double>(Clock::now() - t0).count());
-      const ExactResult res = branch_and_bound(r, rp, window_system, rt, &start, el);
-      nodes += res.nodes;
-      best = std::max(best, res.complete ? res.makespan_ps : res.root_bound_ps);
+      const WindowBound res =
+          solve(std::span(sends).subspan(first, len), limits.window_nodes, limits.probes);
       // The next windows grow while the search finishes well within its
       // budget and shrink when it does not finish.
-      if (res.complete && res.nodes * 4 <= el.max_nodes) {
+      if (res.solved && res.nodes * 4 <= limits.window_nodes) {
         k = std::min(k + k / 4 + 1, limits.max_window);
-      } else if (!res.complete) {
+      } else if (!res.solved) {
         k = std::max<std::size_t>(k - k / 4, 4);
       }
       if (first + len >= sends.size()) break;

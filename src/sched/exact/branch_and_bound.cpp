@@ -206,14 +206,19 @@ class Search {
       best_.sw.assign(n_, core::SwitchId(0));
       best_.start_ps.assign(n_, 0);
     }
+    const TimePs incumbent_ms = best_ms_;
+    best_ms_ = std::min(best_ms_, limits.cutoff_ps);
     r.root_bound_ps = std::max(path_bound, node_bound());
     dfs(kNone, path_bound, fixed);
     r.complete = !aborted_;
     r.improved = improved_;
     r.nodes = nodes_;
-    if (best_ms_ != kInf) {
+    if (improved_) {
       r.best = std::move(best_);
       r.makespan_ps = best_ms_;
+    } else if (incumbent_ms != kInf) {
+      r.best = std::move(best_);
+      r.makespan_ps = incumbent_ms;
     }
     return r;
   }

@@ -19,6 +19,11 @@ struct ExactLimits {
   std::uint64_t max_nodes = 1'000'000;      ///< search nodes (one per placement tried)
   double time_s = 1e9;                      ///< wall-clock seconds
   const std::atomic<bool>* stop = nullptr;  ///< SchedulerOptions::stop
+  /// Search only for schedules with a makespan below this (ps), as if an
+  /// incumbent of this makespan were known. A search that completes without
+  /// finding one proves that no schedule ends before `cutoff_ps`: the
+  /// optimum is at least that (a destructive lower bound).
+  core::TimePs cutoff_ps = std::numeric_limits<core::TimePs>::max();
 };
 
 struct ExactResult {
@@ -26,7 +31,7 @@ struct ExactResult {
   Placement best;                    ///< best schedule found (the incumbent if none better)
   core::TimePs makespan_ps = kNone;  ///< its makespan; kNone when there is none
   bool complete = false;             ///< the whole tree was searched: `best` is optimal
-  bool improved = false;             ///< `best` is better than the incumbent
+  bool improved = false;             ///< `best` is better than the incumbent (and the cutoff)
   std::uint64_t nodes = 0;           ///< search nodes visited
   core::TimePs root_bound_ps = 0;    ///< the node bound at the root (the prefix placed)
 };

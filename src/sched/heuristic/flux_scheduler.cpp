@@ -481,7 +481,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   if (restriction && b < ms && !stop_requested(stop)) {
     RestrictionLimits rl;
     rl.time_s = std::min(restriction_budget, std::max(0.0, limit - lp_budget - seconds_since(t0)));
-    const TimePs rb = restriction_bound(w, system, p, timing, ms, rl);
+    const TimePs rb = restriction_bound(w, system, p, timing, ms, rl, b);
     if (options.verbose) {
       std::cerr << "flux: restriction bound " << core::format_duration(rb) << ", "
                 << seconds_since(t0) << " s\n";
