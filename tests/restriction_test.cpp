@@ -13,6 +13,7 @@
 #include "flux/sched/bounds.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/workload/builder.hpp"
+#include "sched/heuristic/list_scheduler.hpp"
 #include "sched_test_util.hpp"
 
 namespace flux::sched {
@@ -170,6 +171,37 @@ TEST(Restriction, ProbesNeverProveAboveTheOptimum) {
     }
   }
   EXPECT_GT(raised, 0);
+}
+
+// From a poor schedule (the list schedule), the whole instance's probes
+// find better schedules: each is valid in the pairwise model, below the
+// target and at or above the optimum, and the bound stays below it; in
+// half and full duplex.
+TEST(Restriction, WholeInstanceProbesFindValidSchedules) {
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const core::Workload w = testing::random_instance(700 + seed, 5 + seed % 3, 3 + seed % 2);
+    for (const bool full : {false, true}) {
+      core::System sys = system_with(20'000 + 10'000 * (seed % 3), 1 + seed % 2);
+      if (full) sys = testing::full_duplex(sys);
+      const std::vector<TimePs> p = core::transmission_times(w, sys);
+      const core::IdealTiming timing = core::ideal_timing(w, p);
+      const TimePs optimum = testing::brute_force(w, sys);
+      const TimePs target = makespan(w, p, list_schedule(w, sys, p, timing));
+      Placement better;
+      RestrictionLimits limits;
+      limits.total_nodes = 0;  // no windows: the whole instance's probes only
+      const TimePs b = restriction_bound(w, sys, p, timing, target, limits, 0, &better);
+      const std::string where = "seed " + std::to_string(seed) + (full ? " full" : " half");
+      EXPECT_LE(b, optimum) << where;
+      if (better.sw.empty()) continue;
+      ++found;
+      EXPECT_EQ(testing::pairwise_violation(w, sys, better), "") << where;
+      EXPECT_LT(makespan(w, p, better), target) << where;
+      EXPECT_GE(makespan(w, p, better), optimum) << where;
+    }
+  }
+  EXPECT_GT(found, 0);
 }
 
 // The windows are timed on the system's own links: at 3,200 Gb/s a send of

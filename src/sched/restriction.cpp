@@ -64,11 +64,14 @@ struct WindowBound {
   TimePs bound_ps = 0;  // a proven lower bound of the window's optimum
   bool solved = false;  // the first search completed: bound_ps is the optimum
   std::uint64_t nodes = 0;
+  Placement found;  // the best schedule a probe found below `hi`, if any
+  TimePs found_ps = ExactResult::kNone;
 };
 
 // A lower bound of the restricted instance r's optimum within el.max_nodes
 // nodes per search: its optimum when the search from `start` completes, else
-// the root bound, raised by destructive probes (ExactLimits::cutoff_ps): a
+// (or at once, without `start`, below a schedule of makespan `hi`) the root
+// bound, raised by destructive probes (ExactLimits::cutoff_ps): a
 // search for a schedule below a cutoff c that completes without finding one
 // proves OPT(r) >= c. Probes bisect between the best proven value (at least
 // `floor`, the bound already known elsewhere, since only more is of use) and
@@ -76,18 +79,24 @@ struct WindowBound {
 // one that finds a schedule sets it there.
 WindowBound window_bound(const core::Workload& r, std::span<const TimePs> rp,
                          const core::System& system, const core::IdealTiming& rt,
-                         const Placement& start, ExactLimits el, TimePs floor, int probes,
-                         std::uint64_t nodes_left, std::chrono::steady_clock::time_point deadline) {
+                         const Placement* start, TimePs hi, ExactLimits el, TimePs floor,
+                         int probes, std::uint64_t nodes_left,
+                         std::chrono::steady_clock::time_point deadline) {
   WindowBound out;
-  const ExactResult res = branch_and_bound(r, rp, system, rt, &start, el);
-  out.nodes = res.nodes;
-  if (res.complete) {
-    out.bound_ps = res.makespan_ps;
-    out.solved = true;
-    return out;
+  if (start != nullptr) {
+    const ExactResult res = branch_and_bound(r, rp, system, rt, start, el);
+    out.nodes = res.nodes;
+    if (res.complete) {
+      out.bound_ps = res.makespan_ps;
+      out.solved = true;
+      return out;
+    }
+    out.bound_ps = res.root_bound_ps;
+    hi = res.makespan_ps;
+  } else {
+    out.bound_ps = exact_root_bound(r, rp, system, rt);
   }
-  out.bound_ps = res.root_bound_ps;
-  TimePs lo = std::max(res.root_bound_ps, floor), hi = res.makespan_ps;
+  TimePs lo = std::max(out.bound_ps, floor);
   for (int i = 0; i < probes && lo + 1 < hi && out.nodes < nodes_left; ++i) {
     el.max_nodes = std::min(el.max_nodes, nodes_left - out.nodes);
     el.time_s = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
@@ -99,6 +108,8 @@ WindowBound window_bound(const core::Workload& r, std::span<const TimePs> rp,
     out.nodes += d.nodes;
     if (d.improved) {
       hi = d.makespan_ps;
+      out.found = d.best;
+      out.found_ps = d.makespan_ps;
     } else if (d.complete) {
       lo = el.cutoff_ps;
       out.bound_ps = std::max(out.bound_ps, lo);
@@ -113,7 +124,7 @@ WindowBound window_bound(const core::Workload& r, std::span<const TimePs> rp,
 
 TimePs restriction_bound(const core::Workload& w, const core::System& system,
                          std::span<const TimePs> p, const core::IdealTiming& timing, TimePs target,
-                         const RestrictionLimits& limits, TimePs known) {
+                         const RestrictionLimits& limits, TimePs known, Placement* better) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto out_of_time = [&] {
@@ -167,22 +178,60 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
     const core::IdealTiming rt = core::ideal_timing(r, rp);
     const Placement start = list_schedule(r, window_system, rp, rt);
     ExactLimits el;
-    el.max_nodes = std::min(per_search, limits.total_nodes - nodes);
+    el.max_nodes = per_search;
     el.time_s = std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count());
-    const WindowBound res = window_bound(r, rp, window_system, rt, start, el, std::max(best, known),
-                                         probes, limits.total_nodes - nodes, deadline);
+    const WindowBound res = window_bound(r, rp, window_system, rt, &start, target, el,
+                                         std::max(best, known), probes, per_search * 64, deadline);
     nodes += res.nodes;
     best = std::max(best, res.bound_ps);
     return res;
   };
-  // First every port whole (a superset's optimum is at least each subset's),
-  // the busiest first; a port solved whole needs no smaller windows.
-  std::vector<std::size_t> order(by_port.size());
+  auto done = [&] { return best >= target || out_of_time(); };
+  // 1. Windows of k consecutive sends of each port, without probes (cheap).
+  std::vector<char> solved(by_port.size(), 0);
+  for (std::size_t port = 0; port < by_port.size(); ++port) {
+    const std::vector<TaskIndex>& sends = by_port[port];
+    if (sends.size() < 2) continue;
+    for (std::size_t first = 0;;) {
+      if (done() || nodes >= limits.total_nodes) break;
+      const std::size_t len = std::min(k, sends.size());
+      first = std::min(first, sends.size() - len);
+      const WindowBound res = solve(std::span(sends).subspan(first, len),
+                                    std::min(limits.window_nodes, limits.total_nodes - nodes), 0);
+      solved[port] = res.solved && len == sends.size();
+      // The next windows grow while the search finishes well within its
+      // budget and shrink when it does not finish.
+      if (res.solved && res.nodes * 4 <= limits.window_nodes) {
+        k = std::min(k + k / 4 + 1, limits.max_window);
+      } else if (!res.solved) {
+        k = std::max<std::size_t>(k - k / 4, 4);
+      }
+      if (first + len >= sends.size()) break;
+      first += std::max<std::size_t>(len / 2, 1);
+    }
+  }
+  // 2. The whole instance when it is small (restricting to every send changes
+  // nothing an optimum depends on): the caller's exact search has already
+  // searched it from its schedule, of makespan `target`, so only the probes
+  // run, on the instance itself, in the system's own duplex; a schedule a
+  // probe finds below `target` goes to `better`.
+  if (w.num_tasks() <= limits.max_window && !done()) {
+    ExactLimits el;
+    el.max_nodes = limits.whole_nodes;
+    el.time_s = limits.time_s;
+    WindowBound res = window_bound(w, p, system, timing, nullptr, target, el, std::max(best, known),
+                                   limits.probes, limits.whole_nodes * 64, deadline);
+    nodes += res.nodes;
+    best = std::max(best, res.bound_ps);
+    if (better != nullptr && res.found_ps < target) *better = std::move(res.found);
+  }
+  // 3. Every port whole, with probes (for S a subset of S', OPT(I(S)) <=
+  // OPT(I(S'))), those with the largest one-threshold port-load bound first.
+  std::vector<std::size_t> order;
   std::vector<TimePs> busy(by_port.size(), 0);
   for (std::size_t i = 0; i < by_port.size(); ++i) {
-    order[i] = i;
-    if (by_port[i].empty()) continue;
-    // The one-threshold port-load bound, to try the most promising ports first.
+    if (by_port[i].size() < 2 || by_port[i].size() > limits.max_window || solved[i]) continue;
+    order.push_back(i);
     std::vector<std::pair<core::Rank, core::Rank>> pairs;
     TimePs head = core::kMaxTimePs, tail = core::kMaxTimePs, work = 0;
     for (const TaskIndex v : by_port[i]) {
@@ -201,31 +250,9 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return busy[a] > busy[b]; });
-  std::vector<char> whole(by_port.size(), 0);
   for (const std::size_t i : order) {
-    if (by_port[i].size() < 2 || by_port[i].size() > limits.max_window) continue;
-    if (best >= target || nodes >= limits.total_nodes || out_of_time()) return best;
-    whole[i] = solve(by_port[i], limits.port_nodes, limits.probes).solved;
-  }
-  for (std::size_t port = 0; port < by_port.size(); ++port) {
-    const std::vector<TaskIndex>& sends = by_port[port];
-    if (sends.size() < 2 || whole[port]) continue;
-    for (std::size_t first = 0;;) {
-      if (best >= target || nodes >= limits.total_nodes || out_of_time()) return best;
-      const std::size_t len = std::min(k, sends.size());
-      first = std::min(first, sends.size() - len);
-      const WindowBound res =
-          solve(std::span(sends).subspan(first, len), limits.window_nodes, limits.probes);
-      // The next windows grow while the search finishes well within its
-      // budget and shrink when it does not finish.
-      if (res.solved && res.nodes * 4 <= limits.window_nodes) {
-        k = std::min(k + k / 4 + 1, limits.max_window);
-      } else if (!res.solved) {
-        k = std::max<std::size_t>(k - k / 4, 4);
-      }
-      if (first + len >= sends.size()) break;
-      first += std::max<std::size_t>(len / 2, 1);
-    }
+    if (done()) break;
+    solve(by_port[i], limits.port_nodes, limits.probes);
   }
   return best;
 }

@@ -15,6 +15,7 @@
 #include "flux/core/dag.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
+#include "flux/sched/placement.hpp"
 
 namespace flux::sched {
 
@@ -33,34 +34,42 @@ struct RestrictionLimits {
   std::size_t max_window = 64;             ///< most sends in a window
   std::uint64_t window_nodes = 100'000;    ///< branch-and-bound nodes per window
   std::uint64_t port_nodes = 1'000'000;    ///< nodes per search on a whole port
+  std::uint64_t whole_nodes = 4'000'000;   ///< nodes per probe on the whole instance
   std::uint64_t total_nodes = 20'000'000;  ///< over all windows
   double time_s = 10;                      ///< wall-clock seconds
   int probes = 6;  ///< destructive probes per window whose search does not complete
 };
 
-/// The restriction bound on one-port windows: for every accelerator x, the
-/// sends on its OCS port (touching x, between domains), and with scale-up
-/// domains those on its electrical egress and on its ingress, in order of head
-/// (ties: larger tail first). First each port whole when it has at most
-/// `max_window` sends (busiest first by its one-threshold port-load bound,
-/// `port_nodes` per search); then, for the ports not solved whole, windows of
-/// k consecutive sends with a stride of half a window (the last window ends
-/// with the last send), `window_nodes` per search. Each window is restricted
-/// (restrict_workload) and solved exactly by branch and bound from its list
-/// schedule; a window contributes its optimum when the search completes, else
-/// its root bound raised by up to `probes` destructive probes (a search with
+/// The restriction bound. Every restricted instance (restrict_workload) is
+/// solved exactly by branch and bound from its list schedule; a window
+/// contributes its optimum when the search completes, else its root bound,
+/// raised, where said, by up to `probes` destructive probes (a search with
 /// ExactLimits::cutoff_ps that completes without a schedule proves the
-/// cutoff), which ask for more than max(`known`, the bound so far). k starts
-/// at `limits.window`, grows by a quarter after a search that completed
-/// within a quarter of its nodes (up to `max_window`) and shrinks by a quarter
-/// after one that did not complete. Stops once the bound reaches `target`
-/// (the makespan of a known schedule). Returns the largest value, at least 0
-/// (no window). In full duplex the OCS windows hold the sends leaving x or
+/// cutoff) that ask for more than max(`known`, the bound so far). Three passes:
+///  1. one-port windows: for every accelerator x, the sends on its OCS port
+///     (touching x, between domains), and with scale-up domains those on its
+///     electrical egress and on its ingress, in order of head (ties: larger
+///     tail first), k consecutive ones at a time with a stride of half a
+///     window (the last window ends with the last send), `window_nodes` per
+///     search, `total_nodes` in all, no probes; k starts at `limits.window`,
+///     grows by a quarter after a search that completed within a quarter of
+///     its nodes (up to `max_window`) and shrinks by a quarter after one that
+///     did not complete;
+///  2. the whole instance when it has at most `max_window` sends: probes only
+///     (the caller has searched it), `whole_nodes` each, in `system`'s own
+///     duplex; a schedule a probe finds below `target` is stored in `better`
+///     when given;
+///  3. every port not solved whole in pass 1 with at most `max_window` sends,
+///     whole, `port_nodes` per search, with probes, the largest one-threshold
+///     port-load bound first.
+/// Stops once the bound reaches `target` (the makespan of a known schedule)
+/// or after `time_s`. Returns the largest value, at least 0 (no window). In
+/// full duplex the OCS windows of passes 1 and 3 hold the sends leaving x or
 /// those entering x, never both, and are searched in half duplex (the same
 /// model on such a window; restriction.cpp).
 core::TimePs restriction_bound(const core::Workload& w, const core::System& system,
                                std::span<const core::TimePs> p, const core::IdealTiming& timing,
                                core::TimePs target, const RestrictionLimits& limits,
-                               core::TimePs known = 0);
+                               core::TimePs known = 0, Placement* better = nullptr);
 
 }  // namespace flux::sched

@@ -29,7 +29,8 @@
 // 5. Bounds: the critical path and the per-port load with unavoidable
 //    reconfigurations (bounds.hpp); on instances of at most
 //    kRestrictionMaxSends sends the restriction bound on one-port windows
-//    (restriction.hpp); on instances of at most kLpMaxSends sends the
+//    and, on small instances, destructive probes of the whole instance
+//    (restriction.hpp; a schedule a probe finds replaces the best); on instances of at most kLpMaxSends sends the
 //    MILP's LP relaxation under the final makespan's horizon
 //    (milp_solver.hpp); each in a reserved share of the budget; the
 //    schedule is optimal when it meets one.
@@ -481,7 +482,12 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
   if (restriction && b < ms && !stop_requested(stop)) {
     RestrictionLimits rl;
     rl.time_s = std::min(restriction_budget, std::max(0.0, limit - lp_budget - seconds_since(t0)));
-    const TimePs rb = restriction_bound(w, system, p, timing, ms, rl, b);
+    Placement better;
+    const TimePs rb = restriction_bound(w, system, p, timing, ms, rl, b, &better);
+    if (!better.sw.empty() && makespan(w, p, better) < ms) {
+      best = std::move(better);
+      ms = makespan(w, p, best);
+    }
     if (options.verbose) {
       std::cerr << "flux: restriction bound " << core::format_duration(rb) << ", "
                 << seconds_since(t0) << " s\n";
