@@ -226,7 +226,8 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
     if (better != nullptr && res.found_ps < target) *better = std::move(res.found);
   }
   // 3. Every port whole, with probes (for S a subset of S', OPT(I(S)) <=
-  // OPT(I(S'))), those with the largest one-threshold port-load bound first.
+  // OPT(I(S'))), those with the largest one-threshold port-load bound first,
+  // down to 3/4 of the bound known.
   std::vector<std::size_t> order;
   std::vector<TimePs> busy(by_port.size(), 0);
   for (std::size_t i = 0; i < by_port.size(); ++i) {
@@ -251,7 +252,9 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return busy[a] > busy[b]; });
   for (const std::size_t i : order) {
-    if (done()) break;
+    // A port whose one-threshold bound is under 3/4 of what is known is
+    // unlikely to prove more (random DAGs of 300 sends: none did).
+    if (done() || busy[i] < std::max(best, known) / 4 * 3) break;
     solve(by_port[i], limits.port_nodes, limits.probes);
   }
   return best;

@@ -61,7 +61,7 @@ struct RestrictionLimits {
 ///     when given;
 ///  3. every port not solved whole in pass 1 with at most `max_window` sends,
 ///     whole, `port_nodes` per search, with probes, the largest one-threshold
-///     port-load bound first.
+///     port-load bound first, down to 3/4 of max(`known`, the bound so far).
 /// Stops once the bound reaches `target` (the makespan of a known schedule)
 /// or after `time_s`. Returns the largest value, at least 0 (no window). In
 /// full duplex the OCS windows of passes 1 and 3 hold the sends leaving x or

@@ -27,11 +27,16 @@ void Frontier::connect(WorkloadBuilder& b, const std::vector<core::TaskIndex>& i
 }
 
 void Frontier::join(const std::vector<core::TaskIndex>& terminal, bool replace) {
-  if (replace) entries_.clear();
+  if (replace) {
+    entries_.clear();
+    tasks_.clear();
+  }
   for (core::TaskIndex t : terminal) {
-    auto it = std::find_if(entries_.begin(), entries_.end(),
-                           [&](const FrontierEntry& e) { return e.task == t; });
-    if (it == entries_.end()) entries_.push_back(FrontierEntry{t, 0});
+    const bool listed = t.valid()
+                            ? !tasks_.insert(t.value()).second
+                            : std::any_of(entries_.begin(), entries_.end(),
+                                          [](const FrontierEntry& e) { return !e.task.valid(); });
+    if (!listed) entries_.push_back(FrontierEntry{t, 0});
   }
 }
 

@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "flux/core/workload.hpp"
@@ -57,6 +58,10 @@ class Frontier {
 
  private:
   std::vector<FrontierEntry> entries_;
+  // The valid tasks among entries_, so that join() stays linear in what it
+  // adds (with many outstanding sends, a scan of entries_ per task made
+  // generating large folded jobs quadratic).
+  std::unordered_set<std::uint32_t> tasks_;
 };
 
 class Lowering {
