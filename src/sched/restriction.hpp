@@ -34,7 +34,8 @@ struct RestrictionLimits {
   std::size_t max_window = 64;             ///< most sends in a window
   std::uint64_t window_nodes = 100'000;    ///< branch-and-bound nodes per window
   std::uint64_t port_nodes = 1'000'000;    ///< nodes per search on a whole port
-  std::uint64_t whole_nodes = 4'000'000;   ///< nodes per probe on the whole instance
+  std::uint64_t whole_nodes = 1'000'000;   ///< nodes per probe on the whole instance
+  int whole_probes = 4;                    ///< probes on the whole instance
   std::uint64_t total_nodes = 20'000'000;  ///< over all windows
   double time_s = 10;                      ///< wall-clock seconds
   int probes = 6;  ///< destructive probes per window whose search does not complete
@@ -46,7 +47,11 @@ struct RestrictionLimits {
 /// raised, where said, by up to `probes` destructive probes (a search with
 /// ExactLimits::cutoff_ps that completes without a schedule proves the
 /// cutoff) that ask for more than max(`known`, the bound so far). Three passes:
-///  1. one-port windows: for every accelerator x, the sends on its OCS port
+///  1. the whole instance when it has at most `max_window` sends: probes only
+///     (the caller has searched it), `whole_probes` of `whole_nodes` each, in
+///     `system`'s own duplex; a schedule a probe finds below `target` is
+///     stored in `better` when given;
+///  2. one-port windows: for every accelerator x, the sends on its OCS port
 ///     (touching x, between domains), and with scale-up domains those on its
 ///     electrical egress and on its ingress, in order of head (ties: larger
 ///     tail first), k consecutive ones at a time with a stride of half a
@@ -55,16 +60,13 @@ struct RestrictionLimits {
 ///     grows by a quarter after a search that completed within a quarter of
 ///     its nodes (up to `max_window`) and shrinks by a quarter after one that
 ///     did not complete;
-///  2. the whole instance when it has at most `max_window` sends: probes only
-///     (the caller has searched it), `whole_nodes` each, in `system`'s own
-///     duplex; a schedule a probe finds below `target` is stored in `better`
-///     when given;
-///  3. every port not solved whole in pass 1 with at most `max_window` sends,
-///     whole, `port_nodes` per search, with probes, the largest one-threshold
-///     port-load bound first, down to 3/4 of max(`known`, the bound so far).
+///  3. every port not solved whole in pass 2 with at most `max_window` sends,
+///     whole, `port_nodes` per search, with `probes` probes, the largest
+///     one-threshold port-load bound first, down to 3/4 of max(`known`, the
+///     bound so far).
 /// Stops once the bound reaches `target` (the makespan of a known schedule)
 /// or after `time_s`. Returns the largest value, at least 0 (no window). In
-/// full duplex the OCS windows of passes 1 and 3 hold the sends leaving x or
+/// full duplex the OCS windows of passes 2 and 3 hold the sends leaving x or
 /// those entering x, never both, and are searched in half duplex (the same
 /// model on such a window; restriction.cpp).
 core::TimePs restriction_bound(const core::Workload& w, const core::System& system,
