@@ -124,6 +124,19 @@ TEST(Restriction, NeverAboveTheOptimum) {
   EXPECT_GT(strictly_above_port_load, 0);
 }
 
+// What every check of restriction_bound() needs: the transmission times,
+// the ideal timing and the brute-force optimum.
+struct Solved {
+  std::vector<TimePs> p;
+  core::IdealTiming timing;
+  TimePs optimum;
+};
+Solved solved(const core::Workload& w, const core::System& sys) {
+  std::vector<TimePs> p = core::transmission_times(w, sys);
+  core::IdealTiming timing = core::ideal_timing(w, p);
+  return Solved{std::move(p), std::move(timing), testing::brute_force(w, sys)};
+}
+
 // restriction_bound(), as flux calls it, on the brute force's instances:
 // never above the optimum, and it stops at the target.
 TEST(Restriction, BoundOfOnePortWindowsNeverAboveTheOptimum) {
@@ -132,9 +145,7 @@ TEST(Restriction, BoundOfOnePortWindowsNeverAboveTheOptimum) {
     const core::Workload w = testing::random_instance(300 + seed, 4 + seed % 3, 3 + seed % 2);
     for (const TimePs tau : {TimePs{0}, TimePs{8'000}, TimePs{60'000}}) {
       const core::System sys = system_with(tau, 1 + seed % 2);
-      const std::vector<TimePs> p = core::transmission_times(w, sys);
-      const core::IdealTiming timing = core::ideal_timing(w, p);
-      const TimePs optimum = testing::brute_force(w, sys);
+      const auto [p, timing, optimum] = solved(w, sys);
       RestrictionLimits limits;
       limits.window = 2 + seed % 4;  // small windows, so that several are tried
       const TimePs b = restriction_bound(w, sys, p, timing, optimum + 1, limits);
@@ -155,9 +166,7 @@ TEST(Restriction, ProbesNeverProveAboveTheOptimum) {
     const core::Workload w = testing::random_instance(500 + seed, 6 + seed % 2, 3 + seed % 2);
     for (const TimePs tau : {TimePs{8'000}, TimePs{60'000}}) {
       const core::System sys = system_with(tau, 1 + seed % 2);
-      const std::vector<TimePs> p = core::transmission_times(w, sys);
-      const core::IdealTiming timing = core::ideal_timing(w, p);
-      const TimePs optimum = testing::brute_force(w, sys);
+      const auto [p, timing, optimum] = solved(w, sys);
       RestrictionLimits limits;
       limits.window_nodes = limits.port_nodes = 3 + seed % 5;
       limits.probes = 0;
@@ -184,9 +193,7 @@ TEST(Restriction, WholeInstanceProbesFindValidSchedules) {
     for (const bool full : {false, true}) {
       core::System sys = system_with(20'000 + 10'000 * (seed % 3), 1 + seed % 2);
       if (full) sys = testing::full_duplex(sys);
-      const std::vector<TimePs> p = core::transmission_times(w, sys);
-      const core::IdealTiming timing = core::ideal_timing(w, p);
-      const TimePs optimum = testing::brute_force(w, sys);
+      const auto [p, timing, optimum] = solved(w, sys);
       const TimePs target = makespan(w, p, list_schedule(w, sys, p, timing));
       Placement better;
       RestrictionLimits limits;
