@@ -187,23 +187,7 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
     return res;
   };
   auto done = [&] { return best >= target || out_of_time(); };
-  // 1. The whole instance when it is small (restricting to every send changes
-  // nothing an optimum depends on): the caller's exact search has already
-  // searched it from its schedule, of makespan `target`, so only the probes
-  // run, on the instance itself, in the system's own duplex; a schedule a
-  // probe finds below `target` goes to `better`. First, and on a node budget
-  // that fits the time (about 1-3 s), since it may change the schedule.
-  if (w.num_tasks() <= limits.max_window && !done()) {
-    ExactLimits el;
-    el.max_nodes = limits.whole_nodes;
-    el.time_s = limits.time_s;
-    WindowBound res = window_bound(w, p, system, timing, nullptr, target, el, std::max(best, known),
-                                   limits.whole_probes, limits.whole_nodes * 64, deadline);
-    nodes += res.nodes;
-    best = std::max(best, res.bound_ps);
-    if (better != nullptr && res.found_ps < target) *better = std::move(res.found);
-  }
-  // 2. Windows of k consecutive sends of each port, without probes (cheap).
+  // 1. Windows of k consecutive sends of each port, without probes (cheap).
   std::vector<char> solved(by_port.size(), 0);
   for (std::size_t port = 0; port < by_port.size(); ++port) {
     const std::vector<TaskIndex>& sends = by_port[port];
@@ -225,6 +209,22 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
       if (first + len >= sends.size()) break;
       first += std::max<std::size_t>(len / 2, 1);
     }
+  }
+  // 2. The whole instance when it is small (restricting to every send changes
+  // nothing an optimum depends on): the caller's exact search has already
+  // searched it from its schedule, of makespan `target`, so only the probes
+  // run, on the instance itself, in the system's own duplex; a schedule a
+  // probe finds below `target` goes to `better`; on a node budget that
+  // usually fits the time (about 1-3 s), since it may change the schedule.
+  if (w.num_tasks() <= limits.max_window && !done()) {
+    ExactLimits el;
+    el.max_nodes = limits.whole_nodes;
+    el.time_s = limits.time_s;
+    WindowBound res = window_bound(w, p, system, timing, nullptr, target, el, std::max(best, known),
+                                   limits.whole_probes, limits.whole_nodes * 64, deadline);
+    nodes += res.nodes;
+    best = std::max(best, res.bound_ps);
+    if (better != nullptr && res.found_ps < target) *better = std::move(res.found);
   }
   // 3. Every port whole, with probes (for S a subset of S', OPT(I(S)) <=
   // OPT(I(S'))), those with the largest one-threshold port-load bound first,

@@ -47,11 +47,7 @@ struct RestrictionLimits {
 /// raised, where said, by up to `probes` destructive probes (a search with
 /// ExactLimits::cutoff_ps that completes without a schedule proves the
 /// cutoff) that ask for more than max(`known`, the bound so far). Three passes:
-///  1. the whole instance when it has at most `max_window` sends: probes only
-///     (the caller has searched it), `whole_probes` of `whole_nodes` each, in
-///     `system`'s own duplex; a schedule a probe finds below `target` is
-///     stored in `better` when given;
-///  2. one-port windows: for every accelerator x, the sends on its OCS port
+///  1. one-port windows: for every accelerator x, the sends on its OCS port
 ///     (touching x, between domains), and with scale-up domains those on its
 ///     electrical egress and on its ingress, in order of head (ties: larger
 ///     tail first), k consecutive ones at a time with a stride of half a
@@ -60,13 +56,17 @@ struct RestrictionLimits {
 ///     grows by a quarter after a search that completed within a quarter of
 ///     its nodes (up to `max_window`) and shrinks by a quarter after one that
 ///     did not complete;
-///  3. every port not solved whole in pass 2 with at most `max_window` sends,
+///  2. the whole instance when it has at most `max_window` sends: probes only
+///     (the caller has searched it), `whole_probes` of `whole_nodes` each, in
+///     `system`'s own duplex; a schedule a probe finds below `target` is
+///     stored in `better` when given;
+///  3. every port not solved whole in pass 1 with at most `max_window` sends,
 ///     whole, `port_nodes` per search, with `probes` probes, the largest
 ///     one-threshold port-load bound first, down to 3/4 of max(`known`, the
 ///     bound so far).
 /// Stops once the bound reaches `target` (the makespan of a known schedule)
 /// or after `time_s`. Returns the largest value, at least 0 (no window). In
-/// full duplex the OCS windows of passes 2 and 3 hold the sends leaving x or
+/// full duplex the OCS windows of passes 1 and 3 hold the sends leaving x or
 /// those entering x, never both, and are searched in half duplex (the same
 /// model on such a window; restriction.cpp).
 core::TimePs restriction_bound(const core::Workload& w, const core::System& system,
