@@ -69,7 +69,8 @@ struct WindowBound {
 };
 
 // A lower bound of the restricted instance r's optimum within el.max_nodes
-// nodes per search: its optimum when the search from `start` completes, else
+// nodes per search and before `deadline`: its optimum when the search from
+// `start` completes, else
 // (or at once, without `start`, below a schedule of makespan `hi`) the root
 // bound, raised by destructive probes (ExactLimits::cutoff_ps): a
 // search for a schedule below a cutoff c that completes without finding one
@@ -80,9 +81,12 @@ struct WindowBound {
 WindowBound window_bound(const core::Workload& r, std::span<const TimePs> rp,
                          const core::System& system, const core::IdealTiming& rt,
                          const Placement* start, TimePs hi, ExactLimits el, TimePs floor,
-                         int probes, std::uint64_t nodes_left,
-                         std::chrono::steady_clock::time_point deadline) {
+                         int probes, std::chrono::steady_clock::time_point deadline) {
+  auto time_left = [&] {
+    return std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  };
   WindowBound out;
+  el.time_s = std::max(0.0, time_left());
   if (start != nullptr) {
     const ExactResult res = branch_and_bound(r, rp, system, rt, start, el);
     out.nodes = res.nodes;
@@ -97,9 +101,8 @@ WindowBound window_bound(const core::Workload& r, std::span<const TimePs> rp,
     out.bound_ps = exact_root_bound(r, rp, system, rt);
   }
   TimePs lo = std::max(out.bound_ps, floor);
-  for (int i = 0; i < probes && lo + 1 < hi && out.nodes < nodes_left; ++i) {
-    el.max_nodes = std::min(el.max_nodes, nodes_left - out.nodes);
-    el.time_s = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  for (int i = 0; i < probes && lo + 1 < hi; ++i) {
+    el.time_s = time_left();
     if (el.time_s <= 0) break;
     // The first probe asks for a little more than is known (most likely to
     // be proved); later ones bisect.
@@ -118,6 +121,34 @@ WindowBound window_bound(const core::Workload& r, std::span<const TimePs> rp,
     }
   }
   return out;
+}
+
+// Per port, the port-load bound with one threshold (min head + min tail +
+// (work + (distinct pairs - s)^+ tau) / s): only to try the most promising
+// ports first.
+std::vector<TimePs> one_threshold_loads(const core::Workload& w, const core::System& system,
+                                        std::span<const TimePs> p, const core::IdealTiming& timing,
+                                        const std::vector<std::vector<TaskIndex>>& by_port) {
+  std::vector<TimePs> busy(by_port.size(), 0);
+  const auto s = static_cast<TimePs>(system.switches);
+  for (std::size_t i = 0; i < by_port.size(); ++i) {
+    if (by_port[i].empty()) continue;
+    std::vector<std::pair<core::Rank, core::Rank>> pairs;
+    TimePs head = core::kMaxTimePs, tail = core::kMaxTimePs, work = 0;
+    for (const TaskIndex v : by_port[i]) {
+      const core::Task& t = w.tasks()[v.value()];
+      pairs.emplace_back(t.src, t.dst);
+      head = std::min(head, timing.earliest_start[v.value()]);
+      tail = std::min(tail, timing.to_end[v.value()] - p[v.value()]);
+      work += p[v.value()];
+    }
+    std::sort(pairs.begin(), pairs.end());
+    const auto distinct =
+        static_cast<TimePs>(std::unique(pairs.begin(), pairs.end()) - pairs.begin());
+    busy[i] =
+        head + tail + (work + std::max<TimePs>(distinct - s, 0) * system.reconfig_delay_ps) / s;
+  }
+  return busy;
 }
 
 }  // namespace
@@ -179,9 +210,8 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
     const Placement start = list_schedule(r, window_system, rp, rt);
     ExactLimits el;
     el.max_nodes = per_search;
-    el.time_s = std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count());
     const WindowBound res = window_bound(r, rp, window_system, rt, &start, target, el,
-                                         std::max(best, known), probes, per_search * 64, deadline);
+                                         std::max(best, known), probes, deadline);
     nodes += res.nodes;
     best = std::max(best, res.bound_ps);
     return res;
@@ -219,9 +249,8 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   if (w.num_tasks() <= limits.max_window && !done()) {
     ExactLimits el;
     el.max_nodes = limits.whole_nodes;
-    el.time_s = limits.time_s;
     WindowBound res = window_bound(w, p, system, timing, nullptr, target, el, std::max(best, known),
-                                   limits.whole_probes, limits.whole_nodes * 64, deadline);
+                                   limits.whole_probes, deadline);
     nodes += res.nodes;
     best = std::max(best, res.bound_ps);
     if (better != nullptr && res.found_ps < target) *better = std::move(res.found);
@@ -230,26 +259,12 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   // OPT(I(S'))), those with the largest one-threshold port-load bound first,
   // down to 3/4 of the bound known.
   std::vector<std::size_t> order;
-  std::vector<TimePs> busy(by_port.size(), 0);
   for (std::size_t i = 0; i < by_port.size(); ++i) {
-    if (by_port[i].size() < 2 || by_port[i].size() > limits.max_window || solved[i]) continue;
-    order.push_back(i);
-    std::vector<std::pair<core::Rank, core::Rank>> pairs;
-    TimePs head = core::kMaxTimePs, tail = core::kMaxTimePs, work = 0;
-    for (const TaskIndex v : by_port[i]) {
-      const core::Task& t = w.tasks()[v.value()];
-      pairs.emplace_back(t.src, t.dst);
-      head = std::min(head, timing.earliest_start[v.value()]);
-      tail = std::min(tail, timing.to_end[v.value()] - p[v.value()]);
-      work += p[v.value()];
+    if (by_port[i].size() >= 2 && by_port[i].size() <= limits.max_window && !solved[i]) {
+      order.push_back(i);
     }
-    std::sort(pairs.begin(), pairs.end());
-    const auto distinct =
-        static_cast<TimePs>(std::unique(pairs.begin(), pairs.end()) - pairs.begin());
-    const auto s = static_cast<TimePs>(system.switches);
-    busy[i] =
-        head + tail + (work + std::max<TimePs>(distinct - s, 0) * system.reconfig_delay_ps) / s;
   }
+  const std::vector<TimePs> busy = one_threshold_loads(w, system, p, timing, by_port);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return busy[a] > busy[b]; });
   for (const std::size_t i : order) {

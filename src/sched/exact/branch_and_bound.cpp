@@ -213,12 +213,9 @@ class Search {
     r.complete = !aborted_;
     r.improved = improved_;
     r.nodes = nodes_;
-    if (improved_) {
+    if (improved_ || incumbent_ms != kInf) {
       r.best = std::move(best_);
-      r.makespan_ps = best_ms_;
-    } else if (incumbent_ms != kInf) {
-      r.best = std::move(best_);
-      r.makespan_ps = incumbent_ms;
+      r.makespan_ps = improved_ ? best_ms_ : incumbent_ms;
     }
     return r;
   }

@@ -30,10 +30,10 @@
 //    reconfigurations (bounds.hpp); on instances of at most
 //    kRestrictionMaxSends sends the restriction bound on one-port windows
 //    and, on small instances, destructive probes of the whole instance
-//    (restriction.hpp; a schedule a probe finds replaces the best); on instances of at most kLpMaxSends sends the
-//    MILP's LP relaxation under the final makespan's horizon
-//    (milp_solver.hpp); each in a reserved share of the budget; the
-//    schedule is optimal when it meets one.
+//    (restriction.hpp; a schedule a probe finds replaces the best); on
+//    instances of at most kLpMaxSends sends the MILP's LP relaxation under the final makespan's
+//    horizon (milp_solver.hpp); each in a reserved share of the budget; the schedule is optimal
+//    when it meets one.
 // Full duplex (System::duplex == kFull): the list scheduler, the left shift
 // and the local search follow the epochs of placement.hpp. A block moving to
 // another switch takes the circuit's overlapping reverse sends along; a send
@@ -484,7 +484,7 @@ schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::Syste
     rl.time_s = std::min(restriction_budget, std::max(0.0, limit - lp_budget - seconds_since(t0)));
     Placement better;
     const TimePs rb = restriction_bound(w, system, p, timing, ms, rl, b, &better);
-    if (!better.sw.empty() && makespan(w, p, better) < ms) {
+    if (!better.sw.empty()) {  // below ms (restriction_bound's contract)
       best = std::move(better);
       ms = makespan(w, p, best);
     }
