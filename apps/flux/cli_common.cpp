@@ -235,8 +235,23 @@ std::string human_bytes(double b) {
   return core::format_bytes(b);
 }
 
+core::WorkloadSummary summary_before_writing(const core::Workload& w, const std::string& options) {
+  try {
+    return core::summarize(w, core::System{});
+  } catch (const core::InputError& e) {
+    // Every command reading the file would refuse it the same way: so is
+    // its writing, before anything is written, naming what to change.
+    throw core::InputError(e.source(), e.field(), e.value(),
+                           e.problem() + "; nothing written: change " + options);
+  }
+}
+
 void print_written(const std::string& where, const core::Workload& w) {
-  const core::WorkloadSummary s = core::summarize(w, core::System{});
+  print_written(where, w, core::summarize(w, core::System{}));
+}
+
+void print_written(const std::string& where, const core::Workload& w,
+                   const core::WorkloadSummary& s) {
   std::cerr << "wrote " << where << ": " << w.name() << ", " << s.tasks << " sends, " << s.deps
             << " deps, " << human_bytes(static_cast<double>(s.total_bytes)) << "; critical path "
             << core::format_duration(s.critical_path_ps) << " on an ideal 800 Gb/s network\n";

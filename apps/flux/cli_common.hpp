@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/core/summary.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
 #include "flux/core/workload.hpp"
@@ -129,6 +130,14 @@ std::string human_bytes(double bytes);
 /// The line a command prints for a workload it wrote to `where`: name,
 /// sends, deps, bytes and the critical path on an ideal network.
 void print_written(const std::string& where, const core::Workload& w);
+void print_written(const std::string& where, const core::Workload& w,
+                   const core::WorkloadSummary& s);
+
+/// The summary print_written prints, computed before a command writes `w`:
+/// it refuses (core::InputError) a workload that every command reading it
+/// would refuse (a send or the serial horizon past what Flux represents on
+/// the default system), adding "nothing written: change <options>".
+core::WorkloadSummary summary_before_writing(const core::Workload& w, const std::string& options);
 
 /// A command-line parse error as one line: which argument, what is wrong
 /// and where the help is ("--bogus: unknown option (flux schedule --help)").

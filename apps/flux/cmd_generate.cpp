@@ -2,9 +2,11 @@
 // mixture of experts) as a workload file, or as Chakra execution traces
 // (--format chakra). flux generate random ...: a
 // random DAG of sends (workload/random.hpp), as a workload file.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "cli_common.hpp"
 #include "cli_options.hpp"
@@ -60,14 +62,24 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
                                 ? " sends; generate fewer layers (--layers), micro-batches or DP "
                                   "replicas (a MoE job cannot be folded)"
                                 : " sends; fold the DP replicas (--fold-dp, e.g. --fold-dp 4)")));
+  // What the command reads: a routing file (--routing file:R.json), which
+  // no output may replace.
+  std::vector<io::InputSpec> inputs;
+  if (config.moe.enabled() && config.moe.routing.kind == workload::RoutingKind::kFile) {
+    inputs.push_back({config.moe.routing.file, "the routing file (--routing)"});
+  }
   if (o.format == "json") {
-    io::check_outputs({{o.output, "the workload output", "-o", true}}, {});
+    io::check_outputs({{o.output, "the workload output", "-o", true}}, inputs);
   } else {
     check_output_prefix(o.output, "-o");
   }
   workload::Program program;
   const core::Workload w =
       workload::generate_llama(config, o.format == "chakra" ? &program : nullptr);
+  const core::WorkloadSummary summary =
+      summary_before_writing(w,
+                             "--layers, --micro-batches, --seq, or the GPU's efficiencies "
+                             "(--gemm-efficiency, --attention-efficiency, --memory-efficiency)");
   std::string wrote = output_name(o.output);
   if (o.format == "json") {
     formats::save_workload(o.output, w);
@@ -75,10 +87,26 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
     const auto encoding = o.chakra_collectives == "comm-coll"
                               ? chakra::CollectiveEncoding::kCommColl
                               : chakra::CollectiveEncoding::kSendRecv;
-    const auto files = chakra::save_chakra(o.output, chakra::to_chakra(w, program, encoding));
+    const chakra::ChakraTrace trace = chakra::to_chakra(w, program, encoding);
+    // Every file the trace is, against the inputs, before any is written.
+    std::vector<io::OutputSpec> outputs;
+    for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
+      outputs.push_back({o.output + "." + std::to_string(r) + ".et", "a trace file", "-o", false});
+    }
+    if (!trace.groups.empty()) {
+      outputs.push_back({o.output + ".json", "the communicator groups", "-o", false});
+    }
+    io::check_outputs(outputs, inputs);
+    std::vector<std::filesystem::path> removed;
+    const auto files = chakra::save_chakra(o.output, trace, false, &removed);
     wrote = files.front().string() + " .. " + files.back().string();
+    if (!removed.empty()) {
+      wrote += " (removed " + removed.front().string() +
+               (removed.size() > 1 ? " .. " + removed.back().string() : std::string()) +
+               ", ranks of an earlier trace)";
+    }
   }
-  print_written(wrote, w);
+  print_written(wrote, w, summary);
 }
 
 void run_random(const RandomCliOptions& o) {
@@ -101,8 +129,10 @@ void run_random(const RandomCliOptions& o) {
       core::InputError("", "--sends", std::to_string(o.random.sends), "generate fewer sends"));
   io::check_outputs({{o.output, "the workload output", "-o", true}}, {});
   const core::Workload w = workload::generate_random(o.random);
+  const core::WorkloadSummary summary =
+      summary_before_writing(w, "--sends, --transfer, --compute, --release or --tail");
   formats::save_workload(o.output, w);
-  print_written(output_name(o.output), w);
+  print_written(output_name(o.output), w, summary);
 }
 
 }  // namespace

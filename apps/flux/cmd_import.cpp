@@ -35,12 +35,14 @@ void run_import(const ImportCliOptions& o) {
   options.scaleup_size = o.table.scaleup_size;
   check_import_scaleup(o.prefix, options);
   chakra::ImportResult r = chakra::import_chakra(o.prefix, options);
+  const core::WorkloadSummary summary =
+      summary_before_writing(r.workload, "the traces (their COMP durations or message sizes)");
   formats::save_workload(o.output, r.workload);
   // Notes only once the command has succeeded: an error stays one line.
   notes.push_back(import_summary(r, options));
   print_notes(notes);
   for (const std::string& w : r.warnings) std::cerr << "flux: warning: " << w << "\n";
-  print_written(output_name(o.output), r.workload);
+  print_written(output_name(o.output), r.workload, summary);
 }
 
 }  // namespace

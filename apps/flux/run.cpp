@@ -15,6 +15,15 @@
 #include "flux/core/format.hpp"
 
 namespace flux::cli {
+namespace {
+
+// Every error is one line, whatever a message carries (another program's
+// output, a value read from a file).
+std::string one_line(const char* what) {
+  return core::printable(what, 4 * core::kMaxProblemChars);
+}
+
+}  // namespace
 
 int run(int argc, const char* const* argv, std::uint64_t memory_cap) {
   CLI::App app{"flux: workload-aware optical circuit switch scheduling for LLM training"};
@@ -34,13 +43,13 @@ int run(int argc, const char* const* argv, std::uint64_t memory_cap) {
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    std::cerr << "flux: error: " << usage_error(app, e, argc, argv) << "\n";
+    std::cerr << "flux: error: " << one_line(usage_error(app, e, argc, argv).c_str()) << "\n";
     return 2;
   } catch (const core::InputError& e) {
-    std::cerr << "flux: error: " << e.what() << "\n";
+    std::cerr << "flux: error: " << one_line(e.what()) << "\n";
     return 2;
   } catch (const core::Error& e) {
-    std::cerr << "flux: error: " << e.what() << "\n";
+    std::cerr << "flux: error: " << one_line(e.what()) << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "flux: error: out of memory";
@@ -51,7 +60,7 @@ int run(int argc, const char* const* argv, std::uint64_t memory_cap) {
     std::cerr << ": make the job smaller, or fold it (flux generate llama3 --fold-dp)\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "flux: internal error: " << e.what() << "\n";
+    std::cerr << "flux: internal error: " << one_line(e.what()) << "\n";
     return 3;
   }
   return 0;

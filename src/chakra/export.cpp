@@ -11,9 +11,14 @@
 // same id on every rank of a COMP or COMM_COLL step), so that the importer,
 // which visits ready nodes by (id, rank), creates tasks in the generator's
 // order.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <ostream>
 #include <unordered_map>
@@ -313,7 +318,8 @@ ChakraTrace to_chakra(const core::Workload& w, const workload::Program& program,
 }
 
 std::vector<std::filesystem::path> save_chakra(const std::filesystem::path& prefix,
-                                               const ChakraTrace& trace, bool gzip) {
+                                               const ChakraTrace& trace, bool gzip,
+                                               std::vector<std::filesystem::path>* removed) {
   std::vector<std::pair<std::filesystem::path, std::function<void(std::ostream&)>>> files;
   std::vector<std::filesystem::path> written;
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
@@ -329,6 +335,20 @@ std::vector<std::filesystem::path> save_chakra(const std::filesystem::path& pref
     files.emplace_back(written.back(), [json](std::ostream& out) { out << json; });
   }
   io::save_files(files);
+  // The prefix now names this trace: rank files of an earlier, larger one
+  // would be read with it (rank_files takes every P.<r>.et from 0 up).
+  if (removed != nullptr) removed->clear();
+  for (std::size_t r = trace.ranks.size();; ++r) {
+    const std::filesystem::path stale(prefix.string() + "." + std::to_string(r) + ".et");
+    struct stat st {};
+    if (::lstat(stale.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) break;
+    if (::unlink(stale.c_str()) != 0) {
+      throw core::InputError(stale.string(), "", "",
+                             std::string("cannot remove this rank file of an earlier trace: ") +
+                                 std::strerror(errno) + " (the new trace is written)");
+    }
+    if (removed != nullptr) removed->push_back(stale);
+  }
   return written;
 }
 

@@ -8,6 +8,7 @@
 #include "flux/core/error.hpp"
 #include "flux/io/json_reader.hpp"
 #include "flux/io/json_writer.hpp"
+#include "flux/io/output.hpp"
 
 namespace flux::chakra {
 namespace {
@@ -91,6 +92,7 @@ void ImportOptions::validate() const {
 }
 
 std::vector<std::filesystem::path> rank_files(const std::filesystem::path& prefix) {
+  io::check_path(prefix, "");
   auto file_of = [&](std::uint64_t r) {
     return std::filesystem::path(prefix.string() + "." + std::to_string(r) + ".et");
   };

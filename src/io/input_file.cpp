@@ -4,11 +4,13 @@
 #include <cstring>
 
 #include "flux/core/error.hpp"
+#include "flux/io/output.hpp"
 
 namespace flux::io {
 
 InputFile::InputFile(const std::filesystem::path& file, std::size_t buffer_bytes)
     : source_(file.string()), buffer_(buffer_bytes) {
+  check_path(file, "");
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) {
     throw core::InputError(source_, "", "", "is a directory, not a file");

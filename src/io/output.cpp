@@ -72,12 +72,21 @@ bool same_file(const OutputTarget& a, const OutputTarget& b) {
 
 }  // namespace
 
+void check_path(const fs::path& path, const std::string& role) {
+  const std::string& text = path.native();
+  const std::size_t nul = text.find('\0');
+  if (nul == std::string::npos) return;
+  throw core::InputError(text.substr(0, nul) + "\\0" + text.substr(nul + 1), role, "",
+                         "a path cannot hold a NUL character");
+}
+
 OutputTarget resolve_output(const fs::path& given, bool allow_stdout) {
   OutputTarget t;
   t.given = given;
   if (given.empty()) {
     throw core::InputError("", "output", "''", "an empty path names no file");
   }
+  check_path(given, "");
   if (given == kStdoutPath) {
     if (!allow_stdout) {
       throw core::InputError(given.string(), "", "",
@@ -148,6 +157,7 @@ void prepare_output_directory(const fs::path& dir, const std::string& option) {
     throw core::InputError("", option, kStdoutPath,
                            "standard output cannot take a directory of results");
   }
+  check_path(dir, option);
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) throw core::InputError(dir.string(), "", "", "not a directory");
@@ -162,26 +172,86 @@ void prepare_output_directory(const fs::path& dir, const std::string& option) {
   ::unlink(probe.c_str());
 }
 
+namespace {
+
+core::InputError not_a_lock(const fs::path& file, const std::string& why) {
+  return core::InputError(file.string(), "", "",
+                          why + ": not a lock file Flux made; remove it if no run is using it");
+}
+
+// What Flux writes into its lock files: a pid and a newline, or nothing yet
+// (a crash between creating and writing).
+bool holds_a_pid(int fd, std::string& owner) {
+  char buf[32] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n < 0) return false;
+  owner.assign(buf, static_cast<std::size_t>(n));
+  while (!owner.empty() && owner.back() == '\n') owner.pop_back();
+  for (const char c : owner) {
+    if (c < '0' || c > '9') return false;
+  }
+  return owner.size() <= 20;
+}
+
+}  // namespace
+
 DirectoryLock::DirectoryLock(const fs::path& dir, const std::string& name, const std::string& who) {
   const fs::path file = dir / name;
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw cannot_write(file, errno);
+  check_path(file, "");
+  // The lock is the tool's own file, never the user's: created exclusively
+  // when new, never through a symlink (O_NOFOLLOW), and, when it is there
+  // already, used only if it is what Flux makes (a regular file with no
+  // other link, holding a pid or nothing). So a link planted in a shared
+  // results directory cannot make a run write anywhere else.
+  bool created = true;
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool writable = fd_ >= 0;
+  if (fd_ < 0 && errno == EEXIST) {
+    created = false;
+    // O_NONBLOCK: a FIFO planted there must not block the open.
+    fd_ = ::open(file.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    writable = fd_ >= 0;
+    if (fd_ < 0 && errno == EACCES) {
+      // Another user's lock: it can still be locked, not written.
+      fd_ = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    }
+  }
+  if (fd_ < 0) {
+    const int err = errno;
+    if (err == ELOOP) throw not_a_lock(file, "is a symbolic link");
+    throw cannot_write(file, err);
+  }
+  const auto refuse = [&](const std::string& why) {
+    ::close(fd_);
+    fd_ = -1;
+    return not_a_lock(file, why);
+  };
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw refuse(std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw refuse("is not a regular file");
+  std::string owner;
+  if (!created) {
+    if (st.st_nlink != 1) throw refuse("has other hard links");
+    if (!holds_a_pid(fd_, owner)) throw refuse("holds something other than a pid");
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
-    char pid[32] = {};
-    const ssize_t n = ::pread(fd_, pid, sizeof pid - 1, 0);
+    holds_a_pid(fd_, owner);
     ::close(fd_);
+    fd_ = -1;
     if (err != EWOULDBLOCK) throw cannot_write(file, err);
-    std::string owner = n > 0 ? std::string(pid, static_cast<std::size_t>(n)) : "unknown";
-    while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
     throw core::InputError(dir.string(), "", "",
-                           "another " + who + " is writing here (pid " + owner + ")");
+                           "another " + who + " is writing here (pid " +
+                               (owner.empty() ? std::string("unknown") : owner) + ")");
   }
+  if (!writable) return;
+  // Only a file checked above (made here, or holding a pid) is rewritten.
   const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_, 0) != 0 ||
-      ::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+  if (::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()) ||
+      ::ftruncate(fd_, static_cast<off_t>(pid.size())) != 0) {
     const int err = errno;
     ::close(fd_);
+    fd_ = -1;
     throw cannot_write(file, err);
   }
 }

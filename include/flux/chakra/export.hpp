@@ -39,7 +39,12 @@ ChakraTrace to_chakra(const core::Workload& w, const workload::Program& program,
 /// Writes prefix.<r>.et for every rank, and prefix.json with the groups when
 /// there are any, all or nothing (every file goes to a temporary first; only
 /// when all are written are they renamed into place). Returns the files.
-std::vector<std::filesystem::path> save_chakra(const std::filesystem::path& prefix,
-                                               const ChakraTrace& trace, bool gzip = false);
+/// Then the prefix names this trace alone: rank files of an earlier trace
+/// with more ranks (prefix.<r>.et from r = ranks up, while they are there)
+/// are removed, and listed in `removed` when given. prefix.json, which may be
+/// any file of the user's, is only replaced when this trace has groups.
+std::vector<std::filesystem::path> save_chakra(
+    const std::filesystem::path& prefix, const ChakraTrace& trace, bool gzip = false,
+    std::vector<std::filesystem::path>* removed = nullptr);
 
 }  // namespace flux::chakra

@@ -1,10 +1,26 @@
 #pragma once
 // Typed exceptions thrown at API boundaries for bad input. The CLI catches
 // them once and prints what(); the library never exits.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace flux::core {
+
+/// The longest parts of an error message, in bytes: a message stays one
+/// readable line whatever the input held (a 1 MB value, a 50,000-level
+/// JSON path).
+inline constexpr std::size_t kMaxPathChars = 512;
+inline constexpr std::size_t kMaxFieldChars = 160;
+inline constexpr std::size_t kMaxValueChars = 80;
+inline constexpr std::size_t kMaxProblemChars = 2000;
+
+/// `text` as one line of valid UTF-8: control characters and bytes that are
+/// not UTF-8 escaped (\n, \t, \r, \xNN), and text past `max_bytes` cut,
+/// with "... (N bytes)" saying how long it was. Backslashes are kept as they
+/// are (values escaped by their readers stay readable).
+std::string printable(std::string_view text, std::size_t max_bytes);
 
 /// Base of every error Flux reports.
 class Error : public std::runtime_error {

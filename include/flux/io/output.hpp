@@ -20,6 +20,12 @@
 
 namespace flux::io {
 
+/// Refuses (core::InputError naming `role`, e.g. "-o" or "the workload")
+/// a path with a NUL character: the system would read it as the shorter path
+/// before the NUL, so "w.json\0x" would name w.json. Every path Flux opens,
+/// for reading or writing, passes here first.
+void check_path(const std::filesystem::path& path, const std::string& role);
+
 /// The path that means standard output, where the caller allows it.
 inline constexpr const char* kStdoutPath = "-";
 
@@ -78,6 +84,10 @@ void prepare_output_directory(const std::filesystem::path& dir, const std::strin
 /// file that holds the owner's pid and stays behind), released when
 /// destroyed or when the process dies. Throws core::InputError
 /// "DIR: another <who> is writing here (pid N)" when it is held already.
+/// The lock file is Flux's own: made with O_EXCL, opened with O_NOFOLLOW,
+/// and an existing one is refused (core::InputError naming it) unless it is
+/// a regular file with one link holding a pid or nothing, so that a symlink,
+/// hard link, FIFO or other file planted under its name is never written.
 class DirectoryLock {
  public:
   DirectoryLock(const std::filesystem::path& dir, const std::string& name, const std::string& who);
