@@ -56,7 +56,7 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
   io::prepare_output_directory(dir, "output");
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
   const std::filesystem::path csv = dir / (spec.name + ".csv");
-  sweep::ResultFile results(csv, sweep::csv_header(spec), fresh);
+  sweep::ResultFile results(csv, sweep::csv_header(spec), points, fresh);
   std::size_t resumed = 0;
   const std::vector<std::size_t> todo = cli::points_to_run(points, results, retry_failed, resumed);
 
