@@ -223,6 +223,10 @@ TEST(SweepSpec, NestingSizeAndDuplicateKeysAreRefused) {
         << e.substr(0, 300);
     EXPECT_LT(e.size(), 300u);
   }
+  // Found by fuzz_sweep_spec: nlohmann reports a number too large as
+  // out_of_range, not as a parse error.
+  EXPECT_EQ(err(R"({"axes": {"capacity_factor": 1e400, "scheduler": "ideal"}})", true),
+            "s.json: not valid JSON: a number too large for a double");
   EXPECT_EQ(err(R"({"axes": {"layers": 1, "layers": 2, "scheduler": "ideal"}})", true),
             "s.json: axes.layers: duplicate key");
   EXPECT_EQ(err("{" + axes + R"(, "name": "a", "name": "b"})", true),

@@ -135,7 +135,12 @@ void register_sweep(CLI::App& app) {
                    (sweep::MpiSession::available()
                         ? "; under mpirun or srun, rank 0 hands the points out to the other ranks"
                         : "; this flux has no MPI support"));
-  cmd->add_option("spec", o->spec, "the sweep file (.toml or .json)")
+  cmd->add_option("spec", o->spec,
+                  "the sweep file (.toml or .json; at most " +
+                      std::to_string(sweep::kMaxSweepFileBytes >> 20) + " MiB, " +
+                      std::to_string(sweep::kMaxSweepCombinations) + " combinations, " +
+                      std::to_string(sweep::kMaxSweepPoints) +
+                      " points: docs/formats.md, Sweep files)")
       ->required()
       ->check(non_empty_path());
   cmd->add_option("-o,--output", o->output,

@@ -352,8 +352,9 @@ class Reader {
     if (!axes.is_object()) fail_json("axes", axes, "must be a table of axis = [values]");
     const std::vector<AxisInfo> table = axis_table();
     for (const auto& [key, v] : axes.items()) {
+      const std::string& name = key;  // clang 14 captures no structured binding
       if (std::none_of(table.begin(), table.end(),
-                       [&](const AxisInfo& a) { return a.name == key; })) {
+                       [&](const AxisInfo& a) { return a.name == name; })) {
         std::string known;
         for (const AxisInfo& a : table) known += (known.empty() ? "" : ", ") + std::string(a.name);
         fail_json("axes." + key, v, "unknown axis (known: " + known + ")");
@@ -745,6 +746,8 @@ SweepSpec SweepSpec::parse(std::string_view text, const std::string& source, boo
       root = parse_json(text);
     } catch (const Json::parse_error& e) {
       throw core::InputError(source, "byte " + std::to_string(e.byte), "", "not valid JSON");
+    } catch (const Json::out_of_range&) {  // 1e400: nlohmann's error 406, without a byte
+      throw core::InputError(source, "", "", "not valid JSON: a number too large for a double");
     } catch (const core::InputError& e) {
       throw e.with_source(source);
     }
