@@ -234,6 +234,9 @@ TEST(SweepSpec, NestingSizeAndDuplicateKeysAreRefused) {
   EXPECT_EQ(
       err(R"({"plot": [{"x": "layers"}, {"x": "layers", "x": "layers"}], )" + axes + "}", true),
       "s.json: plot[1].x: duplicate key");
+  EXPECT_EQ(err(R"({"a\nb": 1, "a\nb": 2})", true), "s.json: a\\nb: duplicate key");
+  EXPECT_EQ(err(R"({"axes": {"a\u0000": 1}})", true).substr(0, 45),
+            "s.json: axes.a\\x00 = 1: unknown axis (known: ");
   // Nesting within the bound is the reader's business (here: a wrong type).
   EXPECT_NE(err("{" + axes + R"(, "filter": )" + deep(200) + "}", true).find("a filter is a"),
             std::string::npos);

@@ -87,6 +87,7 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const std::filesystem::path dir = o.output;
   io::prepare_output_directory(dir, "-o");
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
+  check_sweep_outputs(spec, points, dir, o.spec, !o.no_plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
   sweep::ResultFile results(csv, sweep::csv_header(spec), points, o.fresh);
 

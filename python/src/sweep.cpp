@@ -55,6 +55,9 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
   const std::filesystem::path dir = path_arg(output, "output");
   io::prepare_output_directory(dir, "output");
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
+  cli::check_sweep_outputs(spec, points, dir,
+                           py::isinstance<py::dict>(spec_arg) ? "" : path_arg(spec_arg, "spec"),
+                           plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
   sweep::ResultFile results(csv, sweep::csv_header(spec), points, fresh);
   std::size_t resumed = 0;

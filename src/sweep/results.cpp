@@ -185,7 +185,7 @@ void ResultFile::load(const std::vector<Point>& points, bool fresh) {
   std::string line;
   std::getline(in, line);
   if (line != header_) {
-    throw core::InputError(file_.string(), "line 1", line.substr(0, 60),
+    throw core::InputError(file_.string(), "line 1", shown(line.substr(0, 60)),
                            "written by another sweep (other axes or columns): use another "
                            "output directory (-o) or start over (--fresh)");
   }

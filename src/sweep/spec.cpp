@@ -272,8 +272,9 @@ class Reader {
   [[noreturn]] void fail(const std::string& path, const std::string& value,
                          const std::string& problem) const {
     const auto line = lines_.find(path);
-    const std::string where =
-        line == lines_.end() ? path : "line " + std::to_string(line->second) + ", " + path;
+    const std::string where = line == lines_.end()
+                                  ? shown(path)
+                                  : "line " + std::to_string(line->second) + ", " + shown(path);
     throw core::InputError(source_, where, shown(value), problem);
   }
   [[noreturn]] void fail_json(const std::string& path, const Json& v,
@@ -714,7 +715,9 @@ Json parse_json(std::string_view text) {
       case Event::key: {
         Frame& f = frames.back();
         f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second) throw core::InputError("", path(), "", "duplicate key");
+        if (!f.keys.insert(f.key).second) {
+          throw core::InputError("", shown(path()), "", "duplicate key");
+        }
         break;
       }
       case Event::value:

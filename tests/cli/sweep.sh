@@ -326,6 +326,23 @@ if command -v mpirun >/dev/null 2>&1 && "$FLUX" sweep --help | grep -q mpirun; t
     && pass || { fail "rel_mpi: exit $?"; cat "$DIR/rel_mpi.out" >&2; }
   expect_grep rel_mpi_ok '^mixtral-8x7b,2,4,16,4,file:r.json,ideal,ok,' "$DIR/rel/mpi/moe.csv"
 fi
+# No output may be an input, however spelled: the sweep file (here where
+# the summary goes, through a symlinked -o), a routing file (where the CSV
+# goes). Refused before anything is written; both left as they were.
+mkdir -p "$DIR/collide"
+ln -s collide "$DIR/collide_link"
+printf 'name = "s"\n[axes]\nlayers = 1\nscheduler = "ideal"\n' >"$DIR/collide/s-summary.txt"
+cp "$DIR/collide/s-summary.txt" "$DIR/collide.before"
+expect_error collide_spec 2 's-summary.txt: -o: is also the sweep file' -- \
+  "$FLUX" sweep "$DIR/collide/s-summary.txt" -o "$DIR/collide_link" --no-plot
+cmp -s "$DIR/collide.before" "$DIR/collide/s-summary.txt" && pass || fail "collide: the sweep file was changed"
+[ ! -e "$DIR/collide/s.csv" ] && pass || fail "collide: the CSV was written"
+cp "$ROUTING" "$DIR/rel/specs/moe-summary.txt"
+sed -i 's/^routing = .*/routing = "file:moe-summary.txt"/' "$DIR/rel/specs/moe.toml"
+expect_error collide_routing 2 'moe-summary.txt: -o: is also a routing file \(axes.routing\)' -- \
+  "$FLUX" sweep "$DIR/rel/specs/moe.toml" -o "$DIR/rel/specs/./" --no-plot
+cmp -s "$ROUTING" "$DIR/rel/specs/moe-summary.txt" && pass || fail "collide: the routing file was changed"
+[ ! -e "$DIR/rel/specs/moe.csv" ] && pass || fail "collide: the CSV was written"
 # A CSV of another sweep of the same name is refused and not touched.
 sed 's/^layers = \[1, 2\]/layers = [1, 3]/; s/^tp = \[2, 4\]/pp = [1]\ntp = [2, 4]/' "$DATA/small.toml" >"$DIR/other.toml"
 cp "$DIR/j1/small.csv" "$DIR/before.csv"
