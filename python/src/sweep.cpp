@@ -27,7 +27,16 @@ namespace {
 
 sweep::SweepSpec read_spec(py::handle spec) {
   if (py::isinstance<py::dict>(spec)) {  // the JSON layout, as a dict
-    const std::string text = py::module_::import("json").attr("dumps")(spec).cast<std::string>();
+    std::string text;
+    try {
+      text = py::module_::import("json").attr("dumps")(spec).cast<std::string>();
+    } catch (py::error_already_set& e) {
+      // Nested past Python's recursion limit: past the sweep file's too.
+      if (!e.matches(PyExc_RecursionError)) throw;
+      throw core::InputError("<dict>", "", "",
+                             "nested deeper than " + std::to_string(sweep::kMaxSweepDepth) +
+                                 " levels, the limit of a sweep file");
+    }
     return sweep::SweepSpec::parse(text, "<dict>", true);
   }
   const std::string path = path_arg(spec, "spec");

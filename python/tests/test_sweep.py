@@ -185,6 +185,7 @@ def test_deep_and_huge_specs_are_refused(tmp_path):
         ({"axes": axes, "filter": "-" * 30000 + "1"}, "filter", "nested deeper than 256"),
         ({"axes": axes, "filter": " + ".join(["layers"] * 30000)}, "filter", "longer than 65536"),
         ({"axes": axes, "x": nested(300)}, "x[0][0]", "nested deeper than 256 levels"),
+        ({"axes": axes, "x": nested(100000)}, "", "nested deeper than 256 levels"),
         ({"axes": {"layers": list(range(1, 101)), "tp": list(range(1, 101)),
                    "dp": list(range(1, 101)), "seq": list(range(1, 101)),
                    "scheduler": ["ideal", "bvn"]}}, "axes", "200000000 combinations"),
