@@ -234,10 +234,8 @@ void ResultFile::append(const std::string& key, const std::string& row) {
   try {
     write_all(fd_, row + "\n", file_);
   } catch (const core::InputError&) {
-    const int saved = errno;
     while (::ftruncate(fd_, st.st_size) != 0 && errno == EINTR) {
     }
-    errno = saved;
     throw;
   }
   if (rows_.count(key) == 0) written_.push_back(key);
