@@ -2,9 +2,14 @@
 // files (the product, filters, checks, TOML = JSON); the presets of flux
 // evaluate as the shipped sweep files compiled in.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -147,8 +152,8 @@ TEST(SweepSpec, Errors) {
   EXPECT_EQ(err(head + "scheduler2 = 1").substr(0, 45),
             "s.toml: line 3, axes.scheduler2 = 1: unknown ");
   EXPECT_EQ(err("name = \"a/b\"\n" + head),
-            "s.toml: line 1, name = a/b: must be a plain name (no spaces, commas, quotes or "
-            "slashes)");
+            "s.toml: line 1, name = a/b: must be a plain name (no spaces, commas, quotes, "
+            "slashes or control characters)");
   EXPECT_EQ(err("filter = \"tp == 1\"\n" + head + "tp = [2]"),
             "s.toml: filter = tp == 1: the filters leave no point of 1");
   EXPECT_EQ(err(head + "[[plot]]\nx = \"tp\"\ny = \"iteration_time_s\""),
@@ -162,6 +167,276 @@ TEST(SweepSpec, Errors) {
             "s.toml: line 3, axes.fold_dp = -1: must be an integer from 0 to 16777216");
   EXPECT_EQ(err(head + "tp = 0"),
             "s.toml: line 3, axes.tp = 0: must be an integer from 1 to 16777216");
+}
+
+// Every recursive reader of a sweep file has a bound (issue 28, N3): the
+// filter's nesting (parentheses, unary operators) and length, the JSON's
+// and TOML's nesting, the file's size; a chain of binary operators is flat,
+// so a long sum is fine. Each refusal is one short line; none overflows the
+// stack (these inputs crashed before).
+TEST(SweepExpr, DepthAndLengthAreBounded) {
+  const auto nested = [](std::size_t n) { return std::string(n, '(') + "1" + std::string(n, ')'); };
+  EXPECT_TRUE(holds(nested(kMaxFilterDepth)));
+  const std::string deep = error_of([&] { (void)Expr::parse(nested(kMaxFilterDepth + 1), "f"); });
+  EXPECT_NE(deep.find("nested deeper than 256 levels"), std::string::npos) << deep;
+  for (const std::string& text :
+       {nested(20000), std::string(30000, '-') + "1", std::string(30000, '!') + "0",
+        "-(" + std::string(5000, '-') + "(1))"}) {
+    const std::string e = error_of([&] { (void)Expr::parse(text, "f"); });
+    EXPECT_NE(e.find("nested deeper than 256 levels"), std::string::npos) << e.substr(0, 200);
+    EXPECT_LT(e.size(), 300u);
+  }
+  EXPECT_TRUE(holds(std::string(kMaxFilterDepth, '-') + "1 != 0"));
+  // Flat chains of any length the limit allows: one node, folded in a loop.
+  std::string sum = "tp";
+  for (int i = 0; i < 13000; ++i) sum += " + tp";
+  EXPECT_TRUE(holds(sum + " == 13001", {{"tp", 1}}));
+  std::string all = "1";
+  for (int i = 0; i < 12000; ++i) all += " && 1";
+  EXPECT_TRUE(holds(all));
+  EXPECT_EQ(error_of([&] {
+              (void)holds(sum + " * 0 - 1 / 0 > 0", {{"tp", 1}});
+            }).substr(0, 40),
+            "filter = tp + tp + tp + tp + tp + tp + t");
+  std::string longer = "1";
+  while (longer.size() <= kMaxFilterLength) longer += " + 1";
+  const std::string e = error_of([&] { (void)Expr::parse(longer, "f"); });
+  EXPECT_NE(e.find("longer than 65536 characters, the limit of a filter"), std::string::npos);
+  EXPECT_LT(e.size(), 300u);
+  // A control character in a filter is escaped in the message: one line.
+  EXPECT_EQ(error_of([] { (void)Expr::parse("1 +\n", "f"); }),
+            "f = 1 +\\n: expected a value at \"(end)\" (character 5)");
+}
+
+TEST(SweepSpec, NestingSizeAndDuplicateKeysAreRefused) {
+  const auto err = [](const std::string& text, bool json) {
+    return error_of([&] { (void)SweepSpec::parse(text, json ? "s.json" : "s.toml", json); });
+  };
+  const std::string axes = R"("axes": {"layers": 1, "scheduler": "ideal"})";
+  const auto deep = [](std::size_t n) { return std::string(n, '[') + std::string(n, ']'); };
+  for (const std::string& text :
+       {"{\"x\": " + deep(70000) + ", " + axes + "}",
+        R"({"axes": {"scheduler": "ideal", "layers": )" + deep(100000) + "}}",
+        "{" + axes + R"(, "filter": )" + deep(257) + "}", std::string(1000000, '[')}) {
+    const std::string e = err(text, true);
+    EXPECT_NE(e.find("nested deeper than 256 levels, the limit of a sweep file"), std::string::npos)
+        << e.substr(0, 300);
+    EXPECT_LT(e.size(), 300u);
+  }
+  // Found by fuzz_sweep_spec: nlohmann reports a number too large as
+  // out_of_range, not as a parse error.
+  EXPECT_EQ(err(R"({"axes": {"capacity_factor": 1e400, "scheduler": "ideal"}})", true),
+            "s.json: not valid JSON: a number too large for a double");
+  EXPECT_EQ(err(R"({"axes": {"layers": 1, "layers": 2, "scheduler": "ideal"}})", true),
+            "s.json: axes.layers: duplicate key");
+  EXPECT_EQ(err("{" + axes + R"(, "name": "a", "name": "b"})", true),
+            "s.json: name: duplicate key");
+  EXPECT_EQ(
+      err(R"({"plot": [{"x": "layers"}, {"x": "layers", "x": "layers"}], )" + axes + "}", true),
+      "s.json: plot[1].x: duplicate key");
+  EXPECT_EQ(err(R"({"a\nb": 1, "a\nb": 2})", true), "s.json: a\\nb: duplicate key");
+  EXPECT_EQ(err(R"({"axes": {"a\u0000": 1}})", true).substr(0, 45),
+            "s.json: axes.a\\x00 = 1: unknown axis (known: ");
+  // Nesting within the bound is the reader's business (here: a wrong type).
+  EXPECT_NE(err("{" + axes + R"(, "filter": )" + deep(200) + "}", true).find("a filter is a"),
+            std::string::npos);
+  // TOML: toml++'s own bound, one line.
+  const std::string toml = err("a = " + std::string(10000, '[') + "\n", false);
+  EXPECT_EQ(toml.find('\n'), std::string::npos);
+  EXPECT_NE(toml.find("s.toml: line 1: not valid TOML: "), std::string::npos) << toml;
+  EXPECT_NE(toml.find("256"), std::string::npos) << toml;
+  // Over the size limit: refused before it is parsed, text and files alike.
+  const std::string big = "description = \"" + std::string(kMaxSweepFileBytes, 'x') + "\"\n";
+  EXPECT_EQ(err(big, false), "s.toml: larger than 1 MiB, the limit of a sweep file");
+  EXPECT_EQ(error_of([] { (void)SweepSpec::read("/dev/zero"); }),
+            "/dev/zero: larger than 1 MiB, the limit of a sweep file");
+  EXPECT_EQ(error_of([] { (void)SweepSpec::read("/"); }), "/: is a directory, not a file");
+}
+
+// Names become file names (the CSV, the lock): a NUL would cut them, a
+// newline would break the one-line error. Every string value is refused
+// with a control character, and shown escaped.
+TEST(SweepSpec, ControlCharactersAreRefused) {
+  const auto err = [](const std::string& text, bool json) {
+    return error_of([&] { (void)SweepSpec::parse(text, json ? "s.json" : "s.toml", json); });
+  };
+  EXPECT_EQ(err(R"({"name": "a\u0000b", "axes": {"scheduler": "ideal"}})", true),
+            "s.json: name = a\\x00b: must be a plain name (no spaces, commas, quotes, slashes or "
+            "control characters)");
+  EXPECT_EQ(err("name = \"a\\nb\"\n[axes]\nscheduler = \"ideal\"\n", false),
+            "s.toml: line 1, name = a\\nb: must be a plain name (no spaces, commas, quotes, "
+            "slashes or control characters)");
+  EXPECT_EQ(err("[axes]\nscheduler = \"ideal\"\nrouting = \"file:r.json\\u0000x\"\n", false),
+            "s.toml: line 3, axes.routing = file:r.json\\x00x: a control character (a newline, a "
+            "NUL, ...)");
+  EXPECT_EQ(err("[axes]\nscheduler = [\"ideal\", \"bvn\\r\"]\n", false),
+            "s.toml: line 2, axes.scheduler[1] = bvn\\x0d: a control character (a newline, a "
+            "NUL, ...)");
+  EXPECT_EQ(
+      err("[axes]\nscheduler = \"ideal\"\n[[plot]]\nx = \"scheduler\"\ny = \"gap\\t\"\n", false)
+          .substr(0, 40),
+      "s.toml: line 5, plot[0].y = gap\\t: must ");
+}
+
+// The product is counted from the lists' lengths before any point is built
+// (issue 28, N5), and the points the filters keep before any is set up.
+TEST(SweepSpec, ProductIsBoundedBeforeItIsBuilt) {
+  const auto list = [](int n) {
+    std::string s = "[";
+    for (int i = 1; i <= n; ++i) s += (i > 1 ? ", " : "") + std::to_string(i);
+    return s + "]";
+  };
+  const std::string huge = "[axes]\nlayers = " + list(100) + "\ntp = " + list(100) +
+                           "\ndp = " + list(100) + "\nseq = " + list(100) +
+                           "\nscheduler = [\"ideal\", \"bvn\"]\n";
+  EXPECT_EQ(error_of([&] { (void)SweepSpec::parse(huge, "s.toml", false).points(); }),
+            "s.toml: axes = 100 x 100 x 100 x 100 x 2: 200000000 combinations of the axes' "
+            "values, over the limit of 10000000 a sweep enumerates: split it into several sweep "
+            "files");
+  const std::string many =
+      "[axes]\nlayers = " + list(1001) + "\ntp = " + list(1000) + "\nscheduler = \"ideal\"\n";
+  EXPECT_EQ(error_of([&] { (void)SweepSpec::parse(many, "s.toml", false).points(); }),
+            "s.toml: axes = 1001 x 1000 x 1: 1001000 points (about 2.39 GiB to hold), over the "
+            "limit of 1000000 points a sweep holds: narrow it with a filter or split it into "
+            "several sweep files");
+  // A filter that keeps few of many combinations is fine.
+  const std::vector<Point> few =
+      SweepSpec::parse("filter = \"layers == tp\"\n" + many, "s.toml", false).points();
+  EXPECT_EQ(few.size(), 1000u);
+}
+
+// A CSV being resumed holds rows of this sweep's points only, each with a
+// known status (issue 28, N6): another row is refused and the file left as
+// it was.
+class SweepCsv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/flux-sweep-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    spec_ = SweepSpec::parse(
+        "[axes]\nlayers = 1\ntp = 2\ndp = 2\ntau = [\"10us\", \"1ms\"]\nscheduler = \"ideal\"\n",
+        "s.toml", false);
+    points_ = spec_.points();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  static std::string slurp(const std::filesystem::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  static void put(const std::filesystem::path& f, const std::string& text) {
+    std::ofstream(f, std::ios::binary) << text;
+  }
+  std::string row(std::size_t i, const std::string& status = "ok") const {
+    Outcome o;
+    o.status = *status_of(status);
+    return csv_row(points_[i], o);
+  }
+
+  std::filesystem::path dir_;
+  SweepSpec spec_;
+  std::vector<Point> points_;
+};
+
+TEST_F(SweepCsv, RowsOfOtherPointsAndUnknownStatusesAreRefused) {
+  const std::filesystem::path csv = dir_ / "s.csv";
+  const std::string header = csv_header(spec_);
+  {
+    ResultFile f(csv, header, points_, false);
+    f.append(points_[0].key(), row(0));
+  }
+  const std::string good = slurp(csv);
+  EXPECT_EQ(good, header + "\n" + row(0) + "\n");
+  {
+    const ResultFile f(csv, header, points_, false);  // resumes
+    EXPECT_EQ(f.finished().at(points_[0].key()), "ok");
+  }
+  // A row of a point that is not in the sweep (tau 77us: hand-edited, or
+  // the axis's values changed), and a status nobody writes; each with a
+  // torn last row, which must stay too.
+  std::string stale = row(1);
+  stale.replace(stale.find("1ms"), 3, "77us");
+  std::string bogus = row(1);
+  bogus.replace(bogus.find(",ok,"), 4, ",bogus,");
+  const std::string torn = "1,2,2,10us,id";
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {good + stale + "\n" + torn,
+            "line 3 = 1,2,2,77us,ideal: not a point of this sweep (its axes' values or filters "
+            "have changed?): use another output directory (-o), start over (--fresh) or remove "
+            "the row"},
+           {good + bogus + "\n" + torn,
+            "line 3, point_status = bogus: unknown status (known: ok, error, invalid, timeout, "
+            "memory, crashed): use another output directory (-o), start over (--fresh) or "
+            "remove the row"}}) {
+    put(csv, text);
+    EXPECT_EQ(error_of([&] { ResultFile f(csv, header, points_, false); }),
+              csv.string() + ": " + expected);
+    EXPECT_EQ(slurp(csv), text);
+  }
+  // --fresh starts over, whatever the file held.
+  { const ResultFile f(csv, header, points_, true); }
+  EXPECT_EQ(slurp(csv), header + "\n");
+}
+
+// The CSV is the sweep's own file: a symlink is not followed (nor its
+// target touched), and a file that is not regular is refused.
+TEST_F(SweepCsv, SymlinksAndSpecialFilesAreRefused) {
+  const std::filesystem::path csv = dir_ / "s.csv";
+  put(dir_ / "victim.txt", "precious\n");
+  std::filesystem::create_symlink("victim.txt", csv);
+  EXPECT_EQ(error_of([&] { ResultFile f(csv, csv_header(spec_), points_, true); }),
+            csv.string() +
+                ": is a symlink: the sweep's CSV must be a file of its own (remove the link or use "
+                "another output directory, -o)");
+  EXPECT_EQ(slurp(dir_ / "victim.txt"), "precious\n");
+  std::filesystem::remove(csv);
+  std::filesystem::create_symlink("missing.txt", csv);  // dangling: not created through
+  EXPECT_NE(error_of([&] { ResultFile f(csv, csv_header(spec_), points_, false); }), "no error");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "missing.txt"));
+  std::filesystem::remove(csv);
+  ASSERT_EQ(::mkfifo(csv.c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { ResultFile f(csv, csv_header(spec_), points_, false); }),
+            csv.string() + ": is not a regular file");
+}
+
+// A failed append (a full disk; here the file size limit, RLIMIT_FSIZE,
+// which fails the write the same way part of the way through) leaves the
+// file at its last whole row (issue 28, N15).
+TEST_F(SweepCsv, AFailedAppendLeavesWholeRows) {
+  const std::filesystem::path csv = dir_ / "s.csv";
+  ResultFile f(csv, csv_header(spec_), points_, false);
+  f.append(points_[0].key(), row(0));
+  const std::string before = slurp(csv);
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  rlimit cap = old;
+  cap.rlim_cur = before.size() + 10;  // the next row fits only in part
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &cap), 0);
+  const std::string e = error_of([&] { f.append(points_[1].key(), row(1)); });
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old), 0);
+  std::signal(SIGXFSZ, previous);
+  EXPECT_EQ(e, csv.string() + ": cannot append a row: File too large");
+  EXPECT_EQ(slurp(csv), before);
+  f.append(points_[1].key(), row(1));  // and it goes on from there
+  EXPECT_EQ(slurp(csv), before + row(1) + "\n");
+}
+
+// A relative file: routing path is the sweep file's directory's (the
+// working directory's for text without a file).
+TEST(SweepSpec, RelativeRoutingFilesAreTheSweepFilesDirectorys) {
+  const std::string text =
+      "[axes]\nmodel = \"mixtral-8x7b\"\nlayers = 1\ndp = 4\nep = 4\nseq = 16\n"
+      "routing = [\"file:r.json\", \"file:/abs/r.json\"]\nscheduler = \"ideal\"\n";
+  const std::vector<Point> from_file = SweepSpec::parse(text, "d/s.toml", false, "/x/d").points();
+  ASSERT_EQ(from_file.size(), 2u);
+  EXPECT_EQ(from_file[0].values[from_file[0].values.size() - 2], "file:r.json");  // as written
+  EXPECT_EQ(from_file[0].config.training.moe.routing.file, "/x/d/r.json");
+  EXPECT_EQ(from_file[1].config.training.moe.routing.file, "/abs/r.json");
+  const std::vector<Point> from_text = SweepSpec::parse(text, "<dict>", false).points();
+  EXPECT_EQ(from_text[0].config.training.moe.routing.file, "r.json");
 }
 
 // The presets compiled into flux are the files in sweeps/, byte for byte.

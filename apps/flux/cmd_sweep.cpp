@@ -87,8 +87,9 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const std::filesystem::path dir = o.output;
   io::prepare_output_directory(dir, "-o");
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
+  check_sweep_outputs(spec, points, dir, o.spec, !o.no_plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
-  sweep::ResultFile results(csv, sweep::csv_header(spec), o.fresh);
+  sweep::ResultFile results(csv, sweep::csv_header(spec), points, o.fresh);
 
   std::size_t resumed = 0;
   const std::vector<std::size_t> todo = points_to_run(points, results, o.retry_failed, resumed);
@@ -135,7 +136,12 @@ void register_sweep(CLI::App& app) {
                    (sweep::MpiSession::available()
                         ? "; under mpirun or srun, rank 0 hands the points out to the other ranks"
                         : "; this flux has no MPI support"));
-  cmd->add_option("spec", o->spec, "the sweep file (.toml or .json)")
+  cmd->add_option("spec", o->spec,
+                  "the sweep file (.toml or .json; at most " +
+                      std::to_string(sweep::kMaxSweepFileBytes >> 20) + " MiB, " +
+                      std::to_string(sweep::kMaxSweepCombinations) + " combinations, " +
+                      std::to_string(sweep::kMaxSweepPoints) +
+                      " points: docs/formats.md, Sweep files)")
       ->required()
       ->check(non_empty_path());
   cmd->add_option("-o,--output", o->output,
@@ -146,9 +152,10 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--memory-budget", o->memory_budget,
                   "memory the running points' estimates may add up to: 8GiB, 512M, 50% "
                   "(default: 80% of MemAvailable)");
-  cmd->add_option("--point-timeout", o->point_timeout,
-                  "wall-clock limit of one point, e.g. 600s or 1500ms: then it is killed and recorded as "
-                  "timeout (default: none; the schedulers' own limit is the time_limit axis)");
+  cmd->add_option(
+      "--point-timeout", o->point_timeout,
+      "wall-clock limit of one point, e.g. 600s or 1500ms: then it is killed and recorded as "
+      "timeout (default: none; the schedulers' own limit is the time_limit axis)");
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in the CSV and start over");
   cmd->add_flag("--retry-failed", o->retry_failed, "run again the points recorded as failed");
   cmd->add_flag("--no-plot", o->no_plot, "write the .gp scripts but do not run gnuplot");

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "cli_common.hpp"
 #include "flux/core/error.hpp"
@@ -45,6 +46,29 @@ std::uint64_t parse_memory_budget(const std::string& text) {
                            "expected a size such as 8GiB, 512M or 50% (of the available memory)");
   }
   return static_cast<std::uint64_t>(v * scale);
+}
+
+void check_sweep_outputs(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
+                         const std::filesystem::path& dir, const std::string& spec_file,
+                         bool plot) {
+  std::vector<io::OutputSpec> outputs = {
+      {dir / (spec.name + ".csv"), "the sweep's CSV", "-o", false},
+      {dir / (spec.name + "-summary.txt"), "the sweep's summary", "-o", false}};
+  for (const sweep::PlotSpec& p : spec.plots) {
+    const std::string stem = sweep::plot_stem(spec, p);
+    outputs.push_back({dir / (stem + ".gp"), "a plot's script", "-o", false});
+    if (plot) outputs.push_back({dir / (stem + ".png"), "a plot", "-o", false});
+  }
+  std::vector<io::InputSpec> inputs;
+  if (!spec_file.empty()) inputs.push_back({spec_file, "the sweep file"});
+  std::set<std::string> routing;
+  for (const sweep::Point& p : points) {
+    const workload::RoutingSpec& r = p.config.training.moe.routing;
+    if (r.kind == workload::RoutingKind::kFile && routing.insert(r.file).second) {
+      inputs.push_back({r.file, "a routing file (axes.routing)"});
+    }
+  }
+  io::check_outputs(outputs, inputs);
 }
 
 std::vector<std::size_t> points_to_run(const std::vector<sweep::Point>& points,

@@ -19,6 +19,13 @@ namespace flux::cli {
 /// --memory-budget.
 std::uint64_t parse_memory_budget(const std::string& text);
 
+/// The files a sweep into `dir` writes (the CSV, the summary, each plot's
+/// script and, with `plot`, its PNG) checked before any is written
+/// (io::check_outputs): none may be the sweep file `spec_file` (empty: none)
+/// or a routing file a point reads. Throws core::InputError.
+void check_sweep_outputs(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
+                         const std::filesystem::path& dir, const std::string& spec_file, bool plot);
+
 /// The indexes of the points the run has to run: those without a row in
 /// `results` (or with a failed one, when `retry_failed`). `resumed` counts
 /// the others.

@@ -27,7 +27,16 @@ namespace {
 
 sweep::SweepSpec read_spec(py::handle spec) {
   if (py::isinstance<py::dict>(spec)) {  // the JSON layout, as a dict
-    const std::string text = py::module_::import("json").attr("dumps")(spec).cast<std::string>();
+    std::string text;
+    try {
+      text = py::module_::import("json").attr("dumps")(spec).cast<std::string>();
+    } catch (py::error_already_set& e) {
+      // Nested past Python's recursion limit: past the sweep file's too.
+      if (!e.matches(PyExc_RecursionError)) throw;
+      throw core::InputError("<dict>", "", "",
+                             "nested deeper than " + std::to_string(sweep::kMaxSweepDepth) +
+                                 " levels, the limit of a sweep file");
+    }
     return sweep::SweepSpec::parse(text, "<dict>", true);
   }
   const std::string path = path_arg(spec, "spec");
@@ -55,8 +64,11 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
   const std::filesystem::path dir = path_arg(output, "output");
   io::prepare_output_directory(dir, "output");
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
+  cli::check_sweep_outputs(spec, points, dir,
+                           py::isinstance<py::dict>(spec_arg) ? "" : path_arg(spec_arg, "spec"),
+                           plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
-  sweep::ResultFile results(csv, sweep::csv_header(spec), fresh);
+  sweep::ResultFile results(csv, sweep::csv_header(spec), points, fresh);
   std::size_t resumed = 0;
   const std::vector<std::size_t> todo = cli::points_to_run(points, results, retry_failed, resumed);
 

@@ -165,3 +165,40 @@ def test_errors(tmp_path):
     with pytest.raises(flux.InputError) as e:
         flux.read_sweep_csv(bad)
     assert e.value.field == "line 3"
+
+
+def test_deep_and_huge_specs_are_refused(tmp_path):
+    """Issue 28: a filter or a spec nested past its bound, a product past
+    its bound, a name with a control character: flux.InputError (before,
+    a deep filter killed the interpreter with SIGSEGV), nothing written."""
+    axes = {"layers": [1, 2], "scheduler": "ideal"}
+
+    def nested(n):
+        v = []
+        for _ in range(n - 1):
+            v = [v]
+        return v
+
+    deep = "(" * 20000 + "layers" + ")" * 20000 + " > 0"
+    for spec, field, problem in [
+        ({"axes": axes, "filter": deep}, "filter", "nested deeper than 256 levels"),
+        ({"axes": axes, "filter": "-" * 30000 + "1"}, "filter", "nested deeper than 256"),
+        ({"axes": axes, "filter": " + ".join(["layers"] * 30000)}, "filter", "longer than 65536"),
+        ({"axes": axes, "x": nested(300)}, "x[0][0]", "nested deeper than 256 levels"),
+        ({"axes": axes, "x": nested(100000)}, "", "nested deeper than 256 levels"),
+        ({"axes": {"layers": list(range(1, 101)), "tp": list(range(1, 101)),
+                   "dp": list(range(1, 101)), "seq": list(range(1, 101)),
+                   "scheduler": ["ideal", "bvn"]}}, "axes", "200000000 combinations"),
+        ({"name": "a\0b", "axes": axes}, "name", "control characters"),
+    ]:
+        with pytest.raises(flux.InputError) as e:
+            flux.sweep(spec, tmp_path)
+        assert e.value.file == "<dict>"
+        assert e.value.field.startswith(field), e.value.field
+        assert problem in e.value.problem
+        assert "\n" not in str(e.value)
+    assert list(tmp_path.iterdir()) == []
+    # A long flat sum within the bound is evaluated (one node, in a loop).
+    result = flux.sweep({"name": "flat", "axes": axes,
+                         "filter": " + ".join(["layers"] * 7000) + " > 7000"}, tmp_path)
+    assert result.points == 1 and list(result["layers"]) == [2]

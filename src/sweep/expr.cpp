@@ -1,6 +1,11 @@
 // The filter language (grammar at the top of include/flux/sweep/expr.hpp):
 // a recursive-descent parser into a small tree, evaluated per point with
-// checked 64-bit arithmetic.
+// checked 64-bit arithmetic. A left-associative chain (`a + b - c`, `x && y
+// && z`) is one node with its operands in a list, folded left to right, so a
+// flat sum of any length is a tree of depth 1; only parentheses and unary
+// operators nest, and they are refused beyond kMaxFilterDepth levels. So the
+// parser, the evaluator, collect_names and the tree's destructor recurse at
+// most a few frames per level.
 #include "flux/sweep/expr.hpp"
 
 #include <cctype>
@@ -12,12 +17,33 @@
 namespace flux::sweep {
 
 struct Expr::Node {
-  enum class Kind : std::uint8_t { kNumber, kString, kName, kUnary, kBinary };
+  enum class Kind : std::uint8_t { kNumber, kString, kName, kUnary, kChain };
   Kind kind = Kind::kNumber;
   std::int64_t number = 0;
-  std::string text;  ///< kString: the string; kName: the axis; else the operator
-  std::shared_ptr<const Node> lhs, rhs;
+  std::string text;  ///< kString: the string; kName: the axis; kUnary: the operator
+  /// kUnary: the operand; kChain: the operands, folded left to right with
+  /// ops[i] between args[i] and args[i + 1].
+  std::vector<std::shared_ptr<const Node>> args;
+  std::vector<std::string> ops;
 };
+
+std::string shown(std::string_view text) {
+  constexpr std::size_t kShown = 80;
+  std::string s;
+  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char* const kHex = "0123456789abcdef";
+      s += c == '\n'   ? std::string("\\n")
+           : c == '\t' ? std::string("\\t")
+                       : std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  if (text.size() > kShown) s += "... (" + std::to_string(text.size()) + " characters)";
+  return s;
+}
 
 namespace {
 
@@ -29,6 +55,11 @@ class Parser {
   Parser(std::string_view text, const std::string& key) : text_(text), key_(key) {}
 
   NodePtr parse() {
+    if (text_.size() > kMaxFilterLength) {
+      throw core::InputError(
+          "", key_, shown(text_),
+          "longer than " + std::to_string(kMaxFilterLength) + " characters, the limit of a filter");
+    }
     NodePtr n = parse_or();
     skip_space();
     if (pos_ != text_.size()) fail("expected an operator or the end");
@@ -37,10 +68,10 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& problem) const {
-    std::string rest(text_.substr(pos_, 20));
+    std::string rest = shown(text_.substr(pos_, 20));
     if (rest.empty()) rest = "(end)";
     throw core::InputError(
-        "", key_, std::string(text_),
+        "", key_, shown(text_),
         problem + " at \"" + rest + "\" (character " + std::to_string(pos_ + 1) + ")");
   }
   void skip_space() {
@@ -55,35 +86,48 @@ class Parser {
     pos_ += op.size();
     return true;
   }
-  static NodePtr binary(std::string op, NodePtr a, NodePtr b) {
-    auto n = std::make_shared<Node>();
-    n->kind = Node::Kind::kBinary;
-    n->text = std::move(op);
-    n->lhs = std::move(a);
-    n->rhs = std::move(b);
-    return n;
+  // One more level of parentheses or unary operators.
+  void enter() {
+    if (++depth_ > kMaxFilterDepth) {
+      fail("nested deeper than " + std::to_string(kMaxFilterDepth) +
+           " levels (parentheses and unary - and !)");
+    }
   }
   template <class Next>
   NodePtr left_assoc(std::initializer_list<std::string_view> ops, Next next) {
-    NodePtr n = (this->*next)();
+    NodePtr first = (this->*next)();
+    std::shared_ptr<Node> chain;
     for (bool more = true; more;) {
       more = false;
       for (std::string_view op : ops) {
         if (take(op)) {
-          n = binary(std::string(op), n, (this->*next)());
+          if (!chain) {
+            chain = std::make_shared<Node>();
+            chain->kind = Node::Kind::kChain;
+            chain->args.push_back(std::move(first));
+          }
+          chain->ops.emplace_back(op);
+          chain->args.push_back((this->*next)());
           more = true;
           break;
         }
       }
     }
-    return n;
+    return chain ? NodePtr(chain) : first;
   }
   NodePtr parse_or() { return left_assoc({"||"}, &Parser::parse_and); }
   NodePtr parse_and() { return left_assoc({"&&"}, &Parser::parse_cmp); }
   NodePtr parse_cmp() {
     NodePtr n = parse_sum();
     for (std::string_view op : {"==", "!=", "<=", ">=", "<", ">"}) {
-      if (take(op)) return binary(std::string(op), n, parse_sum());
+      if (take(op)) {
+        auto c = std::make_shared<Node>();
+        c->kind = Node::Kind::kChain;
+        c->ops.emplace_back(op);
+        c->args.push_back(std::move(n));
+        c->args.push_back(parse_sum());
+        return c;
+      }
     }
     return n;
   }
@@ -92,17 +136,21 @@ class Parser {
   NodePtr parse_unary() {
     for (std::string_view op : {"-", "!"}) {
       if (take(op)) {
+        enter();
         auto n = std::make_shared<Node>();
         n->kind = Node::Kind::kUnary;
         n->text = std::string(op);
-        n->lhs = parse_unary();
+        n->args.push_back(parse_unary());
+        --depth_;
         return n;
       }
     }
     skip_space();
     if (take("(")) {
+      enter();
       NodePtr n = parse_or();
       if (!take(")")) fail("expected )");
+      --depth_;
       return n;
     }
     if (pos_ >= text_.size()) fail("expected a value");
@@ -143,6 +191,7 @@ class Parser {
   std::string_view text_;
   const std::string& key_;
   std::size_t pos_ = 0;
+  std::size_t depth_ = 0;
 };
 
 class Evaluator {
@@ -162,22 +211,30 @@ class Evaluator {
         return *v;
       }
       case Node::Kind::kUnary: {
-        const std::int64_t a = number(eval(*n.lhs), n.text);
+        const std::int64_t a = number(eval(*n.args[0]), n.text);
         if (n.text == "!") return of(a == 0);
         if (a == INT64_MIN) fail("integer overflow in -");
         return of(-a);
       }
-      case Node::Kind::kBinary:
+      case Node::Kind::kChain:
         break;
     }
-    const std::string& op = n.text;
-    if (op == "&&" || op == "||") {  // short-circuit
-      const bool a = number(eval(*n.lhs), op) != 0;
-      if (op == "&&" ? !a : a) return of(a);
-      return of(number(eval(*n.rhs), op) != 0);
+    ExprValue v = eval(*n.args[0]);
+    for (std::size_t i = 0; i < n.ops.size(); ++i) {
+      const std::string& op = n.ops[i];
+      if (op == "&&" || op == "||") {  // short-circuit
+        const bool a = number(v, op) != 0;
+        if (op == "&&" ? !a : a) return of(a);
+        v = of(number(eval(*n.args[i + 1]), op) != 0);
+        continue;
+      }
+      v = apply(op, v, eval(*n.args[i + 1]));
     }
-    const ExprValue a = eval(*n.lhs);
-    const ExprValue b = eval(*n.rhs);
+    return v;
+  }
+
+ private:
+  ExprValue apply(const std::string& op, const ExprValue& a, const ExprValue& b) const {
     if (a.is_string || b.is_string) {
       if (a.is_string != b.is_string || (op != "==" && op != "!=")) {
         fail("operator " + op + " between " + type(a) + " and " + type(b));
@@ -202,17 +259,15 @@ class Evaluator {
     if (op == ">=") return of(x >= y);
     fail("integer overflow in " + op);
   }
-
- private:
   static ExprValue of(std::int64_t v) { return ExprValue{false, v, {}}; }
   static ExprValue of(bool v) { return of(std::int64_t{v ? 1 : 0}); }
   static std::string type(const ExprValue& v) { return v.is_string ? "a string" : "an integer"; }
   std::int64_t number(const ExprValue& v, const std::string& op) const {
-    if (v.is_string) fail("operator " + op + " on the string \"" + v.text + "\"");
+    if (v.is_string) fail("operator " + op + " on the string \"" + shown(v.text) + "\"");
     return v.number;
   }
   [[noreturn]] void fail(const std::string& problem) const {
-    throw core::InputError("", key_, text_, problem);
+    throw core::InputError("", key_, shown(text_), problem);
   }
 
   const ExprLookup& lookup_;
@@ -222,8 +277,7 @@ class Evaluator {
 
 void collect_names(const Node& n, std::vector<std::string>& out) {
   if (n.kind == Node::Kind::kName) out.push_back(n.text);
-  if (n.lhs) collect_names(*n.lhs, out);
-  if (n.rhs) collect_names(*n.rhs, out);
+  for (const NodePtr& a : n.args) collect_names(*a, out);
 }
 
 }  // namespace
@@ -241,7 +295,7 @@ void Expr::check_names(const ExprLookup& lookup) const {
   collect_names(*root_, names);
   for (const std::string& n : names) {
     if (!lookup(n)) {
-      throw core::InputError("", key_, text_,
+      throw core::InputError("", key_, shown(text_),
                              "unknown axis " + n + " (a filter names axes of the sweep)");
     }
   }
@@ -249,7 +303,7 @@ void Expr::check_names(const ExprLookup& lookup) const {
 
 bool Expr::holds(const ExprLookup& lookup) const {
   const ExprValue v = Evaluator(lookup, key_, text_).eval(*root_);
-  if (v.is_string) throw core::InputError("", key_, text_, "a string is not a condition");
+  if (v.is_string) throw core::InputError("", key_, shown(text_), "a string is not a condition");
   return v.number != 0;
 }
 

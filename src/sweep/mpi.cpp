@@ -8,7 +8,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
+#include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "flux/core/error.hpp"
@@ -108,24 +109,34 @@ void MpiSession::abort_on_error() {
 
 std::optional<SweepSpec> mpi_share_spec(MpiSession& mpi, const std::string& file) {
 #ifdef FLUX_HAVE_MPI
-  // "+" and the text, or "" when rank 0 cannot read the file.
+  // "+", the directory relative routing files are in (rank 0's, absolute:
+  // a worker may run elsewhere), a NUL (no path holds one) and the text; or "" when rank 0
+  // cannot read the file (SweepSpec::read_text: a directory, over the size
+  // limit, ...).
   std::string text;
+  std::optional<core::InputError> unreadable;
   if (mpi.rank() == 0) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (in) {
+    try {
+      const std::string spec = SweepSpec::read_text(file);
+      std::error_code ec;
+      const std::filesystem::path base = std::filesystem::absolute(file, ec).parent_path();
       text.push_back('+');  // appended: GCC 12 reports a false -Wrestrict on "+" + string
-      text += s.str();
+      text += ec ? std::string() : base.string();
+      text.push_back('\0');
+      text += spec;
+    } catch (const core::InputError& e) {
+      unreadable = e;
     }
   }
   broadcast(text);
   if (text.empty()) {
-    if (mpi.rank() == 0) return SweepSpec::read(file);  // throws the reason
+    if (unreadable) throw *unreadable;
     return std::nullopt;
   }
   try {
-    return SweepSpec::parse(std::string_view(text).substr(1), file, file.ends_with(".json"));
+    const std::size_t end = text.find('\0');
+    return SweepSpec::parse(std::string_view(text).substr(end + 1), file, file.ends_with(".json"),
+                            text.substr(1, end - 1));
   } catch (const core::InputError&) {
     if (mpi.rank() == 0) throw;
     return std::nullopt;  // rank 0 reports it

@@ -90,6 +90,14 @@ std::string label(const SweepSpec& spec, const Point& p, const std::vector<std::
 
 }  // namespace
 
+std::optional<PointStatus> status_of(std::string_view text) {
+  for (PointStatus s : {PointStatus::kOk, PointStatus::kError, PointStatus::kInvalid,
+                        PointStatus::kTimeout, PointStatus::kMemory, PointStatus::kCrashed}) {
+    if (to_string(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(PointStatus s) {
   switch (s) {
     case PointStatus::kOk:
@@ -130,11 +138,38 @@ std::string csv_row(const Point& point, const Outcome& o) {
   return row + std::string(metrics - 1, ',');
 }
 
-ResultFile::ResultFile(std::filesystem::path file, std::string header, bool fresh)
+ResultFile::ResultFile(std::filesystem::path file, std::string header,
+                       const std::vector<Point>& points, bool fresh)
     : file_(std::move(file)), header_(std::move(header)) {
   key_columns_ = column(split(header_), "point_status");
-  fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Never through a symlink, and a new file is this run's own (O_EXCL): the
+  // CSV is not a user's path to follow (docs/formats.md, "Resume").
+  constexpr int kFlags = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  fd_ = ::open(file_.c_str(), kFlags);
+  if (fd_ < 0 && errno == ENOENT) fd_ = ::open(file_.c_str(), kFlags | O_CREAT | O_EXCL, 0644);
+  if (fd_ < 0 && errno == ELOOP) {
+    throw core::InputError(file_.string(), "", "",
+                           "is a symlink: the sweep's CSV must be a file of its own (remove the "
+                           "link or use another output directory, -o)");
+  }
   if (fd_ < 0) io_fail(file_, "cannot open");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw core::InputError(file_.string(), "", "", "is not a regular file");
+  }
+  (void)::fcntl(fd_, F_SETFL, O_APPEND);
+  try {
+    load(points, fresh);
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+void ResultFile::load(const std::vector<Point>& points, bool fresh) {
   std::string text = fresh ? std::string() : read_all(fd_, file_);
   // A torn last row (or header): cut back to the last line end.
   const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
@@ -150,22 +185,35 @@ ResultFile::ResultFile(std::filesystem::path file, std::string header, bool fres
   std::string line;
   std::getline(in, line);
   if (line != header_) {
-    ::close(fd_);
-    fd_ = -1;
-    throw core::InputError(file_.string(), "line 1", line.substr(0, 60),
+    throw core::InputError(file_.string(), "line 1", shown(line.substr(0, 60)),
                            "written by another sweep (other axes or columns): use another "
                            "output directory (-o) or start over (--fresh)");
   }
+  std::set<std::string> keys;
+  for (const Point& p : points) keys.insert(p.key());
+  const std::string again =
+      ": use another output directory (-o), start over (--fresh) or remove the row";
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     const std::vector<std::string> f = split(line);
     if (f.size() != columns) {
-      ::close(fd_);
-      fd_ = -1;
       throw core::InputError(file_.string(), "line " + std::to_string(n),
                              std::to_string(f.size()) + " columns",
                              "expected " + std::to_string(columns) + ": not a row of this sweep");
     }
     const std::string key = join(f, key_columns_, ",");
+    if (keys.count(key) == 0) {
+      throw core::InputError(file_.string(), "line " + std::to_string(n), shown(key),
+                             "not a point of this sweep (its axes' values or filters have "
+                             "changed?)" +
+                                 again);
+    }
+    if (!status_of(f[key_columns_])) {
+      throw core::InputError(file_.string(), "line " + std::to_string(n) + ", point_status",
+                             shown(f[key_columns_]),
+                             "unknown status (known: ok, error, invalid, timeout, memory, "
+                             "crashed)" +
+                                 again);
+    }
     if (rows_.count(key) == 0) written_.push_back(key);
     rows_[key] = line;
     status_[key] = f[key_columns_];
@@ -180,7 +228,16 @@ ResultFile::~ResultFile() {
 }
 
 void ResultFile::append(const std::string& key, const std::string& row) {
-  write_all(fd_, row + "\n", file_);
+  // On a failed write or sync (a full disk), cut back to the last whole row.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) io_fail(file_, "cannot append a row");
+  try {
+    write_all(fd_, row + "\n", file_);
+  } catch (const core::InputError&) {
+    while (::ftruncate(fd_, st.st_size) != 0 && errno == EINTR) {
+    }
+    throw;
+  }
   if (rows_.count(key) == 0) written_.push_back(key);
   rows_[key] = row;
   status_[key] = split(row)[key_columns_];
@@ -199,7 +256,7 @@ void ResultFile::rewrite_sorted(const std::vector<std::string>& order) {
   ::close(fd_);
   fd_ = -1;
   io::save_file(file_, [&](std::ostream& out) { out << text; });
-  fd_ = ::open(file_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  fd_ = ::open(file_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
   if (fd_ < 0) io_fail(file_, "cannot reopen");
 }
 

@@ -1,5 +1,5 @@
 // Sweep files (include/flux/sweep/spec.hpp, docs/formats.md "Sweep files"):
-// TOML (toml++) or JSON (nlohmann) read into one JSON tree, checked key by
+// TOML (toml++) or JSON (nlohmann) read into one JSON tree (document.cpp), checked key by
 // key, and expanded into points. A value is checked on its own when read (a
 // known model, a positive integer, a duration); a combination that does not
 // validate (tp not dividing the heads, layers < pp) becomes a point that is
@@ -8,16 +8,17 @@
 #include "flux/sweep/spec.hpp"
 #include "flux/workload/split.hpp"
 
-#include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "document.hpp"
 
 #include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
 #include "flux/core/time.hpp"
 #include "flux/runtime/failure.hpp"
 #include "flux/sched/scheduler.hpp"
@@ -28,6 +29,7 @@ namespace flux::sweep {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using detail::read_document;
 
 // Largest integer an integer axis takes (the option tables' bounds are at
 // most this; the generator checks each one exactly).
@@ -36,31 +38,6 @@ std::string real_text(double v) {
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, end);
-}
-
-// A TOML document as JSON, with the line of every value by its path.
-Json from_toml(const toml::node& n, const std::string& path, std::map<std::string, int>& lines) {
-  lines[path] = static_cast<int>(n.source().begin.line);
-  if (const auto* t = n.as_table()) {
-    Json j = Json::object();
-    for (const auto& [k, v] : *t) {
-      const std::string key(k.str());
-      j[key] = from_toml(v, path.empty() ? key : path + "." + key, lines);
-    }
-    return j;
-  }
-  if (const auto* a = n.as_array()) {
-    Json j = Json::array();
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      j.push_back(from_toml((*a)[i], path + "[" + std::to_string(i) + "]", lines));
-    }
-    return j;
-  }
-  if (const auto* s = n.as_string()) return Json(s->get());
-  if (const auto* i = n.as_integer()) return Json(i->get());
-  if (const auto* f = n.as_floating_point()) return Json(f->get());
-  if (const auto* b = n.as_boolean()) return Json(b->get());
-  throw core::InputError("", path, "", "dates and times have no meaning in a sweep file");
 }
 
 // A point's configuration, built axis by axis (axis_table() order).
@@ -80,6 +57,8 @@ struct EvalSetup {
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0
+  /// What a relative `file:` routing path is relative to (SweepSpec::base).
+  std::filesystem::path base;
 
   /// Sets `axis` to `v` (checked by the file reader's type first); throws
   /// core::InputError for an unknown model, gpu, job or scheduler.
@@ -130,6 +109,11 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     t.moe.ep = integer();
   } else if (axis == "routing") {
     t.moe.routing = workload::RoutingSpec::parse(v);
+    std::string& file = t.moe.routing.file;
+    if (t.moe.routing.kind == workload::RoutingKind::kFile && !base.empty() &&
+        std::filesystem::path(file).is_relative()) {
+      file = (base / file).lexically_normal().string();
+    }
   } else if (axis == "routing_seed") {
     t.moe.routing.seed = std::stoull(v);
   } else if (axis == "capacity_factor") {
@@ -260,9 +244,10 @@ class Reader {
   [[noreturn]] void fail(const std::string& path, const std::string& value,
                          const std::string& problem) const {
     const auto line = lines_.find(path);
-    const std::string where =
-        line == lines_.end() ? path : "line " + std::to_string(line->second) + ", " + path;
-    throw core::InputError(source_, where, value, problem);
+    const std::string where = line == lines_.end()
+                                  ? shown(path)
+                                  : "line " + std::to_string(line->second) + ", " + shown(path);
+    throw core::InputError(source_, where, shown(value), problem);
   }
   [[noreturn]] void fail_json(const std::string& path, const Json& v,
                               const std::string& problem) const {
@@ -308,7 +293,7 @@ class Reader {
           return std::nullopt;
         });
       } catch (const core::InputError& e) {
-        fail(e.field(), e.value(), e.problem());
+        fail(e.field(), f.text(), e.problem());
       }
     }
     const std::vector<std::string> metrics = eval::csv_fields(spec.metrics_header());
@@ -328,8 +313,10 @@ class Reader {
   std::string name(const std::string& path, const Json& v) const {
     if (!v.is_string()) fail_json(path, v, "must be a string");
     const std::string s = v.get<std::string>();
-    if (s.empty() || s.find_first_of("/\\,\"\n\r\t ") != std::string::npos || s[0] == '.') {
-      fail(path, s, "must be a plain name (no spaces, commas, quotes or slashes)");
+    if (s.empty() || s.find_first_of("/\\,\" ") != std::string::npos || s[0] == '.' ||
+        has_control(s)) {
+      fail(path, s,
+           "must be a plain name (no spaces, commas, quotes, slashes or control characters)");
     }
     return s;
   }
@@ -338,8 +325,9 @@ class Reader {
     if (!axes.is_object()) fail_json("axes", axes, "must be a table of axis = [values]");
     const std::vector<AxisInfo> table = axis_table();
     for (const auto& [key, v] : axes.items()) {
+      const std::string& name = key;  // clang 14 captures no structured binding
       if (std::none_of(table.begin(), table.end(),
-                       [&](const AxisInfo& a) { return a.name == key; })) {
+                       [&](const AxisInfo& a) { return a.name == name; })) {
         std::string known;
         for (const AxisInfo& a : table) known += (known.empty() ? "" : ", ") + std::string(a.name);
         fail_json("axes." + key, v, "unknown axis (known: " + known + ")");
@@ -367,8 +355,16 @@ class Reader {
     }
   }
 
+  static bool has_control(std::string_view s) {
+    return std::any_of(s.begin(), s.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  }
+
   // One value, checked on its own, as the CSV writes it.
   std::string value(const AxisInfo& info, const std::string& path, const Json& v) const {
+    if (v.is_string() && has_control(v.get<std::string>())) {
+      fail(path, v.get<std::string>(), "a control character (a newline, a NUL, ...)");
+    }
     try {
       switch (info.type) {
         case AxisType::kName: {
@@ -440,7 +436,7 @@ class Reader {
       try {
         spec.filters.push_back(Expr::parse(f.get<std::string>(), path));
       } catch (const core::InputError& e) {
-        fail(path, e.value(), e.problem());
+        fail(path, f.get<std::string>(), e.problem());  // fail() shows the text
       }
     };
     if (!v.is_array()) return one("filter", v);
@@ -615,39 +611,47 @@ std::uint64_t point_memory_bytes(const eval::EvalConfig& config) {
 }
 
 SweepSpec SweepSpec::read(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw core::InputError(file.string(), "", "", "cannot open the sweep file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), file.string(), file.extension() == ".json");
+  const std::string text = read_text(file);
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::absolute(file, ec).parent_path();
+  if (ec) base.clear();
+  return parse(text, file.string(), file.extension() == ".json", base);
 }
 
-SweepSpec SweepSpec::parse(std::string_view text, const std::string& source, bool json) {
-  Json root;
+SweepSpec SweepSpec::parse(std::string_view text, const std::string& source, bool json,
+                           const std::filesystem::path& base) {
   std::map<std::string, int> lines;
-  if (json) {
-    try {
-      root = Json::parse(text);
-    } catch (const Json::parse_error& e) {
-      throw core::InputError(source, "byte " + std::to_string(e.byte), "", "not valid JSON");
-    }
-  } else {
-    try {
-      const toml::table t = toml::parse(text, source);
-      root = from_toml(t, "", lines);
-    } catch (const toml::parse_error& e) {
-      throw core::InputError(source, "line " + std::to_string(e.source().begin.line), "",
-                             "not valid TOML: " + std::string(e.description()));
-    } catch (const core::InputError& e) {
-      throw e.with_source(source);
-    }
-  }
-  return Reader(source, std::move(lines)).read(root);
+  const Json root = read_document(text, source, json, lines);
+  SweepSpec spec = Reader(source, std::move(lines)).read(root);
+  spec.base = base;
+  return spec;
 }
+
+namespace {
+
+std::string count_text(double n) {
+  if (n < 1e15) return std::to_string(static_cast<std::uint64_t>(n));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", n);
+  return buf;
+}
+
+}  // namespace
 
 std::vector<Point> SweepSpec::points() const {
-  std::vector<std::size_t> at(axes.size(), 0);
-  std::vector<Point> out;
+  // The combinations, from the lists' lengths alone, before any is built.
+  double combinations = 1;
+  std::string factors;
+  for (const Axis& a : axes) {
+    combinations *= static_cast<double>(a.values.size());
+    factors += (factors.empty() ? "" : " x ") + std::to_string(a.values.size());
+  }
+  if (combinations > static_cast<double>(kMaxSweepCombinations)) {
+    throw core::InputError(source, "axes", factors,
+                           count_text(combinations) + " combinations of the axes' values, over " +
+                               "the limit of " + count_text(kMaxSweepCombinations) +
+                               " a sweep enumerates: split it into several sweep files");
+  }
   std::map<std::string, AxisType> types;
   for (const AxisInfo& a : axis_table()) types[std::string(a.name)] = a.type;
   const auto lookup_in = [&](const std::vector<std::string>& values) {
@@ -673,48 +677,74 @@ std::vector<Point> SweepSpec::points() const {
       return std::nullopt;
     };
   };
-  std::size_t total = 0;
-  while (true) {
-    ++total;
-    Point p;
-    for (std::size_t i = 0; i < axes.size(); ++i) p.values.push_back(axes[i].values[at[i]]);
+  // Every combination in order, the last axis fastest: calls `f(values)`.
+  const auto each = [&](const auto& f) {
+    std::vector<std::size_t> at(axes.size(), 0);
+    std::vector<std::string> values(axes.size());
+    while (true) {
+      for (std::size_t i = 0; i < axes.size(); ++i) values[i] = axes[i].values[at[i]];
+      f(values);
+      std::size_t i = axes.size();
+      while (i > 0 && ++at[i - 1] == axes[i - 1].values.size()) at[--i] = 0;
+      if (i == 0) break;
+    }
+  };
+  // First the filters alone: the points kept, counted before any is built.
+  std::vector<bool> kept;
+  kept.reserve(static_cast<std::size_t>(combinations));
+  std::uint64_t count = 0;
+  each([&](const std::vector<std::string>& values) {
     bool keep = true;
     try {
-      const auto lookup = lookup_in(p.values);
+      const auto lookup = lookup_in(values);
       for (const Expr& f : filters) keep = keep && f.holds(lookup);
     } catch (const core::InputError& e) {
       throw e.with_source(source);
     }
-    if (keep) {
-      EvalSetup setup;
-      for (std::size_t i = 0; i < axes.size(); ++i) setup.apply(axes[i].name, p.values[i]);
-      p.config = setup.config();
-      if (robust()) p.robust = setup.robust_point();
-      try {
-        if (p.robust) {
-          p.robust->validate();
-          if (p.config.channels != 1) {
-            throw core::InputError("", "channels", std::to_string(p.config.channels),
-                                   "a robustness point runs whole sends");
-          }
-        } else {
-          p.config.validate();
+    kept.push_back(keep);
+    count += keep ? 1 : 0;
+  });
+  if (count == 0) {
+    throw core::InputError(source, "filter", filters.empty() ? "" : shown(filters.front().text()),
+                           "the filters leave no point of " + count_text(combinations));
+  }
+  if (count > kMaxSweepPoints) {
+    throw core::InputError(
+        source, "axes", factors,
+        count_text(static_cast<double>(count)) + " points (about " +
+            core::format_bytes(static_cast<double>(count * kPointHoldBytes)) +
+            " to hold), over the limit of " + count_text(kMaxSweepPoints) +
+            " points a sweep holds: narrow it with a filter or split it into several sweep files");
+  }
+  std::vector<Point> out;
+  out.reserve(static_cast<std::size_t>(count));
+  const bool is_robust = robust();
+  std::size_t k = 0;
+  each([&](const std::vector<std::string>& values) {
+    if (!kept[k++]) return;
+    Point p;
+    p.values = values;
+    EvalSetup setup;
+    setup.base = base;
+    for (std::size_t i = 0; i < axes.size(); ++i) setup.apply(axes[i].name, p.values[i]);
+    p.config = setup.config();
+    if (is_robust) p.robust = setup.robust_point();
+    try {
+      if (p.robust) {
+        p.robust->validate();
+        if (p.config.channels != 1) {
+          throw core::InputError("", "channels", std::to_string(p.config.channels),
+                                 "a robustness point runs whole sends");
         }
-        p.memory_bytes = point_memory_bytes(p.config);
-      } catch (const core::InputError& e) {
-        p.invalid = e.field() + " = " + e.value() + ": " + e.problem();
+      } else {
+        p.config.validate();
       }
-      out.push_back(std::move(p));
+      p.memory_bytes = point_memory_bytes(p.config);
+    } catch (const core::InputError& e) {
+      p.invalid = e.field() + " = " + e.value() + ": " + e.problem();
     }
-    // The next combination, the last axis fastest.
-    std::size_t i = axes.size();
-    while (i > 0 && ++at[i - 1] == axes[i - 1].values.size()) at[--i] = 0;
-    if (i == 0) break;
-  }
-  if (out.empty()) {
-    throw core::InputError(source, "filter", filters.empty() ? "" : filters.front().text(),
-                           "the filters leave no point of " + std::to_string(total));
-  }
+    out.push_back(std::move(p));
+  });
   return out;
 }
 

@@ -206,6 +206,143 @@ bad not_toml 'not_toml.toml: line 1: not valid TOML' 'axes = [[['
 bad unknown_key 'unknown_key.toml: line 1, axis = .*unknown key' 'axis = 3'
 printf '{"axes": {"scheduler": ["ideal"], "tp": []}}' >"$DIR/empty.json"
 expect_error bad_json 2 'empty.json: axes.tp = \[\]: empty list' -- "$FLUX" sweep "$DIR/empty.json" -o "$DIR/bad_json"
+# Issue 28. Every recursive reader is bounded: deep filters (parentheses,
+# unary operators), deep JSON (under an unknown key, under an axis), deep
+# TOML, a filter too long, a file too large, /dev/zero, a directory; each
+# one line, exit 2, nothing written (also with --dry-run), no crash.
+one_line() {  # NAME PATTERN FILE [ARGS...]: exit 2, exactly one stderr line, no -o written
+  local name=$1 pattern=$2 file=$3; shift 3
+  expect_error "$name" 2 "$pattern" -- "$FLUX" sweep "$file" -o "$DIR/out_$name" "$@"
+  [ "$(wc -l < "$DIR/$name.err")" -eq 1 ] && pass || fail "$name: more than one stderr line"
+  [ ! -e "$DIR/out_$name" ] && pass || fail "$name: output written"
+}
+python3 - "$DIR" <<'P'
+import sys
+d = sys.argv[1]
+axes = '[axes]\nlayers = [1, 2]\nscheduler = "ideal"\n'
+def toml(name, filt):
+    open(f"{d}/{name}.toml", "w").write(f'filter = "{filt}"\n' + axes)
+toml("parens", "(" * 10000 + "layers" + ")" * 10000 + " > 0")
+toml("minus", "-" * 30000 + "layers < 0")
+toml("nots", "!" * 30001 + "0")
+toml("sum30k", " + ".join(["layers"] * 30000) + " > 0")
+toml("sum7k", " + ".join(["layers"] * 7000) + " > 7000")
+jaxes = '"axes": {"layers": [1, 2], "scheduler": "ideal"}'
+open(f"{d}/deep_unknown.json", "w").write('{"x": ' + "[" * 70000 + "]" * 70000 + ", " + jaxes + "}")
+open(f"{d}/deep_axis.json", "w").write('{"axes": {"scheduler": "ideal", "layers": ' + "[" * 100000 + "]" * 100000 + "}}")
+open(f"{d}/deep_open.json", "w").write("[" * 1000000)
+open(f"{d}/deep.toml", "w").write("a = " + "[" * 10000 + "\n")
+open(f"{d}/tables.toml", "w").write("a = " + "{b = " * 5000 + "1" + "}" * 5000 + "\n")
+open(f"{d}/dup.json", "w").write('{"axes": {"layers": 1, "layers": 2, "scheduler": "ideal"}}')
+open(f"{d}/nul.json", "w").write('{"name": "a\\u0000b", ' + jaxes + "}")
+open(f"{d}/newline.toml", "w").write('name = "a\\nb"\n' + axes)
+open(f"{d}/routing_nul.toml", "w").write(axes + 'routing = "file:r.json\\u0000.x"\n')
+open(f"{d}/big.toml", "w").write('description = "' + "x" * (1 << 20) + '"\n' + axes)
+v = lambda n: "[" + ", ".join(str(i) for i in range(1, n + 1)) + "]"
+open(f"{d}/huge.toml", "w").write(f'[axes]\nlayers = {v(100)}\ntp = {v(100)}\ndp = {v(100)}\nseq = {v(100)}\nscheduler = ["ideal", "bvn"]\n')
+open(f"{d}/many.toml", "w").write(f'[axes]\nlayers = {v(1001)}\ntp = {v(1000)}\nscheduler = "ideal"\n')
+P
+for run in "" --dry-run; do
+  one_line "parens$run" 'parens.toml: line 1, filter = \(\(\(.*\.\.\. \(20010 characters\): nested deeper than 256 levels' "$DIR/parens.toml" $run
+  one_line "minus$run" 'minus.toml: line 1, filter = ---.*: nested deeper than 256 levels' "$DIR/minus.toml" $run
+  one_line "nots$run" 'nots.toml: line 1, filter = !!!.*: nested deeper than 256 levels' "$DIR/nots.toml" $run
+  one_line "sum30k$run" 'sum30k.toml: line 1, filter = layers \+ layers.*: longer than 65536 characters, the limit of a filter$' "$DIR/sum30k.toml" $run
+  one_line "deep_unknown$run" 'deep_unknown.json: x\[0\]\[0\].*: nested deeper than 256 levels, the limit of a sweep file$' "$DIR/deep_unknown.json" $run
+  one_line "deep_axis$run" 'deep_axis.json: axes.layers\[0\]\[0\].*: nested deeper than 256 levels' "$DIR/deep_axis.json" $run
+  one_line "deep_open$run" 'deep_open.json: \[0\]\[0\].*: nested deeper than 256 levels' "$DIR/deep_open.json" $run
+  one_line "deep_toml$run" 'deep.toml: line 1: not valid TOML: .*depth of 256' "$DIR/deep.toml" $run
+  one_line "tables_toml$run" 'tables.toml: line 1: not valid TOML: .*depth of 256' "$DIR/tables.toml" $run
+  one_line "dup$run" 'dup.json: axes.layers: duplicate key$' "$DIR/dup.json" $run
+  one_line "nul$run" 'nul.json: name = a\\x00b: must be a plain name \(.*control characters\)$' "$DIR/nul.json" $run
+  one_line "newline$run" 'newline.toml: line 1, name = a\\nb: must be a plain name' "$DIR/newline.toml" $run
+  one_line "routing_nul$run" 'routing_nul.toml: line 4, axes.routing = file:r.json\\x00.x: a control character' "$DIR/routing_nul.toml" $run
+  one_line "big$run" 'big.toml: larger than 1 MiB, the limit of a sweep file$' "$DIR/big.toml" $run
+  one_line "zero$run" '/dev/zero: larger than 1 MiB, the limit of a sweep file$' /dev/zero $run
+  one_line "dir$run" "$DIR: is a directory, not a file\$" "$DIR" $run
+  one_line "huge$run" 'huge.toml: axes = 100 x 100 x 100 x 100 x 2: 200000000 combinations of the axes. values, over the limit of 10000000' "$DIR/huge.toml" $run
+  one_line "many$run" 'many.toml: axes = 1001 x 1000 x 1: 1001000 points \(about 2.39 GiB to hold\), over the limit of 1000000 points' "$DIR/many.toml" $run
+done
+# A flat sum within the length limit is fine: one node, evaluated in a loop.
+expect_ok sum7k -- "$FLUX" sweep "$DIR/sum7k.toml" -o "$DIR/sum7k" --dry-run
+expect_grep sum7k_points '^2,ideal  .*$' "$DIR/sum7k.out"
+expect_grep sum7k_count '^1 points$' "$DIR/sum7k.out"
+
+# Resume keeps only rows of this sweep's points with a known status: a row
+# of another point (the axis's values changed, or hand-edited) or a status
+# nobody writes is refused, and the CSV left as it was.
+cp -r "$DIR/j1" "$DIR/stale"
+sed 's/^tau = \["10us", "1ms"\]/tau = ["10us", "100us"]/' "$DATA/small.toml" >"$DIR/stale.toml"
+grep -q '"100us"' "$DIR/stale.toml" && pass || fail "stale.toml: tau not changed"
+cp "$DIR/stale/small.csv" "$DIR/stale.before"
+expect_error stale 2 'small.csv: line [0-9]+ = [0-9,]+1ms,[a-z-]+: not a point of this sweep .*--fresh' -- \
+  "$FLUX" sweep "$DIR/stale.toml" -o "$DIR/stale" --no-plot
+cmp -s "$DIR/stale.before" "$DIR/stale/small.csv" && pass || fail "stale: the CSV was changed"
+awk -F, -v OFS=, 'NR == 2 { $6 = "bogus" } { print }' "$DIR/stale.before" >"$DIR/stale/small.csv"
+cp "$DIR/stale/small.csv" "$DIR/bogus.before"
+expect_error bogus 2 'small.csv: line 2, point_status = bogus: unknown status' -- \
+  "$FLUX" sweep "$DATA/small.toml" -o "$DIR/stale" --no-plot
+cmp -s "$DIR/bogus.before" "$DIR/stale/small.csv" && pass || fail "bogus: the CSV was changed"
+expect_ok stale_fresh -- "$FLUX" sweep "$DIR/stale.toml" -o "$DIR/stale" --no-plot --fresh
+expect_grep stale_fresh_rows 'stale: 24 points: 24 ok|small: 24 points: 24 ok' "$DIR/stale_fresh.out"
+[ "$(wc -l < "$DIR/stale/small.csv")" -eq 25 ] && pass || fail "stale: expected 24 rows after --fresh"
+
+# A full disk (here the file size limit) while a row is appended: one error
+# line, the CSV cut back to its last whole row; the rerun completes it.
+mkdir -p "$DIR/full"
+(trap '' XFSZ; ulimit -f 2; exec "$FLUX" sweep "$DATA/small.toml" -o "$DIR/full" -j 1 --no-plot) \
+  >"$DIR/full.out" 2>"$DIR/full.err"
+rc=$?
+[ "$rc" -eq 2 ] && pass || fail "full: exit $rc"
+[ "$(cat "$DIR/full.err" | grep -v '^flux sweep: \|^\[' | wc -l)" -eq 1 ] && pass || fail "full: expected one error line"
+expect_grep full_error '^flux: error: .*small.csv: cannot append a row: File too large$' "$DIR/full.err"
+[ "$(tail -c 1 "$DIR/full/small.csv" | od -An -c | tr -d ' ')" = '\n' ] && pass || fail "full: a torn row"
+awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad || NR < 2 }' "$DIR/full/small.csv" && pass || fail "full: rows not whole"
+expect_ok full_resume -- "$FLUX" sweep "$DATA/small.toml" -o "$DIR/full" -j 2 --no-plot
+same_csv full "$DIR/j1/small.csv" "$DIR/full/small.csv"
+
+# A relative file: routing path is the sweep file's directory's, whatever
+# the working directory (and under MPI, whatever the workers' is).
+ROUTING=$(cd "$(dirname "$0")/../../docs/examples" && pwd)/routing.json
+FLUX_ABS=$(cd "$(dirname "$FLUX")" && pwd)/$(basename "$FLUX")
+mkdir -p "$DIR/rel/specs" "$DIR/rel/elsewhere"
+cp "$ROUTING" "$DIR/rel/specs/r.json"
+cat >"$DIR/rel/specs/moe.toml" <<'T'
+name = "moe"
+[axes]
+model = "mixtral-8x7b"
+layers = 2
+dp = 4
+ep = 4
+seq = 16
+routing = "file:r.json"
+scheduler = "ideal"
+T
+(cd "$DIR/rel/elsewhere" && "$FLUX_ABS" sweep ../specs/moe.toml -o out --no-plot) >"$DIR/rel.out" 2>&1 && pass || fail "rel: exit $?"
+expect_grep rel_ok '^mixtral-8x7b,2,4,16,4,file:r.json,ideal,ok,' "$DIR/rel/elsewhere/out/moe.csv"
+if command -v mpirun >/dev/null 2>&1 && "$FLUX" sweep --help | grep -q mpirun; then
+  # Rank 0 in rel/, the workers in rel/elsewhere: they read rank 0's path.
+  (cd "$DIR/rel" && mpirun "${root[@]}" --oversubscribe -n 1 "$FLUX_ABS" sweep specs/moe.toml -o mpi --no-plot : \
+     -n 2 --wdir "$DIR/rel/elsewhere" "$FLUX_ABS" sweep specs/moe.toml -o mpi --no-plot) >"$DIR/rel_mpi.out" 2>&1 \
+    && pass || { fail "rel_mpi: exit $?"; cat "$DIR/rel_mpi.out" >&2; }
+  expect_grep rel_mpi_ok '^mixtral-8x7b,2,4,16,4,file:r.json,ideal,ok,' "$DIR/rel/mpi/moe.csv"
+fi
+# No output may be an input, however spelled: the sweep file (here where
+# the summary goes, through a symlinked -o), a routing file (where the CSV
+# goes). Refused before anything is written; both left as they were.
+mkdir -p "$DIR/collide"
+ln -s collide "$DIR/collide_link"
+printf 'name = "s"\n[axes]\nlayers = 1\nscheduler = "ideal"\n' >"$DIR/collide/s-summary.txt"
+cp "$DIR/collide/s-summary.txt" "$DIR/collide.before"
+expect_error collide_spec 2 's-summary.txt: -o: is also the sweep file' -- \
+  "$FLUX" sweep "$DIR/collide/s-summary.txt" -o "$DIR/collide_link" --no-plot
+cmp -s "$DIR/collide.before" "$DIR/collide/s-summary.txt" && pass || fail "collide: the sweep file was changed"
+[ ! -e "$DIR/collide/s.csv" ] && pass || fail "collide: the CSV was written"
+cp "$ROUTING" "$DIR/rel/specs/moe-summary.txt"
+sed -i 's/^routing = .*/routing = "file:moe-summary.txt"/' "$DIR/rel/specs/moe.toml"
+expect_error collide_routing 2 'moe-summary.txt: -o: is also a routing file \(axes.routing\)' -- \
+  "$FLUX" sweep "$DIR/rel/specs/moe.toml" -o "$DIR/rel/specs/./" --no-plot
+cmp -s "$ROUTING" "$DIR/rel/specs/moe-summary.txt" && pass || fail "collide: the routing file was changed"
+[ ! -e "$DIR/rel/specs/moe.csv" ] && pass || fail "collide: the CSV was written"
 # A CSV of another sweep of the same name is refused and not touched.
 sed 's/^layers = \[1, 2\]/layers = [1, 3]/; s/^tp = \[2, 4\]/pp = [1]\ntp = [2, 4]/' "$DATA/small.toml" >"$DIR/other.toml"
 cp "$DIR/j1/small.csv" "$DIR/before.csv"

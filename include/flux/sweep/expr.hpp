@@ -10,6 +10,13 @@
 //
 // Values are 64-bit integers (overflow is an error, / and % truncate as in
 // C) or strings (== and != only); a comparison, && and || give 0 or 1.
+//
+// Limits (docs/formats.md, "Sweep files"): a filter is at most
+// kMaxFilterLength characters, and parentheses and unary operators nest at
+// most kMaxFilterDepth levels; a chain of binary operators (`a + b + ...`)
+// is one node however long, so no input makes the parser, the evaluator or
+// the tree's destructor recurse deeper than a few frames per level.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +25,16 @@
 #include <string_view>
 
 namespace flux::sweep {
+
+/// Parentheses and unary operators (`-`, `!`) nested deeper are refused.
+inline constexpr std::size_t kMaxFilterDepth = 256;
+/// A longer filter is refused.
+inline constexpr std::size_t kMaxFilterLength = 65536;
+
+/// `text` for an error message: control characters escaped (`\n`,
+/// `\x00`), cut after 80 characters (with the length said), so an error
+/// stays one short line.
+std::string shown(std::string_view text);
 
 /// An axis value as the filter sees it.
 struct ExprValue {

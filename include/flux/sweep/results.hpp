@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ enum class PointStatus : std::uint8_t {
   kCrashed,  ///< its process died of a signal
 };
 std::string_view to_string(PointStatus s);
+/// The status a CSV's point_status names; nullopt for an unknown one.
+std::optional<PointStatus> status_of(std::string_view text);
 
 /// The result of one point.
 struct Outcome {
@@ -44,9 +47,13 @@ std::string csv_row(const Point& point, const Outcome& outcome);
 class ResultFile {
  public:
   /// Opens `file`, creating it with its header when missing (or `fresh`).
-  /// An existing file must have `header` (core::InputError otherwise); a
-  /// last row without its line end (a crash while writing it) is cut off.
-  ResultFile(std::filesystem::path file, std::string header, bool fresh);
+  /// An existing file must have `header`, and every row must be one of
+  /// `points` with a known point_status (core::InputError otherwise, the
+  /// file left as it was); then a last row without its line end (a crash
+  /// while writing it) is cut off. A symlink or a file that is not regular
+  /// is refused; a missing file is created (O_EXCL).
+  ResultFile(std::filesystem::path file, std::string header, const std::vector<Point>& points,
+             bool fresh);
   ~ResultFile();
   ResultFile(const ResultFile&) = delete;
   ResultFile& operator=(const ResultFile&) = delete;
@@ -54,7 +61,8 @@ class ResultFile {
   /// Rows already in the file by point key (the later of two wins) and their
   /// point_status.
   [[nodiscard]] const std::map<std::string, std::string>& finished() const { return status_; }
-  /// Appends one row and syncs it to disk before returning.
+  /// Appends one row and syncs it to disk before returning; when that fails
+  /// (a full disk), cuts the file back to its last whole row and throws.
   void append(const std::string& key, const std::string& row);
   /// Rewrites the file (through a temporary and a rename) with one row per
   /// key: those of `order` first, in that order, then any others in the
@@ -66,6 +74,8 @@ class ResultFile {
   [[nodiscard]] std::size_t torn_rows() const { return torn_; }
 
  private:
+  void load(const std::vector<Point>& points, bool fresh);
+
   std::filesystem::path file_;
   std::string header_;
   std::size_t key_columns_ = 0;

@@ -6,6 +6,7 @@
 // in a robustness sweep (an axis of AxisInfo::robust: trials, stragglers,
 // failures), one eval::RobustPoint run by eval::run_robust_point, as `flux
 // evaluate --preset robustness` runs its points.
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -28,6 +29,17 @@ enum class AxisType : std::uint8_t {
   kPercent,   ///< a number or "5%" (compute jitter); in filters, the percentage
   kFactor,    ///< a positive number (1.5: x1.5); in filters, x100 rounded (150)
 };
+
+/// Limits of a sweep file (docs/formats.md, "Sweep files"): its size, the
+/// nesting of its JSON or TOML values (toml++ stops at 256 too), the
+/// combinations of its axes (the product of the lists' lengths, checked
+/// before any is built) and the points the filters keep (each held in
+/// memory, about kPointHoldBytes, while the sweep runs).
+inline constexpr std::size_t kMaxSweepFileBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxSweepDepth = 256;
+inline constexpr std::uint64_t kMaxSweepCombinations = 10'000'000;
+inline constexpr std::uint64_t kMaxSweepPoints = 1'000'000;
+inline constexpr std::uint64_t kPointHoldBytes = 2560;
 
 /// The largest value of an integer axis unless its entry says otherwise.
 inline constexpr std::int64_t kMaxAxisInteger = std::int64_t{1} << 24;
@@ -86,15 +98,26 @@ struct SweepSpec {
   std::vector<Axis> axes;  ///< those the file gives, in axis_table() order
   std::vector<Expr> filters;
   std::vector<PlotSpec> plots;
+  /// The directory a relative `file:` routing path is resolved against: the
+  /// sweep file's, made absolute (so MPI workers read the same file
+  /// wherever they run); empty (the working directory) for text.
+  std::filesystem::path base;
 
   /// Reads a .toml or .json file (by extension; otherwise TOML). Throws
   /// core::InputError naming the file, the key and the value.
   static SweepSpec read(const std::filesystem::path& file);
-  /// Parses TOML or JSON text; `source` names it in errors.
-  static SweepSpec parse(std::string_view text, const std::string& source, bool json);
+  /// The bytes of a sweep file: a directory, an unreadable file or one over
+  /// kMaxSweepFileBytes (read no further: /dev/zero) is a core::InputError.
+  static std::string read_text(const std::filesystem::path& file);
+  /// Parses TOML or JSON text; `source` names it in errors; relative `file:`
+  /// routing paths are resolved against `base` (empty: left as they are).
+  static SweepSpec parse(std::string_view text, const std::string& source, bool json,
+                         const std::filesystem::path& base = {});
 
   /// The product in axis order, filtered. Throws core::InputError when the
-  /// filters leave no point or fail on one (division by zero, ...).
+  /// filters leave no point or fail on one (division by zero, ...), and
+  /// when the axes have more than kMaxSweepCombinations combinations
+  /// (before any is built) or the filters keep more than kMaxSweepPoints.
   [[nodiscard]] std::vector<Point> points() const;
   /// True with an axis of AxisInfo::robust (trials, straggler_factor,
   /// fail_at, ...): every point is a robustness point, and the CSV's metrics
