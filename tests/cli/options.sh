@@ -146,4 +146,16 @@ expect_error unfold_invalid 2 '^flux: error: .*bad_fold.json: invalid schedule .
 expect_error max_time 1 '^flux: error: the iteration has not finished within the simulated-time limit max_time \(--max-time 1 ms\): 40 of 40 sends unfinished, the next event at .*; raise the limit$' -- \
   "$FLUX" simulate "$W" --scheduler ideal --max-time 1ms
 
+# A routing path that is not UTF-8: escaped in the workload's name (which
+# must be UTF-8), the file itself read as named.
+odd=$DIR/$(printf 'r\xffx.json')
+cp "$(dirname "$0")/../../docs/examples/routing.json" "$odd"
+expect_ok routing_non_utf8 -- "$FLUX" generate moe --model mixtral-8x7b --layers 2 --dp 4 --ep 4 \
+  --seq 16 --micro-batches 1 --routing "file:$odd" -o "$DIR/odd.json"
+expect_grep routing_name '"name": ".*file:.*r\\\\xffx\.json' "$DIR/odd.json"
+"$FLUX" generate moe --model mixtral-8x7b --layers 2 --dp 4 --ep 4 --seq 16 --micro-batches 1 \
+  --routing "file:$(dirname "$0")/../../docs/examples/routing.json" -o "$DIR/plain.json" 2>/dev/null
+cmp -s <(grep -v '"name"' "$DIR/odd.json") <(grep -v '"name"' "$DIR/plain.json") && pass ||
+  fail "the non-UTF-8 routing path gave another workload"
+
 finish
