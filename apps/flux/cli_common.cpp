@@ -15,6 +15,7 @@
 #include "flux/core/summary.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
+#include "flux/sched/baselines.hpp"
 #include "flux/sim/perturb.hpp"
 
 namespace flux::cli {
@@ -102,6 +103,13 @@ workload::RobustPlanning SchedulerCliOptions::robust_planning() const {
 schedule::Schedule SchedulerCliOptions::run(const core::Workload& w,
                                             const core::System& system) const {
   const workload::RobustPlanning r = robust_planning();
+  if (scheduler.starts_with("rotornet")) {  // its period holds every pair: sized up front
+    refuse_if_too_large(
+        sched::rotornet_memory_bytes(w.accelerators(), system),
+        core::InputError("", "accelerators", std::to_string(w.accelerators()),
+                         "rotornet connects every pair each period: use fewer accelerators or "
+                         "bvn"));
+  }
   if (!r.any()) return run_named_scheduler(scheduler, w, system, resolve());
   const core::Workload planned = workload::robust_plan_workload(w, r);
   return sched::adopt_plan(run_named_scheduler(scheduler, planned, system, resolve()), w);

@@ -158,4 +158,19 @@ expect_grep routing_name '"name": ".*file:.*r\\\\xffx\.json' "$DIR/odd.json"
 cmp -s <(grep -v '"name"' "$DIR/odd.json") <(grep -v '"name"' "$DIR/plain.json") && pass ||
   fail "the non-UTF-8 routing path gave another workload"
 
+# rotornet on 100,000 accelerators (3 sends): its circuits sized before any
+# is built, refused at once with the size (not "out of memory ... fold it").
+python3 - "$DIR/n100000.json" <<'PY'
+import json, sys
+tasks = [{"id": i, "src": i, "dst": i + 1, "bytes": 1000} for i in range(3)]
+json.dump({"format": "flux.workload/v1", "name": "n100000", "accelerators": 100000,
+           "tasks": tasks, "deps": []}, open(sys.argv[1], "w"))
+PY
+for s in rotornet rotornet-vlb; do
+  expect_error "rotornet_big_$s" 2 '^flux: error: accelerators = 100000: .*(GiB|circuits).*rotornet.*(bvn)' -- \
+    vm_limited 4000000 "$FLUX" schedule "$DIR/n100000.json" --scheduler "$s" -o "$DIR/rbig.json"
+done
+[ ! -e "$DIR/rbig.json" ] && pass || fail "rbig.json written despite the error"
+expect_ok bvn_big -- "$FLUX" schedule "$DIR/n100000.json" --scheduler bvn -o "$DIR/bbig.json"
+
 finish
