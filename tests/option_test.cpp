@@ -45,7 +45,9 @@ TEST(Option, RangeTextsAndMessages) {
   EXPECT_EQ(std::get<1>(kSystemOptions).range_text(), "in (0, 1e9]");
   EXPECT_EQ(std::get<2>(kSystemOptions).range_text(), "between 0 and 9.2e6 s");
   EXPECT_EQ(std::get<1>(sched::kSchedulerOptions).range_text(), "in [0, 1)");
-  EXPECT_EQ(std::get<3>(sched::kSchedulerOptions).range_text(), "at least 0");  // seed
+  EXPECT_EQ(std::get<3>(sched::kSchedulerOptions).range_text(),
+            "between 0 and 9223372036854775807");                               // seed
+  EXPECT_EQ(std::get<4>(sched::kSchedulerOptions).range_text(), "at least 0");  // moves
   System s;
   s.switches = 0;
   EXPECT_EQ(error_of(s), "switches = 0: must be an integer between 1 and 1048576");
