@@ -146,6 +146,25 @@ expect_error unfold_invalid 2 '^flux: error: .*bad_fold.json: invalid schedule .
 expect_error max_time 1 '^flux: error: the iteration has not finished within the simulated-time limit max_time \(--max-time 1 ms\): 40 of 40 sends unfinished, the next event at .*; raise the limit$' -- \
   "$FLUX" simulate "$W" --scheduler ideal --max-time 1ms
 
+# --- evaluate: one scheduler plots; a list value twice is refused -------------
+expect_ok eval_ideal -- "$FLUX" evaluate --layers 1 --tau 1us,10us --schedulers ideal -o "$DIR/e20"
+expect_grep eval_layout '^set multiplot layout 1,1 ' "$DIR/e20/fig2.gp"
+! grep -Eq '^plot *$' "$DIR/e20/fig2.gp" && pass || fail "fig2.gp has an empty plot command"
+! grep -q 'against the best other scheduler' "$DIR/e20/summary.txt" && pass ||
+  fail "summary.txt compares ideal with nothing"
+if command -v gnuplot >/dev/null; then
+  [ -s "$DIR/e20/fig2.png" ] && [ -s "$DIR/e20/fig2.svg" ] && pass || fail "no plots for one scheduler"
+fi
+expect_error eval_tau_twice 2 '^flux: error: --tau = 1 us: listed twice$' -- \
+  "$FLUX" evaluate --layers 1 --tau 1us,1000ns --schedulers ideal -o "$DIR/e21"
+expect_error eval_layers_twice 2 '^flux: error: --layers = 1: listed twice$' -- \
+  "$FLUX" evaluate --layers 1,1 --tau 1us --schedulers ideal -o "$DIR/e21"
+expect_error robust_jitters_twice 2 '^flux: error: --jitters = 0\.05: listed twice$' -- \
+  "$FLUX" evaluate --preset robustness --layers 1 --jitters 5%,0.05 -o "$DIR/e21"
+expect_error robust_tau_twice 2 '^flux: error: --tau = 10 us: listed twice$' -- \
+  "$FLUX" evaluate --preset robustness --layers 1 --tau 10us,0.01ms -o "$DIR/e21"
+[ ! -e "$DIR/e21" ] && pass || fail "evaluate made its directory despite the error"
+
 # A routing path that is not UTF-8: escaped in the workload's name (which
 # must be UTF-8), the file itself read as named.
 odd=$DIR/$(printf 'r\xffx.json')
