@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -739,6 +740,30 @@ TEST(Registry, BaselinesAfterTheFluxSchedulers) {
   for (const char* name : {"rotornet", "rotornet-vlb", "bvn", "ideal"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
     EXPECT_EQ(make_scheduler(name)->name(), name);
+  }
+}
+
+// The circuit count rotornet_timelines() checks before building is the
+// count it builds; beyond kMaxRotornetCircuits it refuses at once, with the size.
+TEST(RotorNet, CircuitsEstimatedBeforeBuilding) {
+  for (const auto& [n, k, s] : {std::tuple{8u, 1u, 2u}, std::tuple{9u, 1u, 3u},
+                                std::tuple{16u, 4u, 2u}, std::tuple{24u, 8u, 1u}}) {
+    core::System sys;
+    sys.switches = s;
+    sys.scaleup_size = k;
+    if (k > 1) sys.scaleup_gbps = 2400;
+    const PeriodicTimelines t = rotornet_timelines(n, sys, 0.9);
+    std::uint64_t built = 0;
+    for (const auto& tl : t.timelines) built += tl.circuits.size();
+    EXPECT_EQ(rotornet_circuits(n, sys), built) << n << " " << k << " " << s;
+  }
+  core::System sys;
+  try {
+    (void)rotornet_timelines(100000, sys, 0.9);
+    FAIL() << "100,000 accelerators accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "accelerators");
+    EXPECT_NE(e.problem().find("9999900000 circuits (about"), std::string::npos) << e.problem();
   }
 }
 

@@ -5,11 +5,15 @@
 #include <cmath>
 #include <limits>
 
+#include "flux/core/numbers.hpp"
 #include "flux/core/option.hpp"
 #include "flux/core/system.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "flux/sim/perturb.hpp"
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/llama.hpp"
+#include "flux/workload/random.hpp"
+#include "flux/workload/robust.hpp"
 
 namespace flux::core {
 namespace {
@@ -41,7 +45,9 @@ TEST(Option, RangeTextsAndMessages) {
   EXPECT_EQ(std::get<1>(kSystemOptions).range_text(), "in (0, 1e9]");
   EXPECT_EQ(std::get<2>(kSystemOptions).range_text(), "between 0 and 9.2e6 s");
   EXPECT_EQ(std::get<1>(sched::kSchedulerOptions).range_text(), "in [0, 1)");
-  EXPECT_EQ(std::get<3>(sched::kSchedulerOptions).range_text(), "at least 0");  // seed
+  EXPECT_EQ(std::get<3>(sched::kSchedulerOptions).range_text(),
+            "between 0 and 9223372036854775807");                               // seed
+  EXPECT_EQ(std::get<4>(sched::kSchedulerOptions).range_text(), "at least 0");  // moves
   System s;
   s.switches = 0;
   EXPECT_EQ(error_of(s), "switches = 0: must be an integer between 1 and 1048576");
@@ -86,3 +92,67 @@ TEST(Option, EveryStructChecksItsTable) {
 
 }  // namespace
 }  // namespace flux::core
+
+namespace flux {
+namespace {
+
+// One meaning per number (core/numbers.hpp): a fraction is a fraction, a
+// percentage says %, a bare number of 1 or more is ambiguous.
+TEST(Numbers, FractionsAndPercentages) {
+  EXPECT_DOUBLE_EQ(core::parse_fraction("f", "0.05", 10), 0.05);
+  EXPECT_DOUBLE_EQ(core::parse_fraction("f", "5%", 10), 0.05);
+  EXPECT_DOUBLE_EQ(core::parse_fraction("f", "150%", 10), 1.5);
+  EXPECT_DOUBLE_EQ(core::parse_fraction("f", "0", 10), 0);
+  EXPECT_DOUBLE_EQ(core::check_fraction("f", 0.05, 10), 0.05);
+  auto problem = [](auto f) -> std::string {
+    try {
+      f();
+    } catch (const core::InputError& e) {
+      return e.field() + " = " + e.value() + ": " + e.problem();
+    }
+    return "no error";
+  };
+  const std::string ambiguous =
+      "ambiguous: a bare number is a fraction below 1 (0.05 is 5%); for a percentage write ";
+  EXPECT_EQ(problem([] { (void)core::parse_fraction("f", "5", 10); }),
+            "f = 5: " + ambiguous + "5%");
+  EXPECT_EQ(problem([] { (void)core::parse_fraction("f", "1", 10); }),
+            "f = 1: " + ambiguous + "1%");
+  EXPECT_EQ(problem([] { (void)core::check_fraction("f", 5, 10); }), "f = 5: " + ambiguous + "5%");
+  for (const char* bad : {"-1%", "-0.1", "5%%", "nan", "nan%", "inf%", "", "%", "0x5%", "1001%"}) {
+    EXPECT_EQ(problem([&] { (void)core::parse_fraction("f", bad, 10); }),
+              "f = " + std::string(bad) +
+                  ": expected a fraction (0.05) or a percentage (5%) from 0% to 1000%")
+        << bad;
+  }
+  EXPECT_EQ(problem([] { (void)core::check_fraction("f", -0.5, 10); }).substr(0, 13),
+            "f = -0.5: exp");
+  EXPECT_EQ(core::percent_text(0.05), "5%");
+  EXPECT_EQ(core::percent_text(0.07), "7%");
+  EXPECT_EQ(core::percent_text(0.125), "12.5%");
+  // The option unit shows and bounds in percent.
+  const auto& robust = std::get<0>(workload::kRobustPlanningOptions);
+  EXPECT_EQ(robust.range_text(), "between 0% and 1000%");
+  EXPECT_EQ(std::get<0>(sim::kPerturbationOptions).range_text(), "between 0% and 1000%");
+}
+
+// Every seed option takes the same range, 0 to kMaxSeed (2^63 - 1).
+TEST(Numbers, OneSeedRange) {
+  std::vector<std::uint64_t> maxima;
+  auto seeds = [&](const auto& table) {
+    core::for_each_option(table, [&](const auto& option) {
+      if constexpr (requires { option.min; }) {
+        if (option.field == "seed") maxima.push_back(static_cast<std::uint64_t>(option.max));
+      }
+    });
+  };
+  seeds(sched::kSchedulerOptions);
+  seeds(sim::kPerturbationOptions);
+  seeds(workload::kRandomOptions);
+  ASSERT_EQ(maxima.size(), 3u);
+  for (const std::uint64_t m : maxima) EXPECT_EQ(m, core::kMaxSeed);
+  EXPECT_EQ(core::kMaxSeed, 9223372036854775807ull);
+}
+
+}  // namespace
+}  // namespace flux

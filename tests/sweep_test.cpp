@@ -491,7 +491,7 @@ TEST(SweepPresets, EvaluationConfigOfASweepFile) {
 TEST(SweepSpec, TrialsGivePercentileRows) {
   const SweepSpec s = SweepSpec::parse(
       "[axes]\nmodel = \"8b\"\nlayers = 1\ntp = 4\ndp = 2\ntau = \"10us\"\n"
-      "jitter = [0, 5]\nseed = 7\ntrials = 3\nscheduler = \"ideal\"\n"
+      "jitter = [0, 0.05]\nseed = 7\ntrials = 3\nscheduler = \"ideal\"\n"
       "[[plot]]\nx = \"jitter\"\ny = \"iteration_p95_s\"\n",
       "s.toml", false);
   ASSERT_TRUE(s.robust());
@@ -598,7 +598,7 @@ TEST(SweepSpec, RobustnessAxes) {
       "seed = 3\ntrials = 2\n";
   const SweepSpec s = SweepSpec::parse(axes +
                                            "straggler_factor = [1, 1.5]\nstraggler_rank = 5\n"
-                                           "fail_at = [0, 40]\nfail_switch = 0\n"
+                                           "fail_at = [0, \"40%\"]\nfail_switch = 0\n"
                                            "replan_time_limit = \"3s\"\nreplan_moves = 50\n"
                                            "scheduler = [\"bvn-robust\", \"ideal\"]\n",
                                        "s.toml", false);
@@ -647,8 +647,8 @@ TEST(SweepSpec, RobustnessAxes) {
             "1.5 is x1.5)");
   EXPECT_EQ(err("straggler_factor = 2000\nscheduler = \"ideal\"\n"),
             "s.toml: line 9, axes.straggler_factor = 2000: the factor must be > 0 and <= 1000");
-  EXPECT_EQ(err("fail_at = [0, 150]\nscheduler = \"ideal\"\n"),
-            "s.toml: line 9, axes.fail_at[1] = 150: must be from 0% (no failure) to 100%");
+  EXPECT_EQ(err("fail_at = [0, \"150%\"]\nscheduler = \"ideal\"\n"),
+            "s.toml: line 9, axes.fail_at[1] = 150%: must be from 0% (no failure) to 100%");
   EXPECT_EQ(err("straggler_rank = -1\nscheduler = \"ideal\"\n"),
             "s.toml: line 9, axes.straggler_rank = -1: must be an integer from 0 to 1073741824");
   EXPECT_EQ(err("replan_moves = 0\nscheduler = \"ideal\"\n"),
@@ -666,7 +666,7 @@ TEST(SweepSpec, RobustnessAxes) {
             std::string::npos);
   // A combination that does not validate is a failed point, not a file error.
   const SweepSpec bad = SweepSpec::parse(
-      axes + "fail_at = 50\nfail_switch = 2\nscheduler = \"ideal\"\n", "s.toml", false);
+      axes + "fail_at = 0.5\nfail_switch = 2\nscheduler = \"ideal\"\n", "s.toml", false);
   EXPECT_EQ(bad.points()[0].invalid,
             "fail_switch = 2: no such switch: the system has 2 (numbered from 0)");
 }
@@ -687,8 +687,8 @@ TEST(SweepPresets, RobustnessConfig) {
   EXPECT_EQ(err("[axes]\nscheduler = \"ideal\"\n"),
             "r.toml: axes: not a robustness sweep: it needs a trials, straggler or failure axis");
   // A straggler under jitter has no place in the study's perturbations.
-  EXPECT_NE(err("[axes]\nlayers = 1\ntp = 4\ndp = 2\njitter = [0, 5]\nstraggler_factor = [1, 2]\n"
-                "scheduler = \"ideal\"\n")
+  EXPECT_NE(err("[axes]\nlayers = 1\ntp = 4\ndp = 2\njitter = [0, 0.05]\n"
+                "straggler_factor = [1, 2]\nscheduler = \"ideal\"\n")
                 .find("r.toml: axes = sweep: a robustness evaluation is jobs"),
             std::string::npos);
 }

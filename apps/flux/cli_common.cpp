@@ -4,13 +4,18 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
 #include "flux/core/summary.hpp"
+#include "flux/io/output.hpp"
+#include "flux/io/save.hpp"
+#include "flux/sched/baselines.hpp"
 #include "flux/sim/perturb.hpp"
 
 namespace flux::cli {
@@ -57,7 +62,8 @@ void SchedulerCliOptions::add_to(CLI::App& app, bool with_scheduler, bool with_m
     const auto& robust = std::get<0>(workload::kRobustPlanningOptions);
     app.add_option(std::string(robust.flag), robust_jitter,
                    std::string(robust.help) + " [" + robust.range_text() +
-                       "; docs/model.md, Robust planning]");
+                       "; docs/model.md, Robust planning]")
+        ->type_name(type_name(robust));
   }
   add_options(app, sched::kSchedulerOptions, sched);
   add_options(app, sched::kMilpOptions, sched.milp);
@@ -74,11 +80,22 @@ void SchedulerCliOptions::add_to(CLI::App& app, bool with_scheduler, bool with_m
 workload::RobustPlanning SchedulerCliOptions::robust_planning() const {
   workload::RobustPlanning r;
   if (robust_jitter.empty()) return r;
-  try {
-    r.jitter = sim::parse_percent("robust_jitter", robust_jitter);
-    r.validate();
-  } catch (const core::InputError& e) {
-    throw option_error(e, workload::kRobustPlanningOptions);
+  r.jitter = parse_value(std::get<0>(workload::kRobustPlanningOptions), robust_jitter);
+  if (!r.any() || scheduler.empty()) return r;
+  const std::vector<std::string_view> names = sched::scheduler_names();
+  // An unknown name is the scheduler run's to report.
+  if (std::find(names.begin(), names.end(), scheduler) != names.end() &&
+      !sched::make_scheduler(scheduler)->task_level()) {
+    std::string planners;  // the schedulers that place sends by their compute
+    for (std::string_view n : names) {
+      if (!sched::make_scheduler(n)->task_level()) continue;
+      planners += (planners.empty() ? "" : ", ") + std::string(n);
+    }
+    throw core::InputError("", "--robust-jitter", robust_jitter,
+                           scheduler +
+                               " plans circuits from the traffic alone, not the compute, and "
+                               "would ignore it (it applies to " +
+                               planners + ")");
   }
   return r;
 }
@@ -86,6 +103,13 @@ workload::RobustPlanning SchedulerCliOptions::robust_planning() const {
 schedule::Schedule SchedulerCliOptions::run(const core::Workload& w,
                                             const core::System& system) const {
   const workload::RobustPlanning r = robust_planning();
+  if (scheduler.starts_with("rotornet")) {  // its period holds every pair: sized up front
+    refuse_if_too_large(
+        sched::rotornet_memory_bytes(w.accelerators(), system),
+        core::InputError("", "accelerators", std::to_string(w.accelerators()),
+                         "rotornet connects every pair each period: use fewer accelerators or "
+                         "bvn"));
+  }
   if (!r.any()) return run_named_scheduler(scheduler, w, system, resolve());
   const core::Workload planned = workload::robust_plan_workload(w, r);
   return sched::adopt_plan(run_named_scheduler(scheduler, planned, system, resolve()), w);
@@ -307,6 +331,35 @@ void refuse_if_too_large(std::uint64_t need, const core::InputError& where) {
   throw core::InputError(where.source(), where.field(), where.value(),
                          "the job would need about " + core::format_bytes(need) + ", and " +
                              core::format_bytes(have) + " is available: " + where.problem());
+}
+
+void save_outputs(const std::vector<CommandOutput>& outputs) {
+  // Every target first: a refused one stops the command before any write.
+  std::vector<io::OutputTarget> targets;
+  for (const CommandOutput& o : outputs) targets.push_back(io::resolve_output(o.path, true));
+  // Temporaries, then devices, then standard output: what cannot be taken
+  // back goes last.
+  std::vector<std::unique_ptr<io::OutputFile>> files;
+  for (const io::OutputKind kind :
+       {io::OutputKind::kFile, io::OutputKind::kDevice, io::OutputKind::kStdout}) {
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      if (targets[k].kind != kind) continue;
+      files.push_back(std::make_unique<io::OutputFile>(targets[k]));
+      outputs[k].write(files.back()->stream());
+      files.back()->close();
+    }
+  }
+  for (auto& f : files) f->commit();
+}
+
+core::InputError invalid_schedule(const std::string& file, const schedule::ScheduleError& e) {
+  std::string what = e.what();
+  what = what.substr(0, what.find('\n'));  // "invalid schedule ...: N violations"
+  if (!e.violations().empty()) what += ": " + e.violations().front();
+  if (e.violation_count() > 1) {
+    what += " (and " + std::to_string(e.violation_count() - 1) + " more; flux validate lists them)";
+  }
+  return core::InputError(file, "", "", what);
 }
 
 std::uint64_t available_memory() {

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/core/option.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "flux/schedule/validator.hpp"
 #include "flux/workload/llama.hpp"
 #include "flux/workload/robust.hpp"
 #include "flux/workload/routing.hpp"
@@ -67,7 +69,7 @@ struct SchedulerCliOptions {
 inline constexpr auto kRoutingCliOptions = std::tuple{
     core::NumberOption<workload::RoutingSpec, std::uint64_t>{
         "seed", "--routing-seed", "seed of the random routings (zipf)",
-        &workload::RoutingSpec::seed, 0, ~std::uint64_t{0}},
+        &workload::RoutingSpec::seed, 0, core::kMaxSeed},
     core::NumberOption<workload::RoutingSpec, double>{
         "capacity_factor", "--capacity-factor",
         "expert capacity factor: each expert takes at most ceil(cf * T * K / experts) assignments "
@@ -163,6 +165,28 @@ decltype(auto) blame_workload(const std::string& workload_file, F&& f) {
   }
 }
 
+/// One output of a command: its path ("-": standard output) and what it holds.
+struct CommandOutput {
+  std::string path;
+  std::function<void(std::ostream&)> write;
+};
+
+/// A command's outputs written as one, after everything that can refuse has
+/// run: every regular file to a temporary beside it first, then devices,
+/// then standard output, and only when all are complete are the temporaries
+/// renamed into place. Any error leaves every regular file as it was and no
+/// temporary behind (core::InputError naming the output that failed).
+void save_outputs(const std::vector<CommandOutput>& outputs);
+
+/// The option names of `table` given on `app` ("--switches, --tau"), in the
+/// table's order; "" when none was given.
+template <class Table>
+std::string given_flags(const CLI::App& app, const Table& table);
+
+/// A schedule the user gave (`file`) that the validator refused, as one
+/// line: the first violation and how many more there are.
+core::InputError invalid_schedule(const std::string& file, const schedule::ScheduleError& e);
+
 /// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
 std::uint64_t available_memory();
 
@@ -172,5 +196,16 @@ std::uint64_t available_memory();
 /// nothing under sanitizers (they reserve terabytes of address space) or
 /// when a lower limit is already set. Returns the cap, 0 if none was set.
 std::uint64_t limit_address_space();
+
+template <class Table>
+std::string given_flags(const CLI::App& app, const Table& table) {
+  std::string flags;
+  core::for_each_option(table, [&](const auto& option) {
+    const std::string flag(option.flag);
+    if (flag.empty() || app.get_option_no_throw(flag) == nullptr || app.count(flag) == 0) return;
+    flags += (flags.empty() ? "" : ", ") + flag;
+  });
+  return flags;
+}
 
 }  // namespace flux::cli

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/core/numbers.hpp"
 #include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
 
@@ -28,7 +29,11 @@ typename O::Value parse_value(const O& option, const std::string& text) {
   using T = typename O::Value;
   T v{};
   bool ok = false;
-  if (option.unit != core::OptionUnit::kNone) {
+  if (option.unit == core::OptionUnit::kFraction) {
+    // "5%" or a fraction below 1; the rule's own message (core/numbers.hpp).
+    v = static_cast<T>(core::parse_fraction(option.flag, text, static_cast<double>(option.max)));
+    ok = true;
+  } else if (option.unit != core::OptionUnit::kNone) {
     const core::TimePs ps = core::parse_duration(text, option.flag);
     if constexpr (std::is_floating_point_v<T>) {
       v = static_cast<T>(core::ps_to_seconds(ps));
@@ -58,6 +63,7 @@ typename O::Value parse_value(const O& option, const std::string& text) {
 /// What the help shows for a value: INT, NUM or TIME.
 template <class O>
 std::string type_name(const O& option) {
+  if (option.unit == core::OptionUnit::kFraction) return "FRACTION";
   if (option.unit != core::OptionUnit::kNone) return "TIME";
   return std::is_integral_v<typename O::Value> ? "INT" : "NUM";
 }
@@ -151,6 +157,7 @@ template <class... Tables>
 core::InputError option_error(const core::InputError& e, const Tables&... tables) {
   std::string flag;
   ((flag.empty() ? (void)(flag = std::string(core::flag_of(tables, e.field()))) : (void)0), ...);
+  if (flag.empty() && e.field().starts_with("--")) flag = e.field();  // named by its flag already
   if (flag.empty()) {
     flag = "--" + e.field();
     for (char& ch : flag) ch = ch == '_' ? '-' : ch;

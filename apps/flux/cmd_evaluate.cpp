@@ -215,11 +215,11 @@ void finish(const std::filesystem::path& dir, const std::string& stem, const std
             bool no_plot, const Script& script_of) {
   const std::filesystem::path csv = dir / (stem + ".csv");
   const std::filesystem::path gp = dir / (stem + ".gp");
-  io::save_file(dir / "summary.txt", [&](std::ostream& out) { out << summary; });
-  std::printf("%s", summary.c_str());
   // The script as a user reruns it in the directory: gnuplot <stem>.gp.
   const std::string script = script_of(stem + ".png", stem + ".svg");
-  io::save_file(gp, [&](std::ostream& out) { out << script; });
+  save_outputs({{(dir / "summary.txt").string(), [&](std::ostream& out) { out << summary; }},
+                {gp.string(), [&](std::ostream& out) { out << script; }}});
+  std::printf("%s", summary.c_str());
   std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
               gp.string().c_str());
   if (no_plot) return;

@@ -16,6 +16,7 @@
 #include "flux/io/save.hpp"
 #include "flux/runtime/failure.hpp"
 #include "flux/schedule/validator.hpp"
+#include "flux/sim/perturb.hpp"
 #include "flux/sim/simulator.hpp"
 #include "outputs.hpp"
 #include "workload_input.hpp"
@@ -34,7 +35,6 @@ struct SimulateOptions {
   SystemOptions system;
   SchedulerCliOptions run;
   sim::SimOptions sim;
-  std::optional<std::string> compute_jitter;
   std::optional<std::string> straggler;
   std::optional<std::string> fail_switch;
   std::string replan_scheduler;
@@ -179,31 +179,51 @@ runtime::FailureTrials run_failure(const SimulateOptions& o, const core::Workloa
   }
 }
 
-void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
-  const std::optional<runtime::Failure> failure = failure_options(o, replan_given);
-  try {
-    if (o.compute_jitter) {
-      o.sim.perturbation.compute_jitter = sim::parse_percent("compute_jitter", *o.compute_jitter);
-    }
-    if (o.straggler) o.sim.perturbation.straggler = sim::parse_straggler(*o.straggler);
-    o.sim.validate();
-  } catch (const core::InputError& e) {
-    throw option_error(e, sim::kSimOptions);
-  }
-  (void)o.run.robust_planning();
-  if (!o.schedule_file.empty() && !o.run.robust_jitter.empty()) {
-    throw core::InputError("", "--robust-jitter", o.run.robust_jitter,
-                           "plans with --scheduler; a schedule file is already planned");
-  }
+// The options the command line gave that only some combinations use.
+struct Given {
+  std::string system;     ///< system options (core::kSystemOptions), "--tau, --duplex"
+  std::string scheduler;  ///< scheduler options (sched::kSchedulerOptions, kMilpOptions)
+  bool replan = false;    ///< --replan-*
+};
+
+// Refuses options a combination would ignore, before any file is read.
+void check_combination(const SimulateOptions& o, const Given& given) {
   if (o.schedule_file.empty() == o.run.scheduler.empty()) {
     throw core::InputError("", "--schedule", "", "give either --schedule FILE or --scheduler NAME");
   }
-  if (!o.schedule_file.empty() && system_given) {
-    throw core::InputError("", "--schedule", o.schedule_file,
-                           "the system comes from the schedule file: --switches, --tau, "
-                           "--link-gbps, --scaleup-size and --scaleup-gbps only apply with "
-                           "--scheduler");
+  if (o.schedule_file.empty()) return;
+  if (!o.run.robust_jitter.empty()) {
+    throw core::InputError("", "--robust-jitter", o.run.robust_jitter,
+                           "plans with --scheduler; a schedule file is already planned");
   }
+  if (!given.system.empty()) {
+    throw core::InputError("", "--schedule", o.schedule_file,
+                           "the system comes from the schedule file: the system options (" +
+                               given.system + ") only apply with --scheduler");
+  }
+  if (o.save_schedule) {
+    throw core::InputError("", "--save-schedule", *o.save_schedule,
+                           "writes the schedule --scheduler makes; --schedule reads one");
+  }
+  if (!given.scheduler.empty() && !o.fail_switch) {
+    throw core::InputError("", "--schedule", o.schedule_file,
+                           "a schedule file is already planned: the scheduler options (" +
+                               given.scheduler +
+                               ") only apply with --scheduler, or to the re-planning after "
+                               "--fail-switch");
+  }
+}
+
+void run_simulate(SimulateOptions& o, const Given& given) {
+  const std::optional<runtime::Failure> failure = failure_options(o, given.replan);
+  try {
+    if (o.straggler) o.sim.perturbation.straggler = sim::parse_straggler(*o.straggler);
+    o.sim.validate();
+  } catch (const core::InputError& e) {
+    throw option_error(e, sim::kSimOptions, sim::kPerturbationOptions);
+  }
+  (void)o.run.robust_planning();
+  check_combination(o, given);
   std::vector<io::OutputSpec> outputs;
   if (o.output) outputs.push_back({*o.output, "the metrics output (-o)", "-o", true});
   if (o.trace) outputs.push_back({*o.trace, "the trace output (--trace)", "--trace", true});
@@ -222,6 +242,11 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
   io::check_outputs(outputs, inputs);
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
+  if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= w.accelerators()) {
+    throw core::InputError("", "--straggler", std::to_string(o.sim.perturbation.straggler->rank),
+                           "the rank is not an accelerator of " + o.input + " (it has " +
+                               std::to_string(w.accelerators()) + ")");
+  }
   // --run-on B: the plan is made for (or read against) w and runs on B.
   std::optional<core::Workload> actual;
   if (o.run_on) {
@@ -243,12 +268,6 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
     s = formats::read_schedule(o.schedule_file);
   } else {
     s = blame_workload(o.input, [&] { return o.run.run(w, o.system.to_system(w)); });
-    if (o.save_schedule) formats::save_schedule(*o.save_schedule, s);
-  }
-  if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= w.accelerators()) {
-    throw core::InputError("", "--straggler", std::to_string(o.sim.perturbation.straggler->rank),
-                           "the rank is not an accelerator of " + o.input + " (it has " +
-                               std::to_string(w.accelerators()) + ")");
   }
   sim::TrialsResult trials;
   std::optional<runtime::FailureTrials> failed;
@@ -261,31 +280,39 @@ void run_simulate(SimulateOptions& o, bool system_given, bool replan_given) {
     }
   } catch (const schedule::ScheduleError& e) {
     if (o.schedule_file.empty()) throw;  // a scheduler's bug, not the user's input
-    throw core::InputError(o.schedule_file, "", "", e.what());
+    throw invalid_schedule(o.schedule_file, e);
   }
   const sim::SimResult& r = trials.chosen;
   const bool robust = o.sim.trials > 1 || o.sim.perturbation.any();
   const core::Workload* planned_for = actual ? &w : nullptr;
   const runtime::FailureTrials* f = failed ? &*failed : nullptr;
+  // Everything that can refuse has run: the outputs, all or none.
+  std::vector<CommandOutput> files;
   if (o.output) {
-    io::save_file(*o.output, [&](std::ostream& out) {
-      formats::write_metrics(out, run_w, s, o.sim, r.metrics, robust ? &trials : nullptr, f,
-                             planned_for);
-    });
+    files.push_back({*o.output, [&](std::ostream& out) {
+                       formats::write_metrics(out, run_w, s, o.sim, r.metrics,
+                                              robust ? &trials : nullptr, f, planned_for);
+                     }});
   }
   if (o.trace) {
-    io::save_file(*o.trace, [&](std::ostream& out) {
-      if (f && f->chosen.outcome.disrupted) {  // the remainder, from the restart
-        const runtime::FailureRun& c = f->chosen;
-        formats::write_chrome_trace(out, *c.remainder,
-                                    c.continuation.executed ? *c.continuation.executed : *c.replan,
-                                    c.continuation);
-      } else {
-        const sim::SimResult& p = f ? f->chosen.plain : r;
-        formats::write_chrome_trace(out, run_w, p.executed ? *p.executed : s, p);
-      }
-    });
+    files.push_back({*o.trace, [&](std::ostream& out) {
+                       if (f && f->chosen.outcome.disrupted) {  // the remainder, from the restart
+                         const runtime::FailureRun& c = f->chosen;
+                         formats::write_chrome_trace(
+                             out, *c.remainder,
+                             c.continuation.executed ? *c.continuation.executed : *c.replan,
+                             c.continuation);
+                       } else {
+                         const sim::SimResult& p = f ? f->chosen.plain : r;
+                         formats::write_chrome_trace(out, run_w, p.executed ? *p.executed : s, p);
+                       }
+                     }});
   }
+  if (o.save_schedule) {
+    files.push_back(
+        {*o.save_schedule, [&](std::ostream& out) { formats::write_schedule(out, s); }});
+  }
+  save_outputs(files);
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
   print_summary(out, run_w, s, r, o.sim.perturbation.any(), f, planned_for);
@@ -311,13 +338,9 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--save-schedule", o->save_schedule,
                   "with --scheduler: also write the schedule it made");
   add_options(*cmd, sim::kSimOptions, o->sim);
-  cmd->add_option("--compute-jitter", o->compute_jitter,
-                  "lognormal jitter on every compute duration, coefficient of variation, e.g. 5%");
+  add_options(*cmd, sim::kPerturbationOptions, o->sim.perturbation);
   cmd->add_option("--straggler", o->straggler,
                   "RANK:FACTOR: every compute duration of that rank scaled by FACTOR");
-  cmd->add_option("--perturb-seed", o->sim.perturbation.seed,
-                  "seed of the perturbations (trial k of every schedule draws the same compute)")
-      ->capture_default_str();
   cmd->add_option("--fail-switch", o->fail_switch,
                   "SWITCH@TIME: that switch (from 0) goes dark at that time (e.g. 1@2.5ms); the "
                   "unfinished sends are re-planned on the others (docs/model.md)");
@@ -327,14 +350,15 @@ void register_simulate(CLI::App& app) {
   o->system.add_to(*cmd);
   o->run.add_to(*cmd, true, false);
   cmd->callback([o, cmd] {
-    const bool system_given = cmd->count("--switches") + cmd->count("--tau") +
-                                  cmd->count("--link-gbps") + cmd->count("--scaleup-size") +
-                                  cmd->count("--scaleup-gbps") >
-                              0;
-    const bool replan_given = cmd->count("--replan-scheduler") + cmd->count("--replan-time-limit") +
-                                  cmd->count("--replan-delay") >
-                              0;
-    run_simulate(*o, system_given, replan_given);
+    Given given;
+    given.system = given_flags(*cmd, core::kSystemOptions);
+    given.scheduler = given_flags(*cmd, sched::kSchedulerOptions);
+    const std::string milp = given_flags(*cmd, sched::kMilpOptions);
+    if (!milp.empty()) given.scheduler += (given.scheduler.empty() ? "" : ", ") + milp;
+    given.replan = cmd->count("--replan-scheduler") + cmd->count("--replan-time-limit") +
+                       cmd->count("--replan-delay") >
+                   0;
+    run_simulate(*o, given);
   });
 }
 

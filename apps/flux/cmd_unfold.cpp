@@ -14,6 +14,7 @@
 #include "flux/core/format.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/io/gzip.hpp"
 #include "flux/io/output.hpp"
 #include "flux/schedule/fold.hpp"
 #include "flux/schedule/validator.hpp"
@@ -63,18 +64,29 @@ void run_unfold(const UnfoldOptions& o) {
       schedule::check_schedule(fold, s);  // the user's file: a violation is bad input
       lifted = schedule::unfold(fold, s);
     } catch (const schedule::ScheduleError& e) {
-      throw core::InputError(o.schedule, "", "", e.what());
+      throw invalid_schedule(o.schedule, e);
     } catch (const core::InputError& e) {
       throw e.with_source(o.schedule);
     }
     lifted->workload = job.name();
     schedule::check_schedule(job, *lifted);  // a failure here would be a bug of the lift
   }
-  // Everything is checked; now write.
-  formats::save_workload(o.output, job);
+  // Everything is checked; now write, both outputs or neither.
+  std::vector<CommandOutput> files = {{o.output, [&](std::ostream& out) {
+                                         if (!o.output.ends_with(".gz"))
+                                           return formats::write_workload(out, job);
+                                         io::GzipOStream zout(
+                                             out, 1);  // as formats::save_workload writes .gz
+                                         formats::write_workload(zout, job);
+                                         zout.finish();
+                                       }}};
+  if (lifted) {
+    files.push_back(
+        {o.schedule_output, [&](std::ostream& out) { formats::write_schedule(out, *lifted); }});
+  }
+  save_outputs(files);
   print_written(output_name(o.output), job);
   if (lifted) {
-    formats::save_schedule(o.schedule_output, *lifted);
     std::fprintf(report_stream({o.output, o.schedule_output}),
                  "wrote %s: %s schedule of %s, %zu sends, iteration time %s\n",
                  o.schedule_output.c_str(), lifted->scheduler.c_str(), job.name().c_str(),

@@ -39,6 +39,14 @@ std::string string_arg(py::handle value, std::string_view name) {
   return value.cast<std::string>();
 }
 
+bool bool_arg(py::handle value, std::string_view name) {
+  if (!py::isinstance<py::bool_>(value)) {
+    throw py::type_error(std::string(name) + ": expected a bool, got " +
+                         std::string(py::str(value.get_type().attr("__name__"))));
+  }
+  return value.cast<bool>();
+}
+
 std::string path_arg(py::handle value, std::string_view name) {
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
   if (!py::hasattr(value, "__fspath__")) return string_arg(value, name);

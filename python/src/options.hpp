@@ -20,6 +20,7 @@
 
 #include "cli_options.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/numbers.hpp"
 #include "flux/core/option.hpp"
 
 namespace flux::python {
@@ -42,6 +43,8 @@ std::string text_of(py::handle value);
 
 /// A string argument (TypeError naming `name` otherwise).
 std::string string_arg(py::handle value, std::string_view name);
+/// A bool argument (TypeError naming `name` otherwise).
+bool bool_arg(py::handle value, std::string_view name);
 /// A path: a str or an os.PathLike (TypeError naming `name` otherwise).
 std::string path_arg(py::handle value, std::string_view name);
 
@@ -94,7 +97,11 @@ typename O::Value number_of(const O& option, py::handle value) {
         std::string(integer ? "must be an integer " : "must be ") + option.range_text());
   };
   T v{};
-  if (option.unit != core::OptionUnit::kNone) {
+  if (option.unit == core::OptionUnit::kFraction) {
+    // A fraction (0.05), never a percentage: that one is the string "5%".
+    v = static_cast<T>(
+        core::check_fraction(option.flag, value.cast<double>(), static_cast<double>(option.max)));
+  } else if (option.unit != core::OptionUnit::kNone) {
     const double seconds = value.cast<double>();
     if (!core::representable_seconds(seconds)) throw bad();
     if constexpr (std::is_floating_point_v<T>) {

@@ -1,6 +1,7 @@
 // flux.simulate and what it returns (flux.SimResult): the simulator's
 // metrics, per-send records, per-trial values with percentiles, and the
 // metrics file and Chrome trace of `flux simulate`.
+#include <optional>
 #include <string>
 
 #include "bindings.hpp"
@@ -23,34 +24,64 @@ py::dict percentiles(const sim::Percentiles<std::int64_t>& p) {
   return d;
 }
 
+// (rank, factor): a tuple or list of an int and a number; anything else is
+// an InputError naming straggler, as a bad 'RANK:FACTOR' is.
+sim::Straggler straggler_of(py::handle v) {
+  const auto bad = [&] {
+    return core::InputError("", "straggler", text_of(v),
+                            "expected (rank, factor) with 0 <= rank < 2^32, or 'RANK:FACTOR'");
+  };
+  if (!py::isinstance<py::tuple>(v) && !py::isinstance<py::list>(v)) throw bad();
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
+  if (seq.size() != 2) throw bad();
+  const std::optional<std::uint32_t> rank = detail::integer_of<std::uint32_t>(seq[0]);
+  const py::object factor = seq[1];
+  if (!rank || py::isinstance<py::bool_>(factor) ||
+      !(py::isinstance<py::int_>(factor) || py::isinstance<py::float_>(factor))) {
+    throw bad();
+  }
+  sim::Straggler st{*rank, factor.cast<double>()};
+  sim::Perturbation p;
+  p.straggler = st;
+  p.validate();
+  return st;
+}
+
 PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs given) {
   py::dict kw = given.attr("copy")();
   sim::SimOptions o;
   std::shared_ptr<const core::Workload> run_on;  // the workload the plan runs on, if another
   apply_options(sim::kSimOptions, o, kw);
+  if (py::object v = take(kw, "seed")) {
+    try {  // the keyword is seed (the CLI's --perturb-seed)
+      o.perturbation.seed = number_of(std::get<1>(sim::kPerturbationOptions), v);
+    } catch (const core::InputError& e) {
+      throw core::InputError("", "seed", e.value(), e.problem());
+    }
+  }
   try {
+    // A fraction (0.05) or the CLI's text ("5%"), as everywhere (core/numbers.hpp).
     if (py::object v = take(kw, "compute_jitter")) {
-      // A fraction (0.05; validate() bounds it) or the CLI's text ("5%").
-      o.perturbation.compute_jitter =
-          py::isinstance<py::str>(v) ? sim::parse_percent("compute_jitter", v.cast<std::string>())
-                                     : v.cast<double>();
+      o.perturbation.compute_jitter = number_of(std::get<0>(sim::kPerturbationOptions), v);
     }
     if (py::object v = take(kw, "straggler")) {
       if (py::isinstance<py::str>(v)) {
         o.perturbation.straggler = sim::parse_straggler(v.cast<std::string>());
       } else if (!v.is_none()) {
-        const auto pair = v.cast<std::pair<std::uint32_t, double>>();
-        o.perturbation.straggler = sim::Straggler{pair.first, pair.second};
+        o.perturbation.straggler = straggler_of(v);
       }
     }
-    if (py::object v = take(kw, "seed")) o.perturbation.seed = v.cast<std::uint64_t>();
     if (py::object v = take(kw, "run_on")) {
+      if (!v.is_none() && !py::isinstance<PyWorkload>(v)) {
+        throw py::type_error("run_on: expected a flux.Workload, got " +
+                             std::string(py::str(v.get_type().attr("__name__"))));
+      }
       if (!v.is_none()) run_on = v.cast<const PyWorkload&>().w;
     }
     reject_unknown(kw, "simulate");
     o.validate();
   } catch (const core::InputError& e) {
-    throw cli::option_error(e, sim::kSimOptions);
+    throw cli::option_error(e, sim::kSimOptions, sim::kPerturbationOptions);
   }
   if (o.perturbation.straggler && o.perturbation.straggler->rank >= w.w->accelerators()) {
     throw core::InputError("", "--straggler", std::to_string(o.perturbation.straggler->rank),
@@ -222,10 +253,11 @@ void add_simulate(py::module_& m) {
         ("Replays `workload` over `schedule` in the discrete-event simulator (validated first), "
          "as `flux simulate`. Keywords:\n" +
          options_doc(sim::kSimOptions, defaults) +
-         "    compute_jitter: lognormal jitter on every compute duration, coefficient of "
-         "variation as a fraction (0.05) or text ('5%') [default 0]\n"
+         "    compute_jitter: lognormal jitter on every compute duration, its coefficient of "
+         "variation: a fraction (0.05) or a percentage string ('5%'); a bare number of 1 or "
+         "more is refused as ambiguous [default 0]\n"
          "    straggler: (rank, factor) or 'RANK:FACTOR' [default None]\n"
-         "    seed: seed of the perturbations [default 0]\n"
+         "    seed: seed of the perturbations, 0 to 2**63 - 1 [default 0]\n"
          "    run_on: a Workload of the same structure to execute the plan on (ordered "
          "execution; docs/model.md, 'Running a plan on another workload') [default None]\n")
             .c_str());

@@ -153,7 +153,8 @@ PyWorkload import_chakra(py::handle prefix_arg, py::kwargs given) {
   if (py::object v = take(kw, "comm_groups")) c.comm_groups = path_arg(v, "comm_groups");
   if (py::object v = take(kw, "gpu")) c.gpu = string_arg(v, "gpu");
   if (py::object v = take(kw, "collective")) c.collective = string_arg(v, "collective");
-  if (py::object v = take(kw, "drop_missing_deps")) c.drop_missing_deps = v.cast<bool>();
+  if (py::object v = take(kw, "drop_missing_deps"))
+    c.drop_missing_deps = bool_arg(v, "drop_missing_deps");
   std::string name;
   if (py::object v = take(kw, "name")) name = string_arg(v, "name");
   chakra::ImportOptions table;

@@ -99,6 +99,10 @@ def test_random_errors_match_cli(tmp_path, cli):
     (dict(compute_jitter="-5%"), ["--compute-jitter", "-5%"]),
     (dict(straggler="3"), ["--straggler", "3"]),
     (dict(straggler=(9, 1.5)), ["--straggler", "9:1.5"]),
+    # One meaning per number: a bare 5 is ambiguous in both (5% is "5%").
+    (dict(compute_jitter=5), ["--compute-jitter", "5"]),
+    (dict(compute_jitter="5"), ["--compute-jitter", "5"]),
+    (dict(compute_jitter=1.5), ["--compute-jitter", "1.5"]),
 ])
 def test_simulate_errors_match_cli(tmp_path, cli, llama, llama_file, kwargs, flags):
     s = flux.schedule(llama, time_limit=5)
@@ -110,6 +114,43 @@ def test_simulate_errors_match_cli(tmp_path, cli, llama, llama_file, kwargs, fla
         assert e.value.field == "--straggler" and e.value.value == "9"
     else:
         assert str(e.value) == expect
+
+
+def test_jitter_is_a_fraction(llama):
+    s = flux.schedule(llama, time_limit=5)
+    frac = flux.simulate(llama, s, compute_jitter=0.05, trials=3, seed=4)
+    pct = flux.simulate(llama, s, compute_jitter="5%", trials=3, seed=4)
+    text = flux.simulate(llama, s, compute_jitter="0.05", trials=3, seed=4)
+    assert list(frac.trial_iteration_time_ps) == list(pct.trial_iteration_time_ps)
+    assert list(text.trial_iteration_time_ps) == list(pct.trial_iteration_time_ps)
+    big = flux.simulate(llama, s, compute_jitter="150%", trials=3, seed=4)
+    assert list(big.trial_iteration_time_ps) != list(pct.trial_iteration_time_ps)
+
+
+@pytest.mark.parametrize("kwargs,field,value", [
+    (dict(seed=-1), "seed", "-1"),
+    (dict(seed=2**63), "seed", str(2**63)),
+    (dict(seed=2**64), "seed", str(2**64)),
+    (dict(straggler=(-1, 1.5)), "--straggler", "(-1, 1.5)"),
+    (dict(straggler=(0, 1.5, 2)), "--straggler", "(0, 1.5, 2)"),
+    (dict(straggler=[2**32, 1.5]), "--straggler", "[4294967296, 1.5]"),
+    (dict(straggler=("a", 1.5)), "--straggler", "('a', 1.5)"),
+    (dict(straggler=(0, "x")), "--straggler", "(0, 'x')"),
+])
+def test_simulate_arguments_raise_input_error(llama, kwargs, field, value):
+    s = flux.schedule(llama, time_limit=5)
+    with pytest.raises(flux.InputError) as e:
+        flux.simulate(llama, s, **kwargs)
+    assert e.value.field == field and e.value.value == value
+
+
+def test_simulate_seed_range(llama):
+    s = flux.schedule(llama, time_limit=5)
+    flux.simulate(llama, s, compute_jitter=0.05, seed=2**63 - 1)
+    with pytest.raises(TypeError):
+        flux.simulate(llama, s, run_on=3)
+    with pytest.raises(TypeError):
+        flux.simulate(llama, s, compute_jitter=True)
 
 
 def test_schedule_error(llama):
@@ -126,6 +167,7 @@ def test_library_error(llama):
     with pytest.raises(flux.Error) as e:
         flux.simulate(llama, s, max_time="1ns")
     assert type(e.value) is flux.Error and "has not finished" in str(e.value)
+    assert "simulated-time limit max_time (--max-time 1 ns)" in str(e.value)
 
 
 def test_output_errors(tmp_path, llama):

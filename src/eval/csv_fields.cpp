@@ -1,8 +1,11 @@
 // The CSV helpers the evaluation's files share (csv_fields.hpp).
 #include "csv_fields.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+
+#include "flux/core/time.hpp"
 
 namespace flux::eval {
 
@@ -43,6 +46,20 @@ void throw_resume_mismatch(std::size_t index, const std::string& field, const st
   m << "row " << index + 1 << " was measured with " << field << " = " << have
     << ", this sweep uses " << want << ": write to another directory (-o) or start over (--fresh)";
   throw core::InputError("", field, have, m.str());
+}
+
+void check_unique_axes(const std::vector<std::uint32_t>& layers,
+                       const std::vector<std::int64_t>& taus_ps) {
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (std::find(layers.begin(), layers.begin() + i, layers[i]) != layers.begin() + i) {
+      throw core::InputError("", "layers", std::to_string(layers[i]), "listed twice");
+    }
+  }
+  for (std::size_t i = 0; i < taus_ps.size(); ++i) {
+    if (std::find(taus_ps.begin(), taus_ps.begin() + i, taus_ps[i]) != taus_ps.begin() + i) {
+      throw core::InputError("", "tau", core::format_duration(taus_ps[i]), "listed twice");
+    }
+  }
 }
 
 std::vector<std::string> split(const std::string& line) {

@@ -29,6 +29,10 @@ inline std::string opt(const std::optional<double>& v) {
 /// `s` as a CSV field; throws core::InputError naming `column` when it
 /// holds a comma, a quote or a newline.
 std::string name(const std::string& s, std::string_view column);
+/// Throws core::InputError "layers = 8: listed twice" (or "tau = 1us") for
+/// a layer count or a delay given twice, however it was spelled (1us, 1000ns).
+void check_unique_axes(const std::vector<std::uint32_t>& layers,
+                       const std::vector<std::int64_t>& taus_ps);
 /// The fields of a line, split at commas (no quoting).
 std::vector<std::string> split(const std::string& line);
 /// The header of the first `count` columns.

@@ -242,6 +242,7 @@ void EvalConfig::validate() const {
                            "must be from 1 to " + std::to_string(workload::kMaxChannels));
   }
   if (taus_ps.empty()) throw core::InputError("", "tau", "", "at least one delay");
+  detail::check_unique_axes(layers, taus_ps);
   if (schedulers.empty()) throw core::InputError("", "schedulers", "", "at least one scheduler");
   const auto names = sched::scheduler_names();
   for (const std::string& s : schedulers) {

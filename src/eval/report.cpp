@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include "flux/core/format.hpp"
 #include "flux/eval/evaluate.hpp"
@@ -194,8 +195,13 @@ std::string summary_table(const EvalConfig& c, const std::vector<EvalRow>& rows)
         out << "\n";
       }
     }
-    // How far the best baseline is from the first scheduler (flux-milp).
+    // How far the best baseline is from the first scheduler (flux-milp);
+    // nothing to compare when the others are ideal alone.
     const std::string& flux = c.schedulers.front();
+    if (std::none_of(c.schedulers.begin() + 1, c.schedulers.end(),
+                     [](const std::string& s) { return s != "ideal"; })) {
+      continue;
+    }
     out << "\n" << flux << " against the best other scheduler (ideal excluded):\n";
     for (core::TimePs tau : c.taus_ps) {
       const EvalRow* f = find(rows, name, tau, flux);
@@ -237,9 +243,24 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
     }
   }
   const std::size_t n = jobs.size();
+  struct Panel {
+    int column;
+    const char* ylabel;
+    const char* yformat;
+    bool with_ideal;
+  };
+  // All three on log axes: iteration times span 0.2 to 14 s, memory 4 KiB
+  // to 260 MiB, reconfigurations 20 to 100,000. Memory and reconfigurations
+  // leave out ideal (no circuits): with ideal alone, only the times are drawn.
+  std::vector<Panel> panels = {{2, "iteration time (ms)", "%g", true}};
+  if (std::any_of(c.schedulers.begin(), c.schedulers.end(),
+                  [](const std::string& s) { return s != "ideal"; })) {
+    panels.push_back({3, "peak NIC memory (bytes)", "10^{%L}", false});
+    panels.push_back({4, "reconfigurations", "10^{%L}", false});
+  }
   for (int pass = 0; pass < 2; ++pass) {
-    g << detail::gnuplot_terminal(pass, 1500, 430 * n + 60, png, svg);
-    g << "set multiplot layout " << n << ",3 title '";
+    g << detail::gnuplot_terminal(pass, 500 * panels.size(), 430 * n + 60, png, svg);
+    g << "set multiplot layout " << n << "," << panels.size() << " title '";
     if (c.named_jobs.empty()) {
       g << "Llama 3 " << upper(c.training.model.name) << ", TP" << c.training.tp << " x DP"
         << c.training.dp << ", " << c.system.switches << " OCS, " << c.system.link_gbps << " Gb/s, "
@@ -250,17 +271,6 @@ std::string gnuplot_script(const EvalConfig& c, const std::vector<EvalRow>& rows
     }
     g << "set logscale x\nset xlabel 'reconfiguration delay {/Symbol t} (us)'\n"
       << "set grid\nset format x '%g'\n";
-    // All three on log axes: iteration times span 0.2 to 14 s, memory 4 KiB
-    // to 260 MiB, reconfigurations 20 to 100,000.
-    struct Panel {
-      int column;
-      const char* ylabel;
-      const char* yformat;
-      bool with_ideal;
-    };
-    const Panel panels[] = {{2, "iteration time (ms)", "%g", true},
-                            {3, "peak NIC memory (bytes)", "10^{%L}", false},
-                            {4, "reconfigurations", "10^{%L}", false}};
     g << "set logscale y\n";
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       for (const Panel& p : panels) {

@@ -385,6 +385,7 @@ void RobustnessConfig::validate() const {
   }
   if (gpus.empty()) throw core::InputError("", "gpu", "", "at least one GPU");
   if (taus_ps.empty()) throw core::InputError("", "tau", "", "at least one delay");
+  detail::check_unique_axes(layers, taus_ps);
   if (schedulers.empty()) throw core::InputError("", "schedulers", "", "at least one scheduler");
   for (const std::string& s : schedulers) {
     (void)scheduler_variant(s);

@@ -49,10 +49,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 
 #include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
 #include "flux/sched/baselines.hpp"
 #include "schedulers.hpp"
 
@@ -117,9 +120,50 @@ TimePs rotornet_slot_ps(TimePs tau_ps, double duty_cycle) {
   return std::max(static_cast<TimePs>(slot), tau_ps + 1);
 }
 
+namespace {
+
+std::uint64_t saturating_product(std::initializer_list<std::uint64_t> factors) {
+  std::uint64_t p = 1;
+  for (const std::uint64_t f : factors) {
+    if (__builtin_mul_overflow(p, f, &p)) return UINT64_MAX;
+  }
+  return p;
+}
+
+}  // namespace
+
+std::uint64_t rotornet_circuits(std::uint32_t n, const core::System& system) {
+  const std::uint64_t k = std::max<std::uint32_t>(system.scaleup_size, 1);
+  const std::uint64_t d = n / k;  // domains
+  if (d < 2) return 0;
+  const std::uint64_t rounds = d % 2 == 0 ? d - 1 : d;
+  // s switches x (rounds x k) matchings x (floor(d / 2) x k) circuits each.
+  return saturating_product({system.switches, rounds, k, d / 2, k});
+}
+
+std::uint64_t rotornet_memory_bytes(std::uint32_t n, const core::System& system) {
+  const std::uint64_t circuits = rotornet_circuits(n, system);
+  const std::uint64_t per_switch = circuits / std::max<std::uint32_t>(system.switches, 1);
+  const std::uint64_t intervals = saturating_product({circuits, sizeof(schedule::CircuitInterval)});
+  const std::uint64_t matchings =
+      saturating_product({per_switch, sizeof(std::pair<core::Rank, core::Rank>)});
+  std::uint64_t bytes = 0;
+  return __builtin_add_overflow(intervals, matchings, &bytes) ? UINT64_MAX : bytes;
+}
+
 PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system,
                                      double duty_cycle) {
   system.validate_for(n);
+  if (const std::uint64_t circuits = rotornet_circuits(n, system);
+      circuits > kMaxRotornetCircuits) {
+    throw core::InputError(
+        "", "accelerators", std::to_string(n),
+        "rotornet's period connects every pair of accelerators on every switch: " +
+            std::to_string(circuits) + " circuits (about " +
+            core::format_bytes(static_cast<double>(rotornet_memory_bytes(n, system))) +
+            "), beyond its limit of " + std::to_string(kMaxRotornetCircuits) +
+            ": use fewer accelerators or switches, larger scale-up domains, or bvn");
+  }
   if (n < 3 && !system.has_scaleup()) {
     throw core::InputError(
         "", "accelerators", std::to_string(n),

@@ -194,9 +194,11 @@ void Engine::run() {
     if (options_.cut_ps && !cut_taken_ && e.t > *options_.cut_ps) take_cut(*options_.cut_ps);
     if (e.t > options_.max_time_ps) {
       std::ostringstream m;
-      m << "the iteration has not finished after " << core::format_duration(options_.max_time_ps)
-        << " of simulated time (" << (n - finished_) << " of " << n
-        << " sends unfinished): the schedule does not serve them";
+      // The simulation goes on (the next event is known): the limit stopped it.
+      m << "the iteration has not finished within the simulated-time limit max_time (--max-time "
+        << core::format_duration(options_.max_time_ps) << "): " << (n - finished_) << " of " << n
+        << " sends unfinished, the next event at " << core::format_duration(e.t)
+        << "; raise the limit";
       throw core::Error(m.str());
     }
     now_ = e.t;

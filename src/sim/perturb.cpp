@@ -13,7 +13,6 @@
 namespace flux::sim {
 namespace {
 
-constexpr double kMaxPercent = 1000;
 constexpr double kMaxFactor = 1000;
 // Kinds of durations (part of the draw's key).
 constexpr std::uint64_t kEdge = 1;
@@ -45,10 +44,7 @@ core::TimePs scaled(core::TimePs d, double factor, std::string_view what) {
 }  // namespace
 
 void Perturbation::validate() const {
-  if (!(compute_jitter >= 0 && compute_jitter <= kMaxPercent / 100)) {
-    throw core::InputError("", "compute_jitter", std::to_string(100 * compute_jitter) + "%",
-                           "must be between 0% and 1000%");
-  }
+  core::check_options(kPerturbationOptions, *this);
   if (straggler && !(straggler->factor > 0 && straggler->factor <= kMaxFactor)) {
     std::ostringstream v;
     v << straggler->rank << ':' << straggler->factor;
@@ -57,14 +53,7 @@ void Perturbation::validate() const {
 }
 
 double parse_percent(std::string_view field, const std::string& text) {
-  std::string_view s = text;
-  if (!s.empty() && s.back() == '%') s.remove_suffix(1);
-  const auto v = parse_double(s);
-  if (!v || *v < 0 || *v > kMaxPercent) {
-    throw core::InputError("", std::string(field), text,
-                           "expected a percentage between 0% and 1000%, e.g. 5%");
-  }
-  return *v / 100;
+  return core::parse_fraction(field, text, kMaxComputeJitter);
 }
 
 Straggler parse_straggler(const std::string& text) {

@@ -19,6 +19,7 @@
 
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
+#include "flux/core/numbers.hpp"
 #include "flux/core/time.hpp"
 #include "flux/runtime/failure.hpp"
 #include "flux/sched/scheduler.hpp"
@@ -406,10 +407,14 @@ class Reader {
           return checked(info, s);
         }
         case AxisType::kPercent: {
-          std::string s = v.is_number()   ? real_text(v.get<double>()) + "%"
+          // A number is a fraction (0.05), a percentage a string ("5%"):
+          // core/numbers.hpp; a number is kept as its percentage.
+          std::string s = v.is_number()   ? core::percent_text(core::check_fraction(
+                                                path, v.get<double>(), sim::kMaxComputeJitter))
                           : v.is_string() ? v.get<std::string>()
                                           : std::string();
-          if (s.empty()) fail_json(path, v, "must be a percentage, e.g. 5 or \"5%\"");
+          if (s.empty())
+            fail_json(path, v, "must be a fraction or a percentage, e.g. 0.05 or \"5%\"");
           (void)sim::parse_percent(path, s);
           if (s.find_first_of(",\"") != std::string::npos) fail(path, s, "a comma or quote");
           return checked(info, s);
@@ -538,7 +543,7 @@ std::vector<AxisInfo> axis_table() {
       {"gpu", AxisType::kName, "GPU preset: a100, h100, ..."},
       {"ep", AxisType::kInteger, "MoE expert-parallel degree (inside DP x CP)"},
       {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
-      {"routing_seed", AxisType::kInteger, "seed of the MoE routing draws", 0, INT64_MAX},
+      {"routing_seed", AxisType::kInteger, "seed of the MoE routing draws", 0, core::kMaxSeed},
       {"capacity_factor", AxisType::kReal,
        "MoE expert capacity factor (0, as without the axis: no token dropping)", 0},
       {"routing_iterations", AxisType::kInteger,
@@ -572,7 +577,7 @@ std::vector<AxisInfo> axis_table() {
        kMaxAxisInteger, true},
       integer_axis("replan_moves", "flux's local search moves in a re-plan",
                    bounds(eval::kRobustnessOptions, "replan_moves"), true),
-      {"seed", AxisType::kInteger, "seed of the perturbation", 0, INT64_MAX},
+      {"seed", AxisType::kInteger, "seed of the perturbation", 0, core::kMaxSeed},
       integer_axis("trials",
                    "perturbed runs per jittered point (common random numbers): p50/p95/p99/max "
                    "rows",

@@ -48,6 +48,7 @@
 
 #include "flux/core/error.hpp"
 #include "flux/core/hash.hpp"
+#include "flux/io/json_writer.hpp"
 
 namespace flux::workload {
 namespace {
@@ -99,6 +100,25 @@ double exp2_exact_ops(double y) {
   return std::ldexp(sum, static_cast<int>(n));
 }
 
+// A path as text that is valid UTF-8 (it becomes part of the workload's
+// name): a path that is not has its bytes from 0x80 on escaped as \xHH.
+std::string printable_path(const std::string& path) {
+  if (io::is_valid_utf8(path)) return path;
+  std::string out;
+  for (const char ch : path) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (byte < 0x80) {
+      out += ch;
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+  }
+  return out;
+}
+
 std::string number_text(double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -141,7 +161,7 @@ std::string RoutingSpec::to_string() const {
     case RoutingKind::kZipf:
       return "zipf:" + number_text(zipf_s);
     case RoutingKind::kFile:
-      return "file:" + file;
+      return "file:" + printable_path(file);
   }
   return "uniform";
 }

@@ -45,7 +45,7 @@ expect_error transfer-small 2 '^flux: error: --transfer = 1ps: must be between 1
 expect_error spread 2 '^flux: error: --size-spread = 0.5: must be between 1 and 1000$' -- "$FLUX" generate random --size-spread 0.5 -o "$x"
 expect_error compute 2 '^flux: error: --compute = -1us' -- "$FLUX" generate random --compute=-1us -o "$x"
 expect_error tail 2 '^flux: error: --tail = 2000s: must be between 0 and 1000 s$' -- "$FLUX" generate random --tail 2000s -o "$x"
-expect_error seed 2 '^flux: error: --seed = x: must be an integer at least 0$' -- "$FLUX" generate random --seed x -o "$x"
+expect_error seed 2 '^flux: error: --seed = x: must be an integer between 0 and 9223372036854775807$' -- "$FLUX" generate random --seed x -o "$x"
 expect_error chakra 2 '^flux: error: --format = chakra: a random DAG has no Chakra form' -- "$FLUX" generate random --format chakra -o "$DIR/t"
 expect_error format 2 '^flux: error: --format = xml: unknown format \(json or chakra\)$' -- "$FLUX" generate random --format xml -o "$x"
 expect_error output 2 '^flux: error: --output is required' -- "$FLUX" generate random

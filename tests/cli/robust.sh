@@ -36,8 +36,8 @@ if grep -q '"trials"' "$DIR/plain.json"; then fail "plain metrics carry trials";
 sim() { "$FLUX" simulate "$DIR/w.json" --schedule "$DIR/s.json" -o "$DIR/bad.json" "$@"; }
 expect_error strict 2 'flux: error: --execution = strict: strict replays' -- sim --execution strict --compute-jitter 5%
 expect_error mode 2 'flux: error: --execution = eager: expected strict' -- sim --execution eager
-expect_error percent 2 'flux: error: --compute-jitter = 5x: expected a percentage' -- sim --compute-jitter 5x
-expect_error negative 2 'flux: error: --compute-jitter = -5%: expected a percentage' -- sim --compute-jitter -5%
+expect_error percent 2 'flux: error: --compute-jitter = 5x: expected a fraction \(0\.05\) or a percentage' -- sim --compute-jitter 5x
+expect_error negative 2 'flux: error: --compute-jitter = -5%: expected a fraction \(0\.05\) or a percentage' -- sim --compute-jitter -5%
 expect_error rank 2 'flux: error: .*--straggler = 8: the rank is not an accelerator' -- sim --straggler 8:2
 expect_error factor 2 'flux: error: --straggler = 1:0: the factor must be > 0' -- sim --straggler 1:0
 expect_error form 2 'flux: error: --straggler = 1.5: expected RANK:FACTOR' -- sim --straggler 1.5

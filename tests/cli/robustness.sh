@@ -69,7 +69,7 @@ expect_ok failure_again -- "$FLUX" "${fail[@]}" -o "$DIR/g"
   fail "same seed, different failure rows"
 expect_error replan_limit 2 '^flux: error: --replan-time-limit = -1s: ' \
   -- "$FLUX" "${common[@]}" --failure-jitters 0 --replan-time-limit -1s -o "$DIR/e"
-expect_error failure_jitters 2 '^flux: error: --failure-jitters = x: expected a percentage' \
+expect_error failure_jitters 2 '^flux: error: --failure-jitters = x: expected a fraction \(0\.05\) or a percentage' \
   -- "$FLUX" "${fail[@]}" --failure-jitters 0,x -o "$DIR/e"
 expect_error one_switch 2 '^flux: error: --switches = 1: the failure points need a surviving switch' \
   -- "$FLUX" "${fail[@]}" --switches 1 -o "$DIR/e"
@@ -77,7 +77,7 @@ expect_error one_switch 2 '^flux: error: --switches = 1: the failure points need
 # Bad options: one line, exit 2, no CSV written.
 expect_error trials0 2 '^flux: error: --trials = 0: must be an integer between 1 and 1000000$' \
   -- "$FLUX" "${base[@]}" --trials 0 -o "$DIR/e"
-expect_error jitters 2 '^flux: error: --jitters = abc: expected a percentage' \
+expect_error jitters 2 '^flux: error: --jitters = abc: expected a fraction \(0\.05\) or a percentage' \
   -- "$FLUX" "${tiny[@]}" --jitters 0,abc -o "$DIR/e"
 expect_error factors 2 '^flux: error: --straggler-factors = 0: expected a factor in \(0, 1000\]$' \
   -- "$FLUX" "${tiny[@]}" --straggler-factors 0 -o "$DIR/e"
@@ -96,7 +96,7 @@ expect_ok robust_validate -- "$FLUX" validate "$DIR/w.json" "$DIR/rs.json"
 expect_ok robust_simulate -- "$FLUX" simulate "$DIR/w.json" --schedule "$DIR/rs.json" \
   --compute-jitter 20% --trials 3
 expect_grep robust_delivered 'every byte delivered in every trial' "$DIR/robust_simulate.out"
-expect_error robust_bad 2 '^flux: error: --robust-jitter = abc: expected a percentage' \
+expect_error robust_bad 2 '^flux: error: --robust-jitter = abc: expected a fraction \(0\.05\) or a percentage' \
   -- "$FLUX" schedule "$DIR/w.json" --robust-jitter abc -o "$DIR/bad.json"
 expect_error robust_file 2 '^flux: error: --robust-jitter = 5%: plans with --scheduler' \
   -- "$FLUX" simulate "$DIR/w.json" --schedule "$DIR/rs.json" --robust-jitter 5%

@@ -93,7 +93,7 @@ if diff <(metrics "$DIR/fig2/paper-fig2-small.csv" 11) <(metrics "$DIR/eval/fig2
 # flux sweep's rows are flux evaluate --preset robustness's, metric for
 # metric (the 18 axes and 3 point columns first; wall times last).
 sed -e 's/^layers = 8/layers = 1/' -e 's/^gpu = .*/gpu = "a100"/' -e 's/^tau = .*/tau = "10us"/' \
-  -e 's/^jitter = .*/jitter = [0, 5]/' -e 's/^trials = 20/trials = 2/' \
+  -e 's/^jitter = .*/jitter = [0, 0.05]/' -e 's/^trials = 20/trials = 2/' \
   -e 's/^replan_moves = 1000/replan_moves = 200/' \
   -e 's/^scheduler = .*/scheduler = ["flux-robust", "bvn", "ideal"]/' \
   "$SWEEPS/robustness.toml" >"$DIR/robustness.toml"
@@ -192,8 +192,8 @@ $axes"
 bad filter_name 'filter_name.toml: line 1, filter = pp == 1: unknown axis pp' "filter = \"pp == 1\"
 $axes
 tp = [2, 4]"
-bad fail_at 'fail_at.toml: line 3, axes.fail_at\[1\] = 150: must be from 0% \(no failure\) to 100%$' "$axes
-fail_at = [0, 150]"
+bad fail_at 'fail_at.toml: line 3, axes.fail_at\[1\] = 150%: must be from 0% \(no failure\) to 100%$' "$axes
+fail_at = [0, \"150%\"]"
 bad straggler 'straggler.toml: line 3, axes.straggler_factor = 2000: the factor must be > 0 and <= 1000$' "$axes
 straggler_factor = 2000"
 bad replan_moves 'replan_moves.toml: line 3, axes.replan_moves = 0: must be an integer from 1 to' "$axes

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "flux/core/error.hpp"
+#include "flux/core/numbers.hpp"
 #include "flux/core/time.hpp"
 
 namespace flux::core {
@@ -29,6 +30,7 @@ enum class OptionUnit : std::uint8_t {
   kNone,         ///< a plain number
   kPicoseconds,  ///< a TimePs field; written as a duration with a unit ("10us")
   kSeconds,      ///< a double field of seconds; written as a duration with a unit
+  kFraction,     ///< a double fraction; written "5%" or 0.05 (core/numbers.hpp)
 };
 
 /// A numeric field of S with inclusive bounds [min, max], or open ones
@@ -56,6 +58,7 @@ struct NumberOption {
 
   /// A value as messages and help texts show it.
   [[nodiscard]] std::string show(T v) const {
+    if (unit == OptionUnit::kFraction) return percent_text(static_cast<double>(v));
     if (unit != OptionUnit::kNone) {
       // Seconds from 1e5 on as "9.2e6 s", as the time range's message has it.
       const double seconds =

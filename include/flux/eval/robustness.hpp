@@ -170,7 +170,7 @@ inline constexpr auto kRobustnessOptions = std::tuple{
         "seed", "--perturb-seed",
         "seed of the perturbations (robustness preset; trial k of every scheduler draws the "
         "same compute)",
-        &RobustnessConfig::seed, 0, ~std::uint64_t{0}},
+        &RobustnessConfig::seed, 0, core::kMaxSeed},
     core::NumberOption<RobustnessConfig, std::uint32_t>{
         "straggler_rank", "--straggler-rank", "the rank that straggles (robustness preset)",
         &RobustnessConfig::straggler_rank, 0, 1u << 30},

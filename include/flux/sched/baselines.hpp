@@ -51,12 +51,26 @@ std::vector<Matching> rotornet_matchings(std::uint32_t n, std::uint32_t k);
 /// when duty_cycle is outside (0, 1) or the slot does not fit in TimePs.
 core::TimePs rotornet_slot_ps(core::TimePs tau_ps, double duty_cycle);
 
+/// The most circuits rotornet_timelines() builds (over all switches, one
+/// period): 2^28, about 8 GiB of intervals.
+inline constexpr std::uint64_t kMaxRotornetCircuits = std::uint64_t{1} << 28;
+
+/// The circuits of one RotorNet period for n accelerators, over all
+/// switches: s x M matchings x the circuits of one (every cross-domain pair
+/// once per switch), computed without building them. Assumes the domains
+/// tile n (k divides n); saturates at UINT64_MAX.
+std::uint64_t rotornet_circuits(std::uint32_t n, const core::System& system);
+
+/// Bytes rotornet_timelines() allocates for them (intervals and matchings).
+std::uint64_t rotornet_memory_bytes(std::uint32_t n, const core::System& system);
+
 /// RotorNet's timelines for n accelerators: in slot k switch j shows matching
 /// (k * s + j) mod M of rotornet_matchings(n, system.scaleup_size) (M of
 /// them); every slot starts with tau of reconfiguration. Period M * slot;
 /// no circuits and period 0 when M = 0 (one scale-up domain). Throws
-/// core::InputError for n < 3, domains that do not tile n, and for the
-/// cases of rotornet_slot_ps().
+/// core::InputError for n < 3, domains that do not tile n, more than
+/// kMaxRotornetCircuits circuits (before building any: field accelerators,
+/// with the count and size), and for the cases of rotornet_slot_ps().
 PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system,
                                      double duty_cycle);
 

@@ -78,9 +78,9 @@ inline constexpr auto kSchedulerOptions = std::tuple{
         &SchedulerOptions::relative_gap, 0.0, 1.0, false, true},
     core::NumberOption<SchedulerOptions, int>{"threads", "--threads", "solver threads",
                                               &SchedulerOptions::threads, 1, 256},
-    core::NumberOption<SchedulerOptions, std::uint64_t>{
-        "seed", "--seed", "flux: seed of the local search", &SchedulerOptions::seed, 0,
-        ~std::uint64_t{0}},
+    core::NumberOption<SchedulerOptions, std::uint64_t>{"seed", "--seed",
+                                                        "flux: seed of the local search",
+                                                        &SchedulerOptions::seed, 0, core::kMaxSeed},
     core::NumberOption<SchedulerOptions, std::uint64_t>{
         "moves", "--moves", "flux: local search moves (0: until the time limit)",
         &SchedulerOptions::search_moves, 0, ~std::uint64_t{0}},

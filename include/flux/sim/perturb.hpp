@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include "flux/core/numbers.hpp"
+#include "flux/core/option.hpp"
 #include "flux/core/workload.hpp"
 
 namespace flux::sim {
@@ -33,19 +35,38 @@ struct Straggler {
 };
 
 struct Perturbation {
-  /// Coefficient of variation of the lognormal compute factor (0.05 for
-  /// --compute-jitter 5%); 0: no jitter.
+  /// Coefficient of variation of the lognormal compute factor, a fraction
+  /// (0.05 for --compute-jitter 5% or 0.05); 0: no jitter.
   double compute_jitter = 0;
   std::optional<Straggler> straggler;
   std::uint64_t seed = 0;
 
   [[nodiscard]] bool any() const { return compute_jitter > 0 || straggler.has_value(); }
-  /// Throws core::InputError naming the field (compute_jitter, straggler).
+  /// Throws core::InputError naming the field (compute_jitter, seed, straggler).
   void validate() const;
 };
 
-/// "5%" or "5" -> 0.05. Throws core::InputError naming `field`: not a number,
-/// negative, beyond 1000%.
+/// The largest compute jitter, a fraction (1000%).
+inline constexpr double kMaxComputeJitter = 10;
+
+/// The perturbation's numeric options (core/option.hpp); the straggler is
+/// RANK:FACTOR text (parse_straggler).
+inline constexpr auto kPerturbationOptions = std::tuple{
+    core::NumberOption<Perturbation, double>{
+        "compute_jitter", "--compute-jitter",
+        "lognormal jitter on every compute duration: its coefficient of variation, a fraction "
+        "or a percentage (0.05 or 5%; a bare number must be below 1)",
+        &Perturbation::compute_jitter, 0.0, kMaxComputeJitter, false, false,
+        core::OptionUnit::kFraction},
+    core::NumberOption<Perturbation, std::uint64_t>{
+        "seed", "--perturb-seed",
+        "seed of the perturbations (trial k of every schedule draws the same compute)",
+        &Perturbation::seed, 0, core::kMaxSeed},
+};
+
+/// A compute jitter as text, by core::parse_fraction's rule: "5%" or "0.05"
+/// -> 0.05, at most 1000%. Throws core::InputError naming `field`: not a
+/// number, negative, beyond 1000%, a bare number of 1 or more (ambiguous).
 double parse_percent(std::string_view field, const std::string& text);
 /// "RANK:FACTOR" (e.g. "3:1.5"). Throws core::InputError naming the field straggler.
 Straggler parse_straggler(const std::string& text);

@@ -111,9 +111,10 @@ inline constexpr auto kSimOptions = std::tuple{
     core::NumberOption<SimOptions, std::uint32_t>{"trials", "--trials",
                                                   "perturbed runs (trial k draws with (seed, k))",
                                                   &SimOptions::trials, 1, 1000000},
-    core::NumberOption<SimOptions, std::uint32_t>{"trace_trial", "--trace-trial",
-                                                  "the trial --trace writes (0-based, < --trials)",
-                                                  &SimOptions::trace_trial, 0, 999999},
+    core::NumberOption<SimOptions, std::uint32_t>{
+        "trace_trial", "--trace-trial",
+        "the trial whose metrics the summary, -o and --trace show (0-based, < --trials)",
+        &SimOptions::trace_trial, 0, 999999},
 };
 
 /// What happened to one send (indexed by TaskIndex).

@@ -26,7 +26,7 @@ enum class AxisType : std::uint8_t {
   kInteger,   ///< a non-negative integer
   kReal,      ///< a positive number (Gb/s)
   kDuration,  ///< a string with a unit: "10us"
-  kPercent,   ///< a number or "5%" (compute jitter); in filters, the percentage
+  kPercent,   ///< a fraction (0.05) or "5%" (core/numbers.hpp); in filters, the percentage
   kFactor,    ///< a positive number (1.5: x1.5); in filters, x100 rounded (150)
 };
 

@@ -74,7 +74,7 @@ inline constexpr auto kRandomOptions = std::tuple{
                                                      &RandomOptions::sends, 1, 1u << 26},
     core::NumberOption<RandomOptions, std::uint64_t>{
         "seed", "--seed", "random seed: same seed and options, same workload, on every platform",
-        &RandomOptions::seed, 0, ~std::uint64_t{0}},
+        &RandomOptions::seed, 0, core::kMaxSeed},
     core::NumberOption<RandomOptions, std::uint32_t>{
         "depth", "--depth",
         "levels the sends are spread over, equally (1: all independent; --sends when above it)",

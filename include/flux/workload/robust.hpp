@@ -30,14 +30,14 @@ struct RobustPlanning {
   [[nodiscard]] bool any() const { return jitter > 0; }
 };
 
-/// The option of robust planning (core/option.hpp). The CLI takes it as a
-/// percentage ("10%").
+/// The option of robust planning (core/option.hpp): a fraction or a
+/// percentage ("10%" or 0.1; core/numbers.hpp).
 inline constexpr auto kRobustPlanningOptions = std::tuple{
     core::NumberOption<RobustPlanning, double>{
         "robust_jitter", "--robust-jitter",
         "plan every compute duration at its p95 under lognormal jitter of this coefficient of "
-        "variation (e.g. 10%; 0: plan for the mean)",
-        &RobustPlanning::jitter, 0.0, 10.0},
+        "variation, a fraction or a percentage (0.1 or 10%; 0: plan for the mean)",
+        &RobustPlanning::jitter, 0.0, 10.0, false, false, core::OptionUnit::kFraction},
 };
 
 /// exp(mu + z sigma) for a lognormal of mean 1 and coefficient of variation

@@ -69,7 +69,9 @@ struct RoutingSpec {
   /// core::InputError naming the field routing.
   static RoutingSpec parse(std::string_view text);
   /// The text parse() reads ("zipf:1.2"): parse(to_string()) has the same
-  /// kind, zipf_s (shortest round-trip form) and file.
+  /// kind, zipf_s (shortest round-trip form) and file, except a file path
+  /// that is not valid UTF-8, whose bytes from 0x80 on are written \xHH (the
+  /// text goes into the workload's name, which must be UTF-8).
   [[nodiscard]] std::string to_string() const;
   /// Throws core::InputError naming the field (routing, capacity_factor):
   /// S finite in (0, kMaxZipfS], a file path, cf finite >= 0 (0 for a file).
