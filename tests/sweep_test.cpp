@@ -270,7 +270,7 @@ TEST(SweepSpec, ControlCharactersAreRefused) {
             "s.toml: line 3, axes.routing = file:r.json\\x00x: a control character (a newline, a "
             "NUL, ...)");
   EXPECT_EQ(err("[axes]\nscheduler = [\"ideal\", \"bvn\\r\"]\n", false),
-            "s.toml: line 2, axes.scheduler[1] = bvn\\x0d: a control character (a newline, a "
+            "s.toml: line 2, axes.scheduler[1] = bvn\\r: a control character (a newline, a "
             "NUL, ...)");
   EXPECT_EQ(
       err("[axes]\nscheduler = \"ideal\"\n[[plot]]\nx = \"scheduler\"\ny = \"gap\\t\"\n", false)

@@ -28,21 +28,7 @@ struct Expr::Node {
 };
 
 std::string shown(std::string_view text) {
-  constexpr std::size_t kShown = 80;
-  std::string s;
-  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      static const char* const kHex = "0123456789abcdef";
-      s += c == '\n'   ? std::string("\\n")
-           : c == '\t' ? std::string("\\t")
-                       : std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kShown) s += "... (" + std::to_string(text.size()) + " characters)";
-  return s;
+  return core::printable(text, core::kMaxValueChars);
 }
 
 namespace {
@@ -57,7 +43,7 @@ class Parser {
   NodePtr parse() {
     if (text_.size() > kMaxFilterLength) {
       throw core::InputError(
-          "", key_, shown(text_),
+          "", key_, std::string(text_),
           "longer than " + std::to_string(kMaxFilterLength) + " characters, the limit of a filter");
     }
     NodePtr n = parse_or();
@@ -71,7 +57,7 @@ class Parser {
     std::string rest = shown(text_.substr(pos_, 20));
     if (rest.empty()) rest = "(end)";
     throw core::InputError(
-        "", key_, shown(text_),
+        "", key_, std::string(text_),
         problem + " at \"" + rest + "\" (character " + std::to_string(pos_ + 1) + ")");
   }
   void skip_space() {
@@ -267,7 +253,7 @@ class Evaluator {
     return v.number;
   }
   [[noreturn]] void fail(const std::string& problem) const {
-    throw core::InputError("", key_, shown(text_), problem);
+    throw core::InputError("", key_, std::string(text_), problem);
   }
 
   const ExprLookup& lookup_;
@@ -295,7 +281,7 @@ void Expr::check_names(const ExprLookup& lookup) const {
   collect_names(*root_, names);
   for (const std::string& n : names) {
     if (!lookup(n)) {
-      throw core::InputError("", key_, shown(text_),
+      throw core::InputError("", key_, std::string(text_),
                              "unknown axis " + n + " (a filter names axes of the sweep)");
     }
   }
@@ -303,7 +289,8 @@ void Expr::check_names(const ExprLookup& lookup) const {
 
 bool Expr::holds(const ExprLookup& lookup) const {
   const ExprValue v = Evaluator(lookup, key_, text_).eval(*root_);
-  if (v.is_string) throw core::InputError("", key_, shown(text_), "a string is not a condition");
+  if (v.is_string)
+    throw core::InputError("", key_, std::string(text_), "a string is not a condition");
   return v.number != 0;
 }
 

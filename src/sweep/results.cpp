@@ -202,14 +202,14 @@ void ResultFile::load(const std::vector<Point>& points, bool fresh) {
     }
     const std::string key = join(f, key_columns_, ",");
     if (keys.count(key) == 0) {
-      throw core::InputError(file_.string(), "line " + std::to_string(n), shown(key),
+      throw core::InputError(file_.string(), "line " + std::to_string(n), key,
                              "not a point of this sweep (its axes' values or filters have "
                              "changed?)" +
                                  again);
     }
     if (!status_of(f[key_columns_])) {
       throw core::InputError(file_.string(), "line " + std::to_string(n) + ", point_status",
-                             shown(f[key_columns_]),
+                             f[key_columns_],
                              "unknown status (known: ok, error, invalid, timeout, memory, "
                              "crashed)" +
                                  again);

@@ -248,7 +248,7 @@ class Reader {
     const std::string where = line == lines_.end()
                                   ? shown(path)
                                   : "line " + std::to_string(line->second) + ", " + shown(path);
-    throw core::InputError(source_, where, shown(value), problem);
+    throw core::InputError(source_, where, value, problem);
   }
   [[noreturn]] void fail_json(const std::string& path, const Json& v,
                               const std::string& problem) const {
@@ -710,7 +710,7 @@ std::vector<Point> SweepSpec::points() const {
     count += keep ? 1 : 0;
   });
   if (count == 0) {
-    throw core::InputError(source, "filter", filters.empty() ? "" : shown(filters.front().text()),
+    throw core::InputError(source, "filter", filters.empty() ? "" : filters.front().text(),
                            "the filters leave no point of " + count_text(combinations));
   }
   if (count > kMaxSweepPoints) {

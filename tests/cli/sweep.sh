@@ -243,7 +243,7 @@ open(f"{d}/huge.toml", "w").write(f'[axes]\nlayers = {v(100)}\ntp = {v(100)}\ndp
 open(f"{d}/many.toml", "w").write(f'[axes]\nlayers = {v(1001)}\ntp = {v(1000)}\nscheduler = "ideal"\n')
 P
 for run in "" --dry-run; do
-  one_line "parens$run" 'parens.toml: line 1, filter = \(\(\(.*\.\.\. \(20010 characters\): nested deeper than 256 levels' "$DIR/parens.toml" $run
+  one_line "parens$run" 'parens.toml: line 1, filter = \(\(\(.*\.\.\. \(20010 bytes\): nested deeper than 256 levels' "$DIR/parens.toml" $run
   one_line "minus$run" 'minus.toml: line 1, filter = ---.*: nested deeper than 256 levels' "$DIR/minus.toml" $run
   one_line "nots$run" 'nots.toml: line 1, filter = !!!.*: nested deeper than 256 levels' "$DIR/nots.toml" $run
   one_line "sum30k$run" 'sum30k.toml: line 1, filter = layers \+ layers.*: longer than 65536 characters, the limit of a filter$' "$DIR/sum30k.toml" $run

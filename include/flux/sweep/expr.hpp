@@ -31,9 +31,8 @@ inline constexpr std::size_t kMaxFilterDepth = 256;
 /// A longer filter is refused.
 inline constexpr std::size_t kMaxFilterLength = 65536;
 
-/// `text` for an error message: control characters escaped (`\n`,
-/// `\x00`), cut after 80 characters (with the length said), so an error
-/// stays one short line.
+/// `text` for an error message: core::printable at the bound of a value
+/// (control characters escaped, cut after 80 bytes with the length said).
 std::string shown(std::string_view text);
 
 /// An axis value as the filter sees it.
