@@ -333,25 +333,6 @@ void refuse_if_too_large(std::uint64_t need, const core::InputError& where) {
                              core::format_bytes(have) + " is available: " + where.problem());
 }
 
-void save_outputs(const std::vector<CommandOutput>& outputs) {
-  // Every target first: a refused one stops the command before any write.
-  std::vector<io::OutputTarget> targets;
-  for (const CommandOutput& o : outputs) targets.push_back(io::resolve_output(o.path, true));
-  // Temporaries, then devices, then standard output: what cannot be taken
-  // back goes last.
-  std::vector<std::unique_ptr<io::OutputFile>> files;
-  for (const io::OutputKind kind :
-       {io::OutputKind::kFile, io::OutputKind::kDevice, io::OutputKind::kStdout}) {
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      if (targets[k].kind != kind) continue;
-      files.push_back(std::make_unique<io::OutputFile>(targets[k]));
-      outputs[k].write(files.back()->stream());
-      files.back()->close();
-    }
-  }
-  for (auto& f : files) f->commit();
-}
-
 core::InputError invalid_schedule(const std::string& file, const schedule::ScheduleError& e) {
   std::string what = e.what();
   what = what.substr(0, what.find('\n'));  // "invalid schedule ...: N violations"

@@ -166,17 +166,6 @@ decltype(auto) blame_workload(const std::string& workload_file, F&& f) {
 }
 
 /// One output of a command: its path ("-": standard output) and what it holds.
-struct CommandOutput {
-  std::string path;
-  std::function<void(std::ostream&)> write;
-};
-
-/// A command's outputs written as one, after everything that can refuse has
-/// run: every regular file to a temporary beside it first, then devices,
-/// then standard output, and only when all are complete are the temporaries
-/// renamed into place. Any error leaves every regular file as it was and no
-/// temporary behind (core::InputError naming the output that failed).
-void save_outputs(const std::vector<CommandOutput>& outputs);
 
 /// The option names of `table` given on `app` ("--switches, --tau"), in the
 /// table's order; "" when none was given.

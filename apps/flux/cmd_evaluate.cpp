@@ -217,8 +217,8 @@ void finish(const std::filesystem::path& dir, const std::string& stem, const std
   const std::filesystem::path gp = dir / (stem + ".gp");
   // The script as a user reruns it in the directory: gnuplot <stem>.gp.
   const std::string script = script_of(stem + ".png", stem + ".svg");
-  save_outputs({{(dir / "summary.txt").string(), [&](std::ostream& out) { out << summary; }},
-                {gp.string(), [&](std::ostream& out) { out << script; }}});
+  io::save_files({{(dir / "summary.txt").string(), [&](std::ostream& out) { out << summary; }},
+                  {gp.string(), [&](std::ostream& out) { out << script; }}});
   std::printf("%s", summary.c_str());
   std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
               gp.string().c_str());

@@ -287,7 +287,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   const core::Workload* planned_for = actual ? &w : nullptr;
   const runtime::FailureTrials* f = failed ? &*failed : nullptr;
   // Everything that can refuse has run: the outputs, all or none.
-  std::vector<CommandOutput> files;
+  std::vector<io::NamedWriter> files;
   if (o.output) {
     files.push_back({*o.output, [&](std::ostream& out) {
                        formats::write_metrics(out, run_w, s, o.sim, r.metrics,
@@ -312,7 +312,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
     files.push_back(
         {*o.save_schedule, [&](std::ostream& out) { formats::write_schedule(out, s); }});
   }
-  save_outputs(files);
+  io::save_files(files);
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
   print_summary(out, run_w, s, r, o.sim.perturbation.any(), f, planned_for);

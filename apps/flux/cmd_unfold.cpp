@@ -14,8 +14,8 @@
 #include "flux/core/format.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
-#include "flux/io/gzip.hpp"
 #include "flux/io/output.hpp"
+#include "flux/io/save.hpp"
 #include "flux/schedule/fold.hpp"
 #include "flux/schedule/validator.hpp"
 #include "outputs.hpp"
@@ -72,19 +72,13 @@ void run_unfold(const UnfoldOptions& o) {
     schedule::check_schedule(job, *lifted);  // a failure here would be a bug of the lift
   }
   // Everything is checked; now write, both outputs or neither.
-  std::vector<CommandOutput> files = {{o.output, [&](std::ostream& out) {
-                                         if (!o.output.ends_with(".gz"))
-                                           return formats::write_workload(out, job);
-                                         io::GzipOStream zout(
-                                             out, 1);  // as formats::save_workload writes .gz
-                                         formats::write_workload(zout, job);
-                                         zout.finish();
-                                       }}};
+  std::vector<io::NamedWriter> files = {
+      {o.output, [&](std::ostream& out) { formats::write_workload_as(out, job, o.output); }}};
   if (lifted) {
     files.push_back(
         {o.schedule_output, [&](std::ostream& out) { formats::write_schedule(out, *lifted); }});
   }
-  save_outputs(files);
+  io::save_files(files);
   print_written(output_name(o.output), job);
   if (lifted) {
     std::fprintf(report_stream({o.output, o.schedule_output}),

@@ -353,18 +353,20 @@ void write_workload(std::ostream& out, const core::Workload& w) {
   j.finish();
 }
 
+void write_workload_as(std::ostream& out, const core::Workload& w,
+                       const std::filesystem::path& file) {
+  // A name ending in .gz asks for gzip. The fastest level: a large
+  // workload's JSON is still 13 times smaller (level 6: 16 times, at twice
+  // the time).
+  if (file.extension() != ".gz") return write_workload(out, w);
+  io::GzipOStream zout(out, 1);
+  write_workload(zout, w);
+  zout.finish();
+}
+
 void save_workload(const std::filesystem::path& file, const core::Workload& w) {
   try {
-    // A name ending in .gz asks for gzip. The fastest level: a large
-    // workload's JSON is still 13 times smaller (level 6: 16 times, at
-    // twice the time).
-    const bool gz = file.extension() == ".gz";
-    io::save_atomically(file, [&](std::ostream& out) {
-      if (!gz) return write_workload(out, w);
-      io::GzipOStream zout(out, 1);
-      write_workload(zout, w);
-      zout.finish();
-    });
+    io::save_atomically(file, [&](std::ostream& out) { write_workload_as(out, w, file); });
   } catch (const core::InputError& e) {
     throw e.with_source(file.string());
   }

@@ -165,17 +165,20 @@ void save_file(const std::filesystem::path& file, const std::function<void(std::
   save_atomically(file, write);
 }
 
-void save_files(
-    const std::vector<std::pair<std::filesystem::path, std::function<void(std::ostream&)>>>&
-        files) {
-  // What would make a rename fail once others are done: checked first.
+void save_files(const std::vector<NamedWriter>& files) {
+  // Every target first: a refused one stops before any write.
   std::vector<OutputTarget> targets;
-  for (const auto& entry : files) targets.push_back(resolve_output(entry.first, false));
+  for (const auto& entry : files) targets.push_back(resolve_output(entry.first, true));
+  // Temporaries, then devices, then standard output: what cannot be taken
+  // back goes last, once everything that can fail before it has not.
   std::vector<std::unique_ptr<OutputFile>> outs;
-  for (std::size_t k = 0; k < files.size(); ++k) {
-    outs.push_back(std::make_unique<OutputFile>(targets[k]));
-    files[k].second(outs.back()->stream());
-    outs.back()->close();
+  for (const OutputKind kind : {OutputKind::kFile, OutputKind::kDevice, OutputKind::kStdout}) {
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      if (targets[k].kind != kind) continue;
+      outs.push_back(std::make_unique<OutputFile>(targets[k]));
+      files[k].second(outs.back()->stream());
+      outs.back()->close();
+    }
   }
   for (auto& out : outs) out->commit();
 }

@@ -34,6 +34,12 @@ core::Workload parse_workload(std::string_view text, std::string_view source);
 /// name or a label is not valid UTF-8.
 void write_workload(std::ostream& out, const core::Workload& w);
 
+/// write_workload as a file named `file` holds it: gzip-compressed when the
+/// name ends in ".gz" (what save_workload writes; for several outputs
+/// written as one, io::save_files).
+void write_workload_as(std::ostream& out, const core::Workload& w,
+                       const std::filesystem::path& file);
+
 /// Writes `w` to `file` through a temporary file in the same directory that
 /// is renamed into place: `file` is either the complete new workload or
 /// untouched, and no temporary file is left behind. I/O errors are

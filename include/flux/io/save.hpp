@@ -19,12 +19,15 @@ namespace flux::io {
 /// propagates; I/O errors are core::InputError naming `file`.
 void save_file(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write);
 
-/// Several files as one: every file is written to its temporary first, and
-/// only when all are complete are they renamed into place. An error while
-/// writing (or a target refused by resolve_output, checked up front) leaves
-/// every regular target untouched and no temporary file behind. No "-".
-void save_files(
-    const std::vector<std::pair<std::filesystem::path, std::function<void(std::ostream&)>>>& files);
+/// An output and what writes it.
+using NamedWriter = std::pair<std::filesystem::path, std::function<void(std::ostream&)>>;
+
+/// Several outputs as one: every target resolved first (one refused, none
+/// written); then every regular file written to its temporary, then the
+/// devices, then standard output ("-"), what cannot be taken back last; and
+/// only when all are complete are the temporaries renamed into place. An
+/// error leaves every regular target untouched and no temporary behind.
+void save_files(const std::vector<NamedWriter>& files);
 
 /// save_file with any callable.
 template <class F>
