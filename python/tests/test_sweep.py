@@ -157,6 +157,12 @@ def test_errors(tmp_path):
     with pytest.raises(flux.InputError) as e:
         flux.sweep(DATA / "small.toml", tmp_path, point_timeout="soon")
     assert e.value.field == "--point-timeout"
+    # Wrong types and values of point_timeout: flux.InputError naming it, not
+    # pybind11's cast error.
+    for bad_timeout in ([1], {"s": 1}, True, float("nan"), -1, 0, 1e30):
+        with pytest.raises(flux.InputError) as e:
+            flux.sweep(DATA / "small.toml", tmp_path, point_timeout=bad_timeout)
+        assert e.value.field == "--point-timeout"
     with pytest.raises(TypeError):
         flux.sweep(DATA / "small.toml", tmp_path, jobs="2")
     assert not (tmp_path / "small.csv").exists()  # nothing run, nothing written
