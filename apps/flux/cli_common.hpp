@@ -165,8 +165,6 @@ decltype(auto) blame_workload(const std::string& workload_file, F&& f) {
   }
 }
 
-/// One output of a command: its path ("-": standard output) and what it holds.
-
 /// The option names of `table` given on `app` ("--switches, --tau"), in the
 /// table's order; "" when none was given.
 template <class Table>

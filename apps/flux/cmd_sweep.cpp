@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli_common.hpp"
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
@@ -32,7 +33,7 @@ struct SweepOptions {
   std::string output = "results";
   unsigned jobs = 0;  // 0: the number of cores
   std::string memory_budget;
-  std::string point_timeout;
+  sweep::RunOptions run;  ///< the fields of sweep::kRunOptions
   bool fresh = false;
   bool retry_failed = false;
   bool no_plot = false;
@@ -62,13 +63,9 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   }
   const sweep::SweepSpec spec = shared ? *shared : sweep::SweepSpec::read(o.spec);
   const std::vector<sweep::Point> points = spec.points();
-  sweep::RunOptions run;
+  sweep::RunOptions run = o.run;
   run.jobs = o.jobs != 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   run.memory_budget_bytes = parse_memory_budget(o.memory_budget);
-  if (!o.point_timeout.empty()) {
-    run.point_timeout_s =
-        core::ps_to_seconds(core::parse_duration(o.point_timeout, "--point-timeout"));
-  }
   if (mpi != nullptr) mpi->workers_waiting();
   if (mpi != nullptr && mpi->rank() != 0) {  // a worker: rank 0 writes every file
     sweep::mpi_work(*mpi, points, run);
@@ -152,10 +149,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--memory-budget", o->memory_budget,
                   "memory the running points' estimates may add up to: 8GiB, 512M, 50% "
                   "(default: 80% of MemAvailable)");
-  cmd->add_option(
-      "--point-timeout", o->point_timeout,
-      "wall-clock limit of one point, e.g. 600s or 1500ms: then it is killed and recorded as "
-      "timeout (default: none; the schedulers' own limit is the time_limit axis)");
+  add_options(*cmd, sweep::kRunOptions, o->run);
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in the CSV and start over");
   cmd->add_flag("--retry-failed", o->retry_failed, "run again the points recorded as failed");
   cmd->add_flag("--no-plot", o->no_plot, "write the .gp scripts but do not run gnuplot");

@@ -17,7 +17,6 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "flux/core/time.hpp"
 #include "flux/io/output.hpp"
 #include "flux/sweep/runner.hpp"
 #include "options.hpp"
@@ -53,29 +52,7 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
   run.jobs = jobs;
   run.memory_budget_bytes = cli::parse_memory_budget(memory_budget);
   if (!point_timeout.is_none()) {
-    // A duration string ("10s") or seconds as a number; anything else is
-    // refused naming the argument, not left to pybind11's cast error.
-    const bool number =
-        (py::isinstance<py::float_>(point_timeout) || py::isinstance<py::int_>(point_timeout)) &&
-        !py::isinstance<py::bool_>(point_timeout);
-    if (!number && !py::isinstance<py::str>(point_timeout)) {
-      throw core::InputError("", "--point-timeout", text_of(point_timeout),
-                             "expected seconds (a number) or a duration such as \"10s\"");
-    }
-    if (number) {
-      const double s = point_timeout.cast<double>();
-      if (!(s > 0 && s <= core::ps_to_seconds(core::kMaxTimePs))) {
-        throw core::InputError("", "--point-timeout", text_of(point_timeout),
-                               "must be positive and at most 9.2e6 s");
-      }
-    }
-    const core::TimePs ps =
-        number ? core::seconds_to_ps(point_timeout.cast<double>())
-               : core::parse_duration(point_timeout.cast<std::string>(), "--point-timeout");
-    if (ps <= 0) {
-      throw core::InputError("", "--point-timeout", text_of(point_timeout), "must be positive");
-    }
-    run.point_timeout_s = core::ps_to_seconds(ps);
+    run.point_timeout_s = number_of(std::get<0>(sweep::kRunOptions), point_timeout);
   }
   const std::filesystem::path dir = path_arg(output, "output");
   io::prepare_output_directory(dir, "output");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "flux/core/option.hpp"
 #include "flux/sweep/results.hpp"
 #include "flux/sweep/spec.hpp"
 
@@ -22,6 +23,16 @@ struct RunOptions {
   /// while points run (the Python bindings' Ctrl-C): true kills the running
   /// points (not reported: they did not finish) and ends run_points.
   std::function<bool()> stop;
+};
+
+/// RunOptions' numeric options (core/option.hpp), for the CLI and Python
+/// alike.
+inline constexpr auto kRunOptions = std::tuple{
+    core::NumberOption<RunOptions, double>{
+        "point_timeout", "--point-timeout",
+        "wall-clock limit of one point, e.g. 600s or 1500ms: then it is killed and recorded as "
+        "timeout (default and 0: none; the schedulers' own limit is the time_limit axis)",
+        &RunOptions::point_timeout_s, 0.0, 9.2e6, false, false, core::OptionUnit::kSeconds},
 };
 
 /// The state of a run, for a progress line.
