@@ -12,6 +12,11 @@ def test_nul_refused_by_readers(llama_file):
     for read in (flux.read_workload, flux.read_schedule, flux.read_metrics):
         with pytest.raises(flux.InputError, match="NUL|null byte"):
             read(str(llama_file) + "\0x")
+    sweep_file = llama_file.parent / "s.toml"
+    sweep_file.write_text('[axes]\nscheduler = ["ideal"]\n')
+    with pytest.raises(flux.InputError, match="NUL"):
+        flux.sweep(str(sweep_file) + "\0x", llama_file.parent / "out")
+    assert not (llama_file.parent / "out").exists()
     # Read by Python's own open(): its ValueError, of which flux.InputError
     # is a kind too.
     with pytest.raises(ValueError, match="null byte"):

@@ -7,13 +7,11 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <set>
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/io/input_file.hpp"
 #include "flux/sweep/expr.hpp"
 #include "flux/sweep/spec.hpp"
 
@@ -108,13 +106,17 @@ Json parse_json(std::string_view text) {
 
 }  // namespace
 
-Json read_document(std::string_view text, const std::string& source, bool json,
-                   std::map<std::string, int>& lines) {
+void check_size(std::string_view text, const std::string& source) {
   if (text.size() > kMaxSweepFileBytes) {
     throw core::InputError(source, "", "",
                            "larger than " + std::to_string(kMaxSweepFileBytes >> 20) +
                                " MiB, the limit of a sweep file");
   }
+}
+
+Json read_document(std::string_view text, const std::string& source, bool json,
+                   std::map<std::string, int>& lines) {
+  check_size(text, source);
   Json root;
   if (json) {
     try {
@@ -131,12 +133,9 @@ Json read_document(std::string_view text, const std::string& source, bool json,
       const toml::table t = toml::parse(text, source);
       root = from_toml(t, "", lines);
     } catch (const toml::parse_error& e) {
-      std::string problem(e.description());
-      std::replace_if(
-          problem.begin(), problem.end(),
-          [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, ' ');
+      // One line whatever toml++ says: InputError escapes its newlines.
       throw core::InputError(source, "line " + std::to_string(e.source().begin.line), "",
-                             "not valid TOML: " + problem);
+                             "not valid TOML: " + std::string(e.description()));
     } catch (const core::InputError& e) {
       throw e.with_source(source);
     }
@@ -147,27 +146,16 @@ Json read_document(std::string_view text, const std::string& source, bool json,
 }  // namespace detail
 
 std::string SweepSpec::read_text(const std::filesystem::path& file) {
-  const std::string source = file.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw core::InputError(source, "", "", "is a directory, not a file");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw core::InputError(source, "", "",
-                           std::string("cannot open the sweep file: ") + std::strerror(errno));
-  }
+  // The one input file of io: a directory, a NUL in the path or an
+  // unreadable file refused naming it (gzip is inflated as it is read).
+  io::InputFile in(file);
   // At most one byte over the limit: a device that never ends (/dev/zero)
   // is refused after 1 MiB.
   std::string text(kMaxSweepFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw core::InputError(source, "", "", "cannot read the sweep file");
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxSweepFileBytes) {
-    throw core::InputError(source, "", "",
-                           "larger than " + std::to_string(kMaxSweepFileBytes >> 20) +
-                               " MiB, the limit of a sweep file");
-  }
+  const std::streamsize n =
+      in.bytes().sgetn(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(std::max<std::streamsize>(n, 0)));
+  detail::check_size(text, file.string());
   return text;
 }
 

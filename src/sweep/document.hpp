@@ -14,6 +14,9 @@ using Json = nlohmann::ordered_json;
 /// value by its path ("axes.tp[1]"). Throws core::InputError naming
 /// `source`: over kMaxSweepFileBytes, nested deeper than kMaxSweepDepth, a
 /// duplicate key, not valid TOML or JSON (one line each).
+/// Refuses `text` over kMaxSweepFileBytes (core::InputError naming `source`).
+void check_size(std::string_view text, const std::string& source);
+
 Json read_document(std::string_view text, const std::string& source, bool json,
                    std::map<std::string, int>& lines);
 

@@ -118,10 +118,8 @@ std::optional<SweepSpec> mpi_share_spec(MpiSession& mpi, const std::string& file
   if (mpi.rank() == 0) {
     try {
       const std::string spec = SweepSpec::read_text(file);
-      std::error_code ec;
-      const std::filesystem::path base = std::filesystem::absolute(file, ec).parent_path();
       text.push_back('+');  // appended: GCC 12 reports a false -Wrestrict on "+" + string
-      text += ec ? std::string() : base.string();
+      text += SweepSpec::base_of(file).string();
       text.push_back('\0');
       text += spec;
     } catch (const core::InputError& e) {

@@ -615,12 +615,15 @@ std::uint64_t point_memory_bytes(const eval::EvalConfig& config) {
   return w * kPointMemoryFactor + kPointMemoryBaseBytes;
 }
 
+std::filesystem::path SweepSpec::base_of(const std::filesystem::path& file) {
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::absolute(file, ec).parent_path();
+  return ec ? std::filesystem::path() : base;
+}
+
 SweepSpec SweepSpec::read(const std::filesystem::path& file) {
   const std::string text = read_text(file);
-  std::error_code ec;
-  std::filesystem::path base = std::filesystem::absolute(file, ec).parent_path();
-  if (ec) base.clear();
-  return parse(text, file.string(), file.extension() == ".json", base);
+  return parse(text, file.string(), file.extension() == ".json", base_of(file));
 }
 
 SweepSpec SweepSpec::parse(std::string_view text, const std::string& source, bool json,

@@ -109,6 +109,9 @@ struct SweepSpec {
   /// The bytes of a sweep file: a directory, an unreadable file or one over
   /// kMaxSweepFileBytes (read no further: /dev/zero) is a core::InputError.
   static std::string read_text(const std::filesystem::path& file);
+  /// The directory a sweep file's relative routing paths are read from
+  /// (`base`): the file's own, absolute; empty if it cannot be made absolute.
+  static std::filesystem::path base_of(const std::filesystem::path& file);
   /// Parses TOML or JSON text; `source` names it in errors; relative `file:`
   /// routing paths are resolved against `base` (empty: left as they are).
   static SweepSpec parse(std::string_view text, const std::string& source, bool json,
