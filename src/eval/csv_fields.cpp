@@ -48,17 +48,26 @@ void throw_resume_mismatch(std::size_t index, const std::string& field, const st
   throw core::InputError("", field, have, m.str());
 }
 
+namespace {
+
+// The first value listed again, if any.
+template <class T>
+const T* repeated(const std::vector<T>& values) {
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    if (std::find(values.begin(), it, *it) != it) return &*it;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 void check_unique_axes(const std::vector<std::uint32_t>& layers,
                        const std::vector<std::int64_t>& taus_ps) {
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (std::find(layers.begin(), layers.begin() + i, layers[i]) != layers.begin() + i) {
-      throw core::InputError("", "layers", std::to_string(layers[i]), "listed twice");
-    }
+  if (const auto* l = repeated(layers)) {
+    throw core::InputError("", "layers", std::to_string(*l), "listed twice");
   }
-  for (std::size_t i = 0; i < taus_ps.size(); ++i) {
-    if (std::find(taus_ps.begin(), taus_ps.begin() + i, taus_ps[i]) != taus_ps.begin() + i) {
-      throw core::InputError("", "tau", core::format_duration(taus_ps[i]), "listed twice");
-    }
+  if (const auto* t = repeated(taus_ps)) {
+    throw core::InputError("", "tau", core::format_duration(*t), "listed twice");
   }
 }
 
