@@ -129,5 +129,100 @@ TEST(Registry, SameInputAndSeedSameSchedule) {
   }
 }
 
+// A value other than the default, within the option's bounds.
+template <class Option, class T>
+T other_value(const Option& option, T def) {
+  for (T v : {option.min, option.max, static_cast<T>(def / 2), static_cast<T>(def + 1)}) {
+    if (v != def && option.contains(v)) return v;
+  }
+  ADD_FAILURE() << option.flag << ": no other value";
+  return def;
+}
+
+// Calls f(flag, options) for every option of the tables set to a value other
+// than its default (on top of `base`).
+template <class F>
+void for_each_changed_option(const SchedulerOptions& base, F&& f) {
+  const auto each = [&](const auto& table, auto member_of) {
+    core::for_each_option(table, [&](const auto& option) {
+      if (honoured_by_all(option.flag)) return;
+      SchedulerOptions o = base;
+      auto& field = member_of(o).*option.member;
+      if constexpr (requires { option.min; }) {
+        field = other_value(option, field);
+      } else {
+        field = !field;
+      }
+      f(option.flag, o);
+    });
+  };
+  each(kSchedulerOptions, [](SchedulerOptions& o) -> SchedulerOptions& { return o; });
+  each(kMilpOptions, [](SchedulerOptions& o) -> MilpOptions& { return o.milp; });
+}
+
+// What options_read() leaves out is ignored indeed: a changed value gives
+// the same schedule; and it is what check_options_read refuses, naming the
+// schedulers that read it. What it lists is accepted.
+TEST(Registry, OptionsNotReadAreIgnoredAndRefused) {
+  const core::Workload w = testing::random_dag(5, 9, 4);
+  const core::System sys = testing::system_with(20 * kPsPerUs, 2);
+  std::size_t ignored = 0;
+  for (std::string_view name : scheduler_names()) {
+    SCOPED_TRACE(std::string(name));
+    const auto scheduler = make_scheduler(name);
+    const auto read = scheduler->options_read();
+    const std::vector<std::string> just{std::string(name)};
+    const auto a = run_scheduler(name, w, sys, quick());
+    for_each_changed_option(
+        SchedulerOptions{}, [&](std::string_view flag, const SchedulerOptions& o) {
+          SCOPED_TRACE(std::string(flag));
+          if (std::find(read.begin(), read.end(), flag) != read.end()) {
+            EXPECT_NO_THROW(check_options_read(just, o));
+            return;
+          }
+          try {
+            check_options_read(just, o);
+            ADD_FAILURE() << "not refused";
+          } catch (const core::InputError& e) {
+            EXPECT_EQ(e.field(), flag);
+            EXPECT_NE(e.problem().find("only (not " + std::string(name) + ")"), std::string::npos)
+                << e.what();
+          }
+        });
+    for_each_changed_option(quick(), [&](std::string_view flag, const SchedulerOptions& o) {
+      if (std::find(read.begin(), read.end(), flag) != read.end()) return;
+      SCOPED_TRACE(std::string(flag));
+      ++ignored;
+      const auto b = run_scheduler(name, w, sys, o);
+      EXPECT_EQ(a.makespan_ps, b.makespan_ps);
+      EXPECT_EQ(a.lower_bound_ps, b.lower_bound_ps);
+      ASSERT_EQ(a.tasks.size(), b.tasks.size());
+      for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+        EXPECT_EQ(a.tasks[i].sw, b.tasks[i].sw);
+        EXPECT_EQ(a.tasks[i].start_ps, b.tasks[i].start_ps);
+      }
+      ASSERT_EQ(a.timelines.size(), b.timelines.size());
+      for (std::size_t k = 0; k < a.timelines.size(); ++k) {
+        EXPECT_EQ(a.timelines[k].circuits.size(), b.timelines[k].circuits.size());
+      }
+    });
+  }
+  EXPECT_GT(ignored, 30u);
+  // Several schedulers: refused only when none of them reads it.
+  SchedulerOptions o;
+  o.search_moves = 5;
+  EXPECT_NO_THROW(check_options_read(std::vector<std::string>{"bvn", "flux"}, o));
+  try {
+    check_options_read(std::vector<std::string>{"bvn", "rotornet"}, o);
+    ADD_FAILURE() << "not refused";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--moves = 5: applies to --scheduler flux, flux-milp only (not bvn, rotornet)");
+  }
+  o.milp.export_path = "m.lp";
+  EXPECT_THROW(check_options_read(std::vector<std::string>{"flux"}, o), core::InputError);
+  EXPECT_NO_THROW(check_options_read(std::vector<std::string>{}, o));  // nothing to check
+}
+
 }  // namespace
 }  // namespace flux::sched

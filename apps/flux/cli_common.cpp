@@ -116,22 +116,14 @@ schedule::Schedule SchedulerCliOptions::run(const core::Workload& w,
 }
 
 sched::SchedulerOptions SchedulerCliOptions::resolve() const {
-  if (scheduler != "flux-milp") {
-    const char* milp_only = !sched.milp.export_path.empty()     ? "--export-milp"
-                            : !sched.milp.solution_path.empty() ? "--solution"
-                                                                : nullptr;
-    if (milp_only != nullptr) {
-      throw core::InputError(
-          "", milp_only,
-          sched.milp.export_path.empty() ? sched.milp.solution_path : sched.milp.export_path,
-          "applies to --scheduler flux-milp only (not " + scheduler + ")");
-    }
-  }
   try {
     sched.validate();
   } catch (const core::InputError& e) {
     throw option_error(e, sched::kSchedulerOptions);
   }
+  std::vector<std::string> readers = also_for;
+  if (!scheduler.empty()) readers.push_back(scheduler);
+  sched::check_options_read(readers, sched);
   return sched;
 }
 

@@ -49,11 +49,15 @@ struct SchedulerCliOptions {
   sched::SchedulerOptions sched;
   /// --robust-jitter as given ("" : plan for the mean compute).
   std::string robust_jitter;
+  /// Other schedulers the options also go to (simulate's --replan-scheduler).
+  std::vector<std::string> also_for;
 
   /// `with_scheduler`: also --scheduler; `with_milp_files`: also
   /// --export-milp and --solution.
   void add_to(CLI::App& app, bool with_scheduler, bool with_milp_files);
-  /// Validates; throws core::InputError naming the option.
+  /// Validates, and refuses an option that neither `scheduler` nor
+  /// `also_for` reads (sched::check_options_read; not checked when both are
+  /// empty); throws core::InputError naming the option.
   [[nodiscard]] sched::SchedulerOptions resolve() const;
   /// --robust-jitter (workload::kRobustPlanningOptions), validated; throws
   /// core::InputError naming the option.

@@ -84,7 +84,8 @@ struct Given {
 
 // The command line's system and scheduler options over a preset's: the
 // preset file's values unless the command line gives them.
-void apply_run_options(const EvaluateOptions& o, const Given& given, core::System& system,
+void apply_run_options(const EvaluateOptions& o, const Given& given,
+                       const std::vector<std::string>& schedulers, core::System& system,
                        sched::SchedulerOptions& sched) {
   const core::System preset_system = system;
   system = o.system.to_system();  // each job's domains checked by validate()
@@ -92,7 +93,18 @@ void apply_run_options(const EvaluateOptions& o, const Given& given, core::Syste
     if (!given.has(option.flag)) system.*option.member = preset_system.*option.member;
   });
   const double preset_limit_s = sched.time_limit_s;
-  sched = o.run.resolve();
+  // The options given, for the schedulers that run ("flux-robust" runs
+  // flux); evaluate has no --scheduler.
+  SchedulerCliOptions run = o.run;
+  run.scheduler.clear();
+  for (const std::string& name : schedulers) {
+    try {
+      run.also_for.push_back(eval::scheduler_variant(name).base);
+    } catch (const core::InputError&) {
+      // an unknown name is the configuration's to report
+    }
+  }
+  sched = run.resolve();
   if (!given.time_limit) sched.time_limit_s = preset_limit_s;
   if (o.full && !given.time_limit) sched.time_limit_s = kFullLimitS;
 }
@@ -127,7 +139,7 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   }
   if (!o.schedulers.empty()) c.schedulers = o.schedulers;
   c.training = o.training.resolve(c.training);
-  apply_run_options(o, given, c.system, c.sched);
+  apply_run_options(o, given, c.schedulers, c.system, c.sched);
   for (eval::EvalJob& j : c.named_jobs) {  // a named job's fabric, unless given
     if (given.has("--scaleup-size")) j.scaleup_size = c.system.scaleup_size;
     if (given.has("--scaleup-gbps")) j.scaleup_gbps = c.system.scaleup_gbps;
@@ -181,7 +193,7 @@ eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given&
     }
   }
   for (const auto& set : o.robust) set(c);
-  apply_run_options(o, given, c.system, c.sched);
+  apply_run_options(o, given, c.schedulers, c.system, c.sched);
   try {
     c.validate();
   } catch (const core::InputError& e) {

@@ -11,6 +11,7 @@
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/io/output.hpp"
+#include "flux/io/save.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "outputs.hpp"
 #include "workload_input.hpp"
@@ -65,8 +66,20 @@ void run_schedule(const ScheduleOptions& o) {
   const LoadedWorkload loaded = load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
   const core::System system = o.system.to_system(w);
-  const schedule::Schedule s = blame_workload(o.input, [&] { return o.run.run(w, system); });
-  if (o.output) formats::save_schedule(*o.output, s);
+  // The model (--export-milp) is written with the schedule, as one, once
+  // the run has succeeded.
+  SchedulerCliOptions run = o.run;
+  std::optional<std::string> model;
+  run.sched.milp.export_sink = [&model](std::string text) { model = std::move(text); };
+  const schedule::Schedule s = blame_workload(o.input, [&] { return run.run(w, system); });
+  std::vector<io::NamedWriter> files;
+  if (o.output) {
+    files.emplace_back(*o.output, [&s](std::ostream& out) { formats::write_schedule(out, s); });
+  }
+  if (model) {
+    files.emplace_back(options.milp.export_path, [&model](std::ostream& out) { out << *model; });
+  }
+  io::save_files(files);
   print_summary(report_stream({o.output.value_or("")}), s);
   print_notes(loaded.notes);
 }

@@ -168,7 +168,9 @@ runtime::FailureTrials run_failure(const SimulateOptions& o, const core::Workloa
                                    const schedule::Schedule& s, const runtime::Failure& f) {
   try {
     return blame_workload(o.input, [&] {
-      return runtime::run_trials_with_failure(w, s, f, o.replan, o.run.resolve(), o.sim);
+      SchedulerCliOptions run = o.run;  // its options go to the re-planning scheduler too
+      run.also_for.push_back(runtime::replan_scheduler(o.replan, s));
+      return runtime::run_trials_with_failure(w, s, f, o.replan, run.resolve(), o.sim);
     });
   } catch (const core::InputError& e) {
     if (e.field() == "scheduler") {
@@ -216,6 +218,7 @@ void check_combination(const SimulateOptions& o, const Given& given) {
 
 void run_simulate(SimulateOptions& o, const Given& given) {
   const std::optional<runtime::Failure> failure = failure_options(o, given.replan);
+  if (failure && !o.replan_scheduler.empty()) o.run.also_for.push_back(o.replan_scheduler);
   try {
     if (o.straggler) o.sim.perturbation.straggler = sim::parse_straggler(*o.straggler);
     o.sim.validate();

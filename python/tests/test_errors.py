@@ -71,6 +71,24 @@ def test_schedule_errors_match_cli(cli, llama, llama_file, kwargs, flags):
         assert str(e.value) == cli_error(cli, "schedule", llama_file, *flags)
 
 
+@pytest.mark.parametrize("kwargs,field,flags", [
+    (dict(scheduler="bvn", moves=5), "--moves", ["--scheduler", "bvn", "--moves", "5"]),
+    (dict(duty_cycle=0.5), "--duty-cycle", ["--duty-cycle", "0.5"]),
+    (dict(scheduler="greedy", lp_bound=False), "--no-lp-bound",
+     ["--scheduler", "greedy", "--no-lp-bound"]),
+])
+def test_ignored_options_refused_as_on_the_cli(cli, llama, llama_file, kwargs, field, flags):
+    with pytest.raises(flux.InputError) as e:
+        flux.schedule(llama, **kwargs)
+    assert e.value.field == field and "only (not" in e.value.problem
+    assert str(e.value) == cli_error(cli, "schedule", llama_file, *flags)
+
+
+def test_options_read_by_the_scheduler_accepted(llama):
+    s = flux.schedule(llama, scheduler="rotornet", duty_cycle=0.5)
+    assert s.scheduler == "rotornet"
+
+
 @pytest.mark.parametrize("kwargs,flags", [
     (dict(tp=3), ["--tp", "3"]),
     (dict(model="9b"), ["--model", "9b"]),

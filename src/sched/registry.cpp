@@ -57,6 +57,54 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name) {
                          "unknown scheduler (known: " + known + ")");
 }
 
+bool honoured_by_all(std::string_view flag) {
+  // Limits (a scheduler that needs less stays within them) and progress.
+  return flag == "--time-limit" || flag == "--threads" || flag == "-v,--verbose";
+}
+
+void check_options_read(std::span<const std::string> schedulers, const SchedulerOptions& options) {
+  std::vector<std::unique_ptr<Scheduler>> chosen;
+  for (const std::string& name : schedulers) {
+    for (const Entry& e : kSchedulers) {
+      if (e.name == name) chosen.push_back(e.make());
+    }
+  }
+  const auto reads = [](const Scheduler& s, std::string_view flag) {
+    const auto read = s.options_read();
+    return std::find(read.begin(), read.end(), flag) != read.end();
+  };
+  const auto check = [&](std::string_view flag, bool set, const std::string& value) {
+    if (!set || chosen.empty()) return;
+    std::string readers, names;
+    for (const auto& s : chosen) {
+      if (reads(*s, flag)) return;
+      names += (names.empty() ? "" : ", ") + std::string(s->name());
+    }
+    for (const Entry& e : kSchedulers) {
+      if (!reads(*e.make(), flag)) continue;
+      readers += (readers.empty() ? "" : ", ") + std::string(e.name);
+    }
+    throw core::InputError("", std::string(flag), value,
+                           "applies to --scheduler " + readers + " only (not " + names + ")");
+  };
+  const auto check_table = [&](const auto& table, const auto& set, const auto& defaults) {
+    core::for_each_option(table, [&](const auto& option) {
+      if (honoured_by_all(option.flag)) return;
+      const auto v = set.*option.member;
+      if constexpr (requires { option.min; }) {
+        check(option.flag, v != defaults.*option.member, option.show(v));
+      } else {
+        check(option.flag, v != defaults.*option.member, "");
+      }
+    });
+  };
+  const SchedulerOptions defaults;
+  check_table(kSchedulerOptions, options, defaults);
+  check_table(kMilpOptions, options.milp, defaults.milp);
+  check("--export-milp", !options.milp.export_path.empty(), options.milp.export_path);
+  check("--solution", !options.milp.solution_path.empty(), options.milp.solution_path);
+}
+
 schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
                                  const core::System& system, const SchedulerOptions& options) {
   system.validate();

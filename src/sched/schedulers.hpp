@@ -24,6 +24,10 @@ class FluxScheduler final : public Scheduler {
            "certified gap";
   }
   bool schedules_folded() const override { return true; }
+  std::span<const std::string_view> options_read() const override {
+    static constexpr std::string_view kRead[] = {"--seed", "--moves", "--no-lp-bound"};
+    return kRead;
+  }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 };
@@ -35,6 +39,12 @@ class MilpScheduler final : public Scheduler {
     return "the paper's MILP solved exactly by COIN-OR CBC";
   }
   bool schedules_folded() const override { return true; }
+  std::span<const std::string_view> options_read() const override {
+    static constexpr std::string_view kRead[] = {
+        "--gap",        "--seed",          "--moves",    "--no-implied-pairs", "--no-symmetry",
+        "--no-horizon", "--no-warm-start", "--no-bound", "--export-milp",      "--solution"};
+    return kRead;
+  }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 };
@@ -53,6 +63,10 @@ class RotorNetScheduler final : public Scheduler {
                : "RotorNet round-robin matchings, single-hop";
   }
   bool task_level() const override { return false; }
+  std::span<const std::string_view> options_read() const override {
+    static constexpr std::string_view kRead[] = {"--duty-cycle"};
+    return kRead;
+  }
   schedule::Schedule run(const core::Workload& w, const core::System& system,
                          const SchedulerOptions& options) const override;
 

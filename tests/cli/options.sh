@@ -91,8 +91,30 @@ expect_error sched_with_schedule 2 'already planned: the scheduler options \(--t
 expect_error save_with_schedule 2 '^flux: error: --save-schedule = .*x.json: writes the schedule --scheduler makes' -- \
   sim --save-schedule "$DIR/x.json"
 [ ! -e "$DIR/x.json" ] && pass || fail "x.json written despite the error"
-# With --fail-switch the scheduler options steer the re-planning: accepted.
-expect_ok replan_options -- sim --fail-switch 1@1ms --time-limit 1s --moves 10
+# With --fail-switch the scheduler options steer the re-planning: accepted
+# when the re-planning scheduler reads them (S's own, greedy, does not).
+expect_ok replan_options -- sim --fail-switch 1@1ms --time-limit 1s --moves 10 --replan-scheduler flux
+expect_error replan_greedy_moves 2 '^flux: error: --moves = 10: applies to --scheduler flux, flux-milp only \(not greedy\)$' -- \
+  sim --fail-switch 1@1ms --moves 10
+# An option no scheduler of the run reads is refused, naming those that do.
+expect_error moves_bvn 2 '^flux: error: --moves = 5: applies to --scheduler flux, flux-milp only \(not bvn\)$' -- \
+  "$FLUX" schedule "$W" --scheduler bvn --moves 5 -o "$DIR/x.json"
+expect_error duty_flux 2 '^flux: error: --duty-cycle = 0\.5: applies to --scheduler rotornet, rotornet-vlb only \(not flux\)$' -- \
+  "$FLUX" schedule "$W" --duty-cycle 0.5 -o "$DIR/x.json"
+expect_error gap_flux 2 '^flux: error: --gap = 0\.01: applies to --scheduler flux-milp only \(not flux\)$' -- \
+  "$FLUX" schedule "$W" --gap 0.01 -o "$DIR/x.json"
+expect_error lpbound_greedy 2 '^flux: error: --no-lp-bound: applies to --scheduler flux only \(not greedy\)$' -- \
+  "$FLUX" simulate "$W" --scheduler greedy --no-lp-bound
+expect_error nosym_flux 2 '^flux: error: --no-symmetry: applies to --scheduler flux-milp only \(not flux\)$' -- \
+  "$FLUX" schedule "$W" --no-symmetry -o "$DIR/x.json"
+expect_error evaluate_moves 2 '^flux: error: --moves = 5: applies to --scheduler flux, flux-milp only \(not bvn, rotornet\)$' -- \
+  "$FLUX" evaluate --schedulers bvn,rotornet --moves 5 --layers 1 --tau 1ms -o "$DIR/e_moves"
+[ ! -e "$DIR/x.json" ] && [ ! -e "$DIR/e_moves" ] && pass || fail "written despite the errors"
+# Read by the scheduler chosen (or by one of evaluate's): accepted; a value
+# equal to the default changes nothing and is accepted anywhere.
+expect_ok duty_rotornet -- "$FLUX" schedule "$W" --scheduler rotornet --duty-cycle 0.5 -o "$DIR/dr.json"
+expect_ok seed_default_bvn -- "$FLUX" schedule "$W" --scheduler bvn --seed 1 -o "$DIR/sb.json"
+expect_ok verbose_greedy -- "$FLUX" schedule "$W" --scheduler greedy -v -o "$DIR/vg.json"
 for s in rotornet rotornet-vlb bvn ideal; do
   expect_error "robust_$s" 2 "^flux: error: --robust-jitter = 10%: $s plans circuits from the traffic alone" -- \
     "$FLUX" schedule "$W" --scheduler "$s" --robust-jitter 10% -o "$DIR/rr.json"

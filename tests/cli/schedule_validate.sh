@@ -37,4 +37,17 @@ expect_error lpext 2 'model.txt' -- "$FLUX" schedule "$w" --scheduler flux-milp 
 expect_error milponly 2 '--export-milp = .*model.lp: applies to --scheduler flux-milp only' -- \
   "$FLUX" schedule "$w" --scheduler greedy --export-milp "$DIR/model.lp" -o "$DIR/x.json"
 [ ! -e "$DIR/x.json" ] && pass || fail "x.json written despite errors"
+
+# The model and the schedule are written as one: -o failing keeps the old
+# model and leaves no temporary; both written when nothing fails.
+mkdir -p "$DIR/m"
+echo old-model >"$DIR/m/model.lp"
+expect_error export_full 2 '/dev/full: cannot write' -- "$FLUX" schedule "$w" --scheduler flux-milp \
+  --tau 1ms --time-limit 10s --export-milp "$DIR/m/model.lp" -o /dev/full
+[ "$(cat "$DIR/m/model.lp")" = old-model ] && pass || fail "--export-milp replaced although -o failed"
+[ "$(ls -A "$DIR/m")" = model.lp ] && pass || fail "files left in m/: $(ls -A "$DIR/m")"
+expect_ok export_both -- "$FLUX" schedule "$w" --scheduler flux-milp --tau 1ms --time-limit 10s \
+  --export-milp "$DIR/m/model.mps" -o "$DIR/m/s.json"
+expect_grep mps '^ROWS' "$DIR/m/model.mps"
+expect_grep export_schedule '"format": *"flux.schedule/v1"' "$DIR/m/s.json"
 finish

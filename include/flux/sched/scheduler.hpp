@@ -5,7 +5,9 @@
 // (schedule/validator.hpp).
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -26,8 +28,14 @@ struct MilpOptions {
   bool horizon_big_m = true;       ///< per-pair big-M from an incumbent's makespan, C <= H
   bool warm_start = true;          ///< start CBC from the greedy list schedule
   bool bound_rows = true;          ///< C >= the combinatorial lower bound (bounds.hpp)
-  std::string export_path;         ///< write the model (.lp or .mps) here instead of solving
-  std::string solution_path;       ///< read a solution (.sol) instead of solving
+  /// Also write the model here (.lp or .mps, by the extension) before
+  /// solving it.
+  std::string export_path;
+  std::string solution_path;  ///< read a solution (.sol) instead of solving
+  /// When set, receives the text of the model export_path names instead of
+  /// the file being written: a front end then writes it with its other
+  /// outputs as one (io::save_files), after the run succeeded.
+  std::function<void(std::string text)> export_sink = nullptr;
   /// Models estimated (estimate_milp_size) to need more memory than this are
   /// not built: flux-milp reports its warm start with its bound (status
   /// feasible), as when CBC finds nothing better in time.
@@ -53,7 +61,6 @@ struct SchedulerOptions {
   /// flux-milp stops its warm start so, and its watchdog kills CBC within
   /// 100 ms, keeping CBC's last incumbent. The baselines do not look at it.
   const std::atomic<bool>* stop = nullptr;
-  bool left_shift = true;  ///< start every send as early as its switch and order allow
   double duty_cycle =
       0.9;  ///< rotornet: share of a slot that carries data (slot = tau / (1 - duty))
   MilpOptions milp;
@@ -123,6 +130,10 @@ class Scheduler {
   /// the number of accelerators (rotornet, bvn): run_scheduler() refuses a
   /// folded workload for them.
   [[nodiscard]] virtual bool schedules_folded() const { return false; }
+  /// The flags of the options this scheduler reads (kSchedulerOptions,
+  /// kMilpOptions, --export-milp, --solution), the limits every scheduler
+  /// honours aside (honoured_by_all): check_options_read refuses the others.
+  [[nodiscard]] virtual std::span<const std::string_view> options_read() const { return {}; }
   /// Produces a schedule; bad input throws core::InputError. The result is
   /// not yet validated: use run_scheduler().
   [[nodiscard]] virtual schedule::Schedule run(const core::Workload& w, const core::System& system,
@@ -133,6 +144,18 @@ class Scheduler {
 std::vector<std::string_view> scheduler_names();
 /// The scheduler called `name`; throws core::InputError listing the names.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
+
+/// True for --time-limit, --threads and -v,--verbose: limits every
+/// scheduler honours (one that needs less time or fewer threads stays within
+/// them) and progress output, accepted with any scheduler.
+bool honoured_by_all(std::string_view flag);
+
+/// Throws core::InputError naming the first option of `options` that
+/// differs from its default (SchedulerOptions{}) while none of `schedulers`
+/// reads it (Scheduler::options_read): a value that would be ignored. The
+/// message names the schedulers that read it. Unknown names are skipped (the
+/// run reports them).
+void check_options_read(std::span<const std::string> schedulers, const SchedulerOptions& options);
 
 /// Validates the inputs, runs the named scheduler and checks its schedule
 /// with the independent validator (a failure there is a bug: it throws

@@ -2,11 +2,9 @@
 #include <coin/CoinMpsIO.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
@@ -17,24 +15,39 @@
 
 namespace flux::sched {
 
-void export_milp(const MilpModel& m, const std::filesystem::path& path) {
+namespace {
+
+// The bytes written to `f`, an anonymous file, from its start.
+std::string read_back(std::FILE* f) {
+  std::string text;
+  if (std::fflush(f) != 0 || std::fseek(f, 0, SEEK_SET) != 0) return text;
+  char buf[1 << 16];
+  for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, got);
+  return text;
+}
+
+}  // namespace
+
+void check_model_format(const std::filesystem::path& path) {
   const std::string ext = path.extension().string();
   if (ext != ".lp" && ext != ".mps") {
     throw core::InputError("", "--export-milp", path.string(),
                            "unknown model format: use a .lp or .mps file name");
   }
+}
+
+std::string milp_model_text(const MilpModel& m, const std::filesystem::path& path) {
+  check_model_format(path);
   OsiClpSolverInterface solver;
   load_into_osi(m, solver);
-  // Written by the rules of every output (io/output.hpp); CoinUtils writes
-  // the temporary through its descriptor, not by a name a signal may remove.
-  io::OutputFile out(io::resolve_output(path, false));
+  // CoinUtils writes to a FILE* (LP) or a file name (MPS): an anonymous file
+  // serves both, and is read back.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::tmpfile(), &std::fclose);
+  if (!f) throw core::InputError(path.string(), "", "", "cannot make a temporary file");
   bool ok = false;
-  if (ext == ".lp") {
-    const int fd = ::dup(out.fd());
-    if (FILE* f = fd >= 0 ? ::fdopen(fd, "w") : nullptr) {
-      solver.writeLp(f, 1e-9, 8, 9, 0.0, true);
-      ok = std::fclose(f) == 0;
-    }
+  if (path.extension() == ".lp") {
+    solver.writeLp(f.get(), 1e-9, 8, 9, 0.0, true);
+    ok = std::ferror(f.get()) == 0;
   } else {
     // CoinMpsIO directly: Osi's writer would gzip the file.
     std::vector<std::string> row_names;
@@ -52,13 +65,17 @@ void export_milp(const MilpModel& m, const std::filesystem::path& path) {
                   solver.getColUpper(), solver.getObjCoefficients(), m.is_integer.data(),
                   solver.getRowLower(), solver.getRowUpper(), cols.data(), rows.data());
     // Non-zero only on I/O errors (1 also when long names forced free MPS).
-    const std::string through = "/proc/self/fd/" + std::to_string(out.fd());
-    const int rc = io.writeMps(through.c_str(), 0, 1, 2);
-    struct stat st {};
-    ok = rc >= 0 && ::fstat(out.fd(), &st) == 0 && st.st_size > 0;
+    const std::string through = "/proc/self/fd/" + std::to_string(::fileno(f.get()));
+    ok = io.writeMps(through.c_str(), 0, 1, 2) >= 0;
   }
-  if (!ok) throw core::InputError(path.string(), "", "", "cannot write the model file");
-  out.commit();
+  std::string text = ok ? read_back(f.get()) : std::string();
+  if (text.empty()) throw core::InputError(path.string(), "", "", "cannot write the model file");
+  return text;
+}
+
+void export_milp(const MilpModel& m, const std::filesystem::path& path) {
+  const std::string text = milp_model_text(m, path);
+  io::save_file(path, [&](std::ostream& out) { out << text; });
 }
 
 std::vector<double> read_solution(const MilpModel& m, const std::filesystem::path& path) {

@@ -88,6 +88,7 @@ schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& sy
                                  const SchedulerOptions& options, const CbcTestHook& hook) {
   const auto t0 = std::chrono::steady_clock::now();
   const MilpOptions& mo = options.milp;
+  if (!mo.export_path.empty()) check_model_format(mo.export_path);  // before any work
   const std::vector<TimePs> p = core::transmission_times(w, system);
   const core::IdealTiming timing = core::ideal_timing(w, p);
   const LowerBounds lb = lower_bounds(w, system, p, timing);
@@ -138,7 +139,13 @@ schedule::Schedule run_flux_milp(const core::Workload& w, const core::System& sy
               << "; greedy " << core::format_duration(incumbent_ms) << ", bound "
               << core::format_duration(lb.best()) << "\n";
   }
-  if (!mo.export_path.empty()) export_milp(model, mo.export_path);
+  if (!mo.export_path.empty()) {
+    if (mo.export_sink) {
+      mo.export_sink(milp_model_text(model, mo.export_path));
+    } else {
+      export_milp(model, mo.export_path);
+    }
+  }
 
   MilpResult result;
   if (mo.warm_start && incumbent_ms == lb.best() && mo.solution_path.empty()) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -81,10 +82,16 @@ std::optional<core::TimePs> lp_relaxation_bound(const core::Workload& w, const c
                                                 const core::IdealTiming& timing,
                                                 core::TimePs horizon_ps, double time_limit_s);
 
-/// Writes `m` as an LP (".lp") or MPS (".mps", ".mps.gz" not supported)
-/// file, chosen by the extension, by the rules of every output
-/// (io/output.hpp: a temporary renamed over a regular file).
-/// Throws core::InputError on another extension or an unwritable path.
+/// Throws core::InputError unless `path` names an LP (".lp") or MPS
+/// (".mps"; ".mps.gz" not supported) file.
+void check_model_format(const std::filesystem::path& path);
+
+/// `m` as the text of an LP or MPS file, chosen by the extension of `path`
+/// (check_model_format).
+std::string milp_model_text(const MilpModel& m, const std::filesystem::path& path);
+
+/// Writes milp_model_text(m, path) to `path` by the rules of every output
+/// (io/save.hpp: a temporary renamed over a regular file).
 void export_milp(const MilpModel& m, const std::filesystem::path& path);
 
 /// Reads a solution file: Gurobi/HiGHS/SCIP/CBC ".sol" layouts all have
