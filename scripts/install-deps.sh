@@ -3,8 +3,9 @@
 # else. Idempotent: packages already present are left alone, so a warm machine
 # pays one dpkg query. The Python bindings (python/) need pybind11, the
 # interpreter's headers, numpy and pytest; pandas and matplotlib run the
-# tested example docs/examples/fig2_panel.py. Runs as root, or through sudo
-# when not root.
+# tested example docs/examples/fig2_panel.py; venv, setuptools and wheel
+# serve `pip install --no-build-isolation .` (python/README.md), which the
+# tests run. Runs as root, or through sudo when not root.
 # --fuzz also installs clang and its libFuzzer runtime, for the opt-in fuzz
 # targets (cmake -DFLUX_FUZZ=ON, docs/fuzzing.md).
 set -euo pipefail
@@ -20,6 +21,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-numpy python3-pytest
   python3-pandas python3-matplotlib
+  python3-venv python3-setuptools python3-wheel
 )
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-dev)

@@ -12,6 +12,10 @@ Per-send values are numpy arrays. Errors are flux.Error subclasses whose text
 is what the command line prints. python/README.md has the whole API.
 """
 
+from ._load import load as _load
+
+_load()  # numpy and flux._flux, or one line saying why not
+
 from . import errors
 from .errors import Error, InputError, ScheduleError, TraceWarning
 from . import _flux
