@@ -1,0 +1,90 @@
+#pragma once
+// The physical wiring of the optical fabric (docs/model.md, "Wiring"): which
+// accelerators each optical circuit switch has a port for. The paper's model
+// (kFull) puts every accelerator on every switch, each switch an n-port
+// crossbar. Real OCS have 136 (Google's Palomar) to a few hundred ports
+// (Lumentum R300: 300), so clusters wire them as rails: in scale-up domains
+// of k accelerators, the accelerator with local index r links only to rail
+// r's switches, one port per domain; the domains are grouped into pods of at
+// most R (the radix), and each (plane, rail, pod) is a switch of its own. A
+// circuit can join two accelerators only on a switch both attach to
+// (joining()); what no switch joins needs a route (forwarding over the
+// scale-up fabric, a relay, or a packet fabric).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "flux/core/ids.hpp"
+
+namespace flux::core {
+
+/// The most ports one switch may have: a bound for allocation, far above
+/// any OCS built (136 to about 1,000).
+inline constexpr std::uint32_t kMaxOcsRadix = 1u << 20;
+
+enum class WiringKind : std::uint8_t {
+  kFull,      ///< every accelerator on every switch (the paper's model)
+  kRails,     ///< rails of radix-limited switches, pods of domains
+  kExplicit,  ///< any wiring, switch by switch (flux.wiring/v1)
+};
+std::string_view to_string(WiringKind kind);
+
+class Wiring {
+ public:
+  /// `planes` switches, every accelerator on each: an n-port crossbar each.
+  /// Throws InputError unless 1 <= planes <= kMaxSwitches and n >= 1.
+  static Wiring full(std::uint32_t accelerators, std::uint32_t planes);
+
+  /// Rails of switches with `radix` ports: domains of `domain_size`
+  /// consecutive accelerators (which must tile them), the one with local
+  /// index r on rail r's switches, domains d grouped into pods d / radix.
+  /// Switch (plane p, rail r, pod q) is number (p * domain_size + r) * pods + q.
+  /// Throws InputError naming ocs_radix, scaleup_size or switches.
+  static Wiring rails(std::uint32_t accelerators, std::uint32_t domain_size, std::uint32_t planes,
+                      std::uint32_t radix);
+
+  /// Any wiring: `ports[k]` the accelerators switch k has a port for, at most
+  /// `radix` each. Throws InputError naming the entry (switches[k].ports[i])
+  /// for an accelerator out of range or on one switch twice, a switch with
+  /// more ports than the radix, or no switch at all.
+  static Wiring from_ports(std::uint32_t accelerators, std::uint32_t radix,
+                           std::vector<std::vector<Rank>> ports);
+
+  [[nodiscard]] WiringKind kind() const { return kind_; }
+  [[nodiscard]] std::uint32_t accelerators() const { return accelerators_; }
+  [[nodiscard]] std::uint32_t switches() const { return switches_; }
+  /// Ports per switch: n for kFull, the given radix otherwise.
+  [[nodiscard]] std::uint32_t radix() const { return radix_; }
+  /// kRails: planes, domain size (rails) and pods; 0 otherwise.
+  [[nodiscard]] std::uint32_t planes() const { return planes_; }
+  [[nodiscard]] std::uint32_t domain_size() const { return domain_size_; }
+  [[nodiscard]] std::uint32_t pods() const { return pods_; }
+
+  /// Whether switch `k` has a port for `r` (both in range; else false).
+  [[nodiscard]] bool attached(SwitchId k, Rank r) const;
+  /// The switches `r` links to, ascending.
+  [[nodiscard]] std::vector<SwitchId> switches_of(Rank r) const;
+  /// The accelerators switch `k` has a port for, ascending.
+  [[nodiscard]] std::vector<Rank> ports(SwitchId k) const;
+  /// The switches both `a` and `b` link to, ascending: where a circuit can
+  /// join them (empty: no circuit can; a == b: switches_of(a)).
+  [[nodiscard]] std::vector<SwitchId> joining(Rank a, Rank b) const;
+  /// Ports in use over all switches (the optics to buy).
+  [[nodiscard]] std::uint64_t ports_used() const;
+
+ private:
+  WiringKind kind_ = WiringKind::kFull;
+  std::uint32_t accelerators_ = 0;
+  std::uint32_t switches_ = 0;
+  std::uint32_t radix_ = 0;
+  std::uint32_t planes_ = 0;
+  std::uint32_t domain_size_ = 0;
+  std::uint32_t pods_ = 0;
+  // kExplicit: both directions in compressed rows, ascending within a row.
+  std::vector<std::uint64_t> port_begin_;  ///< per switch, into port_rank_
+  std::vector<Rank> port_rank_;
+  std::vector<std::uint64_t> link_begin_;  ///< per accelerator, into link_switch_
+  std::vector<SwitchId> link_switch_;
+};
+
+}  // namespace flux::core

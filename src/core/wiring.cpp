@@ -1,0 +1,229 @@
+// Wiring (docs/model.md, "Wiring"): kFull and kRails are closed forms, no
+// tables; kExplicit keeps both directions in compressed rows.
+#include "flux/core/wiring.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "flux/core/error.hpp"
+#include "flux/core/system.hpp"
+
+namespace flux::core {
+namespace {
+
+void check_planes(std::uint32_t planes) {
+  if (planes < 1 || planes > kMaxSwitches) {
+    throw InputError("", "switches", std::to_string(planes),
+                     "must be an integer between 1 and " + std::to_string(kMaxSwitches));
+  }
+}
+
+void check_accelerators(std::uint32_t n) {
+  if (n < 1) throw InputError("", "accelerators", "0", "a wiring needs an accelerator");
+}
+
+void check_radix(std::uint32_t radix) {
+  if (radix < 2 || radix > kMaxOcsRadix) {
+    throw InputError("", "ocs_radix", std::to_string(radix),
+                     "must be an integer between 2 and " + std::to_string(kMaxOcsRadix));
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(WiringKind kind) {
+  switch (kind) {
+    case WiringKind::kFull:
+      return "full";
+    case WiringKind::kRails:
+      return "rails";
+    case WiringKind::kExplicit:
+      return "file";
+  }
+  return "?";
+}
+
+Wiring Wiring::full(std::uint32_t accelerators, std::uint32_t planes) {
+  check_accelerators(accelerators);
+  check_planes(planes);
+  Wiring w;
+  w.kind_ = WiringKind::kFull;
+  w.accelerators_ = accelerators;
+  w.switches_ = planes;
+  w.radix_ = accelerators;
+  w.planes_ = planes;
+  w.domain_size_ = 1;
+  w.pods_ = 1;
+  return w;
+}
+
+Wiring Wiring::rails(std::uint32_t accelerators, std::uint32_t domain_size, std::uint32_t planes,
+                     std::uint32_t radix) {
+  check_accelerators(accelerators);
+  check_planes(planes);
+  check_radix(radix);
+  if (domain_size < 1 || accelerators % domain_size != 0) {
+    throw InputError("", "scaleup_size", std::to_string(domain_size),
+                     "rails need scale-up domains that tile the " + std::to_string(accelerators) +
+                         " accelerators (a divisor of it)");
+  }
+  const std::uint32_t domains = accelerators / domain_size;
+  const std::uint32_t pods = (domains + radix - 1) / radix;
+  const std::uint64_t switches = std::uint64_t{planes} * domain_size * pods;
+  if (switches > kMaxSwitches) {
+    throw InputError("", "switches", std::to_string(switches) + " rail switches",
+                     "more than " + std::to_string(kMaxSwitches) +
+                         " (planes x scale-up size x pods): use fewer planes or a larger radix");
+  }
+  Wiring w;
+  w.kind_ = WiringKind::kRails;
+  w.accelerators_ = accelerators;
+  w.switches_ = static_cast<std::uint32_t>(switches);
+  w.radix_ = radix;
+  w.planes_ = planes;
+  w.domain_size_ = domain_size;
+  w.pods_ = pods;
+  return w;
+}
+
+Wiring Wiring::from_ports(std::uint32_t accelerators, std::uint32_t radix,
+                          std::vector<std::vector<Rank>> ports) {
+  check_accelerators(accelerators);
+  check_radix(radix);
+  if (ports.empty() || ports.size() > kMaxSwitches) {
+    throw InputError("", "switches", std::to_string(ports.size()) + " switches",
+                     "must be between 1 and " + std::to_string(kMaxSwitches));
+  }
+  Wiring w;
+  w.kind_ = WiringKind::kExplicit;
+  w.accelerators_ = accelerators;
+  w.switches_ = static_cast<std::uint32_t>(ports.size());
+  w.radix_ = radix;
+  std::vector<std::uint32_t> links(accelerators, 0);
+  std::vector<std::uint32_t> seen(accelerators, 0);  // 1 + the switch that last took it
+  w.port_begin_.reserve(ports.size() + 1);
+  w.port_begin_.push_back(0);
+  for (std::size_t k = 0; k < ports.size(); ++k) {
+    const std::string at = "switches[" + std::to_string(k) + "].ports";
+    if (ports[k].size() > radix) {
+      throw InputError("", at, std::to_string(ports[k].size()) + " ports",
+                       "more than the radix, " + std::to_string(radix));
+    }
+    for (std::size_t i = 0; i < ports[k].size(); ++i) {
+      const std::uint32_t r = ports[k][i].value();
+      const std::string entry = at + "[" + std::to_string(i) + "]";
+      if (r >= accelerators) {
+        throw InputError("", entry, std::to_string(r),
+                         "not an accelerator (there are " + std::to_string(accelerators) + ")");
+      }
+      if (seen[r] == k + 1) {
+        throw InputError("", entry, std::to_string(r), "on this switch twice");
+      }
+      seen[r] = static_cast<std::uint32_t>(k + 1);
+      ++links[r];
+    }
+    std::sort(ports[k].begin(), ports[k].end());
+    w.port_rank_.insert(w.port_rank_.end(), ports[k].begin(), ports[k].end());
+    w.port_begin_.push_back(w.port_rank_.size());
+  }
+  // The other direction: switches ascending per accelerator (k ascends).
+  w.link_begin_.assign(std::size_t{accelerators} + 1, 0);
+  for (std::uint32_t r = 0; r < accelerators; ++r)
+    w.link_begin_[r + 1] = w.link_begin_[r] + links[r];
+  w.link_switch_.resize(w.link_begin_.back());
+  std::vector<std::uint64_t> next(w.link_begin_.begin(), w.link_begin_.end() - 1);
+  for (std::uint32_t k = 0; k < w.switches_; ++k) {
+    for (std::uint64_t i = w.port_begin_[k]; i < w.port_begin_[k + 1]; ++i) {
+      w.link_switch_[next[w.port_rank_[i].value()]++] = SwitchId{k};
+    }
+  }
+  return w;
+}
+
+bool Wiring::attached(SwitchId k, Rank r) const {
+  if (k.value() >= switches_ || r.value() >= accelerators_) return false;
+  switch (kind_) {
+    case WiringKind::kFull:
+      return true;
+    case WiringKind::kRails: {
+      const std::uint32_t pod = k.value() % pods_;
+      const std::uint32_t rail = (k.value() / pods_) % domain_size_;
+      return r.value() % domain_size_ == rail && r.value() / domain_size_ / radix_ == pod;
+    }
+    case WiringKind::kExplicit: {
+      const auto begin = port_rank_.begin() + static_cast<std::ptrdiff_t>(port_begin_[k.value()]);
+      const auto end = port_rank_.begin() + static_cast<std::ptrdiff_t>(port_begin_[k.value() + 1]);
+      return std::binary_search(begin, end, r);
+    }
+  }
+  return false;
+}
+
+std::vector<SwitchId> Wiring::switches_of(Rank r) const {
+  std::vector<SwitchId> out;
+  if (r.value() >= accelerators_) return out;
+  switch (kind_) {
+    case WiringKind::kFull:
+      for (std::uint32_t k = 0; k < switches_; ++k) out.emplace_back(k);
+      break;
+    case WiringKind::kRails: {
+      const std::uint32_t rail = r.value() % domain_size_;
+      const std::uint32_t pod = r.value() / domain_size_ / radix_;
+      for (std::uint32_t p = 0; p < planes_; ++p) {
+        out.emplace_back((p * domain_size_ + rail) * pods_ + pod);
+      }
+      break;
+    }
+    case WiringKind::kExplicit:
+      out.assign(link_switch_.begin() + static_cast<std::ptrdiff_t>(link_begin_[r.value()]),
+                 link_switch_.begin() + static_cast<std::ptrdiff_t>(link_begin_[r.value() + 1]));
+      break;
+  }
+  return out;
+}
+
+std::vector<Rank> Wiring::ports(SwitchId k) const {
+  std::vector<Rank> out;
+  if (k.value() >= switches_) return out;
+  switch (kind_) {
+    case WiringKind::kFull:
+      for (std::uint32_t r = 0; r < accelerators_; ++r) out.emplace_back(r);
+      break;
+    case WiringKind::kRails: {
+      const std::uint32_t pod = k.value() % pods_;
+      const std::uint32_t rail = (k.value() / pods_) % domain_size_;
+      const std::uint32_t domains = accelerators_ / domain_size_;
+      const std::uint32_t last = std::min(domains, (pod + 1) * radix_);
+      for (std::uint32_t d = pod * radix_; d < last; ++d) out.emplace_back(d * domain_size_ + rail);
+      break;
+    }
+    case WiringKind::kExplicit:
+      out.assign(port_rank_.begin() + static_cast<std::ptrdiff_t>(port_begin_[k.value()]),
+                 port_rank_.begin() + static_cast<std::ptrdiff_t>(port_begin_[k.value() + 1]));
+      break;
+  }
+  return out;
+}
+
+std::vector<SwitchId> Wiring::joining(Rank a, Rank b) const {
+  std::vector<SwitchId> out;
+  const std::vector<SwitchId> of_a = switches_of(a);
+  if (a == b) return of_a;
+  const std::vector<SwitchId> of_b = switches_of(b);
+  std::set_intersection(of_a.begin(), of_a.end(), of_b.begin(), of_b.end(),
+                        std::back_inserter(out));
+  return out;
+}
+
+std::uint64_t Wiring::ports_used() const {
+  switch (kind_) {
+    case WiringKind::kFull:
+    case WiringKind::kRails:
+      return std::uint64_t{accelerators_} * planes_;  // one link per plane each
+    case WiringKind::kExplicit:
+      return port_rank_.size();
+  }
+  return 0;
+}
+
+}  // namespace flux::core
