@@ -23,6 +23,21 @@ SchedulerOptions quick() {
   return o;
 }
 
+// The same schedule (solve time aside).
+void expect_same_schedule(const schedule::Schedule& a, const schedule::Schedule& b) {
+  EXPECT_EQ(a.makespan_ps, b.makespan_ps);
+  EXPECT_EQ(a.lower_bound_ps, b.lower_bound_ps);
+  ASSERT_EQ(a.tasks.size(), b.tasks.size());
+  for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+    EXPECT_EQ(a.tasks[i].sw, b.tasks[i].sw);
+    EXPECT_EQ(a.tasks[i].start_ps, b.tasks[i].start_ps);
+  }
+  ASSERT_EQ(a.timelines.size(), b.timelines.size());
+  for (std::size_t k = 0; k < a.timelines.size(); ++k) {
+    EXPECT_EQ(a.timelines[k].circuits.size(), b.timelines[k].circuits.size());
+  }
+}
+
 TEST(Registry, NamesAreStableAndEachMakesItself) {
   const std::vector<std::string_view> want = {"flux",         "flux-milp", "greedy", "rotornet",
                                               "rotornet-vlb", "bvn",       "ideal"};
@@ -113,19 +128,8 @@ TEST(Registry, SameInputAndSeedSameSchedule) {
   const core::System sys = testing::system_with(20 * kPsPerUs, 2);
   for (std::string_view name : scheduler_names()) {
     SCOPED_TRACE(std::string(name));
-    const auto a = run_scheduler(name, w, sys, quick());
-    const auto b = run_scheduler(name, w, sys, quick());
-    EXPECT_EQ(a.makespan_ps, b.makespan_ps);
-    EXPECT_EQ(a.lower_bound_ps, b.lower_bound_ps);
-    ASSERT_EQ(a.tasks.size(), b.tasks.size());
-    for (std::size_t i = 0; i < a.tasks.size(); ++i) {
-      EXPECT_EQ(a.tasks[i].sw, b.tasks[i].sw);
-      EXPECT_EQ(a.tasks[i].start_ps, b.tasks[i].start_ps);
-    }
-    ASSERT_EQ(a.timelines.size(), b.timelines.size());
-    for (std::size_t k = 0; k < a.timelines.size(); ++k) {
-      EXPECT_EQ(a.timelines[k].circuits.size(), b.timelines[k].circuits.size());
-    }
+    expect_same_schedule(run_scheduler(name, w, sys, quick()),
+                         run_scheduler(name, w, sys, quick()));
   }
 }
 
@@ -193,18 +197,7 @@ TEST(Registry, OptionsNotReadAreIgnoredAndRefused) {
       if (std::find(read.begin(), read.end(), flag) != read.end()) return;
       SCOPED_TRACE(std::string(flag));
       ++ignored;
-      const auto b = run_scheduler(name, w, sys, o);
-      EXPECT_EQ(a.makespan_ps, b.makespan_ps);
-      EXPECT_EQ(a.lower_bound_ps, b.lower_bound_ps);
-      ASSERT_EQ(a.tasks.size(), b.tasks.size());
-      for (std::size_t i = 0; i < a.tasks.size(); ++i) {
-        EXPECT_EQ(a.tasks[i].sw, b.tasks[i].sw);
-        EXPECT_EQ(a.tasks[i].start_ps, b.tasks[i].start_ps);
-      }
-      ASSERT_EQ(a.timelines.size(), b.timelines.size());
-      for (std::size_t k = 0; k < a.timelines.size(); ++k) {
-        EXPECT_EQ(a.timelines[k].circuits.size(), b.timelines[k].circuits.size());
-      }
+      expect_same_schedule(a, run_scheduler(name, w, sys, o));
     });
   }
   EXPECT_GT(ignored, 30u);
