@@ -1,6 +1,6 @@
 #pragma once
-// Internal: the search behind the `flux` scheduler, also flux-milp's warm
-// start. The method is described atop flux_scheduler.cpp.
+// Internal: the first steps of the `flux` portfolio (portfolio/), also
+// flux-milp's warm start. The method is described atop flux_heuristic.cpp.
 #include <span>
 
 #include "flux/core/dag.hpp"
@@ -9,7 +9,7 @@
 
 namespace flux::sched {
 
-/// The `flux` heuristic (src/sched/heuristic/flux_scheduler.cpp): a
+/// The `flux` heuristic (src/sched/heuristic/flux_heuristic.cpp): a
 /// portfolio of list schedules, then local search on critical sends, until
 /// `max_moves` moves, the time budget, or the schedule meets `bound`.
 /// Deterministic for a seed unless the time budget cuts it short.

@@ -1,6 +1,6 @@
-// `flux`, the default scheduler: workload-aware list schedules improved by
-// local search, exact search on small instances, anytime within the time limit, deterministic for a
-// seed, with lower bounds and a certified gap (docs/model.md, "The flux scheduler").
+// flux_heuristic (flux_heuristic.hpp): steps 1 and 2 of the `flux`
+// portfolio (portfolio/flux_scheduler.cpp), also flux-milp's warm start.
+// Deterministic for a seed unless the time budget cuts it short.
 //
 // 1. Portfolio. The list scheduler (list_scheduler.hpp: ready sends by
 //    earliest start, longest remaining critical path first, circuit reuse
@@ -17,100 +17,29 @@
 //    better schedules are kept; equal ones are accepted with probability
 //    1/4 to walk plateaus. Moves keep the DAG order (keys are start times),
 //    so every candidate is feasible.
-// 3. Exact search (exact/branch_and_bound.hpp) on instances of at most
-//    kExactMaxSends sends: a branch and bound over serial generation from
-//    the best schedule, within kExactMaxNodes nodes and the time left. When
-//    it completes its schedule is optimal and its makespan the bound (not
-//    on a folded workload, whose search covers symmetric schedules only).
-// 4. Large-neighbourhood search (lns.hpp) on instances of at most
-//    kLnsMaxSends sends: windows of the schedule (consecutive sends by
-//    start, or one port's) re-optimised exactly by the branch and bound,
-//    the rest fixed; strictly better schedules replace the current one.
-// 5. Bounds: the critical path and the per-port load with unavoidable
-//    reconfigurations (bounds.hpp); on instances of at most
-//    kRestrictionMaxSends sends the restriction bound on one-port windows
-//    and, on small instances, destructive probes of the whole instance
-//    (restriction.hpp; a schedule a probe finds replaces the best); on
-//    instances of at most kLpMaxSends sends the MILP's LP relaxation under the final makespan's
-//    horizon (milp_solver.hpp); each in a reserved share of the budget; the schedule is optimal
-//    when it meets one.
 // Full duplex (System::duplex == kFull): the list scheduler, the left shift
 // and the local search follow the epochs of placement.hpp. A block moving to
 // another switch takes the circuit's overlapping reverse sends along; a send
 // moves before the send preceding it on its source or its destination port
 // (any direction), or before the first of that send's epoch. Steps 1-2 run
 // twice, in half duplex (valid schedules in full duplex too, re-timed) and
-// in full duplex, on half the budget each; the better is kept. Steps 3-5
-// and the bounds follow System::duplex themselves (docs/model.md, "Duplex").
+// in full duplex, on half the budget each; the better is kept.
+#include "flux_heuristic.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <random>
 
-#include "../exact/branch_and_bound.hpp"
-#include "../milp/model.hpp"
-#include "../milp/solver.hpp"
-#include "../restriction.hpp"
-#include "../schedulers.hpp"
-#include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
-#include "flux/sched/bounds.hpp"
-#include "flux/sched/placement.hpp"
-#include "flux_heuristic.hpp"
+#include "flux/core/time.hpp"
 #include "list_scheduler.hpp"
-#include "lns.hpp"
 
 namespace flux::sched {
 namespace {
 
 using core::TimePs;
 using Clock = std::chrono::steady_clock;
-
-// The LP relaxation: up to this many sends, in at most this share of the
-// time limit and this many seconds.
-// On the paper's instances it takes 0.9 s at 416 sends and 7 s at 1,664
-// (docs/model.md, "The flux scheduler").
-constexpr std::size_t kLpMaxSends = 1000;
-constexpr double kLpShare = 0.2;
-constexpr double kLpMaxSeconds = 10;
-// Clp checks its time limit only between iterations: building, loading and
-// starting a model of R rows takes about R / 300,000 s whatever the limit
-// (measured: 920k rows took 3.2 s with a 0.2 s limit). The LP is skipped
-// when the model's estimated rows (estimate_milp_size, an upper estimate)
-// exceed this many per second of its budget.
-constexpr double kLpRowsPerSecond = 250'000;
-
-// The exact search (exact/branch_and_bound.hpp): up to this many sends,
-// within this many nodes (the deterministic limit) and the time the
-// heuristic leaves (at least this share of what remains for both). It runs
-// 0.6-3.7 million nodes per second at 6-32 sends. From the heuristic's
-// schedule it proves 11 of 12 random instances of 16 sends, 5 of 12 at 32,
-// and still improves half of those of 48 sends (by up to 6.6%) and a
-// quarter at 64; at 96-128 sends it gains little for 5-8 s
-// (docs/benchmarks.md, "Exact search on small instances").
-constexpr std::size_t kExactMaxSends = 64;
-constexpr std::uint64_t kExactMaxNodes = 4'000'000;
-constexpr double kExactShare = 0.5;
-
-// Large-neighbourhood search (lns.hpp): up to this many sends, in at most
-// this share of what the heuristic leaves; one window per kMovesPerWindow
-// moves of --moves (200 windows by default), each with kLnsWork / V nodes
-// within [kLnsMinNodes, kLnsMaxNodes]. A window's node costs O(window), its
-// leaf O(suffix) (the replay, most of the time), hence nodes ~ 1 / V; twice
-// the nodes of before issue 15's faster windows, in about the same time
-// (docs/benchmarks.md, "Large-neighbourhood search and restriction bounds").
-constexpr std::size_t kLnsMaxSends = 20'000;
-constexpr double kLnsShare = 0.5;
-constexpr std::uint64_t kMovesPerWindow = 100;
-constexpr std::uint64_t kLnsWork = 4'000'000;
-constexpr std::uint64_t kLnsMinNodes = 500;
-constexpr std::uint64_t kLnsMaxNodes = 40'000;
-
-// The restriction bound on one-port windows (restriction.hpp): up to this
-// many sends, in at most this share of the time limit and this many seconds.
-constexpr std::size_t kRestrictionMaxSends = 500;
-constexpr double kRestrictionShare = 0.1;
-constexpr double kRestrictionMaxSeconds = 5;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -287,10 +216,6 @@ struct Search {
   }
 };
 
-}  // namespace
-
-namespace {
-
 // Steps 1 and 2 on `system` as it is.
 Placement heuristic_search(const core::Workload& w, const core::System& system,
                            std::span<const TimePs> p_span, const core::IdealTiming& timing,
@@ -407,107 +332,6 @@ Placement flux_heuristic(const core::Workload& w, const core::System& system,
   o.budget_s = std::max(0.0, options.budget_s - seconds_since(t0));
   Placement f = heuristic_search(w, system, p, timing, bound, o);
   return makespan(w, p, f) <= h_ms ? f : h;
-}
-
-schedule::Schedule FluxScheduler::run(const core::Workload& w, const core::System& system,
-                                      const SchedulerOptions& options) const {
-  const auto t0 = Clock::now();
-  const std::size_t n = w.num_tasks();
-  const std::vector<TimePs> p = core::transmission_times(w, system);
-  const core::IdealTiming timing = core::ideal_timing(w, p);
-  const LowerBounds lb = lower_bounds(w, system, p, timing);
-  const TimePs bound = lb.best();
-  if (options.verbose) {
-    std::cerr << "flux: bounds: critical path " << core::format_duration(lb.critical_path_ps)
-              << ", port load " << core::format_duration(lb.port_load_ps) << " (accelerator "
-              << lb.port.value()
-              << (lb.port_kind == PortKind::kEgress    ? ", scale-up egress"
-                  : lb.port_kind == PortKind::kIngress ? ", scale-up ingress"
-                                                       : "")
-              << "), " << seconds_since(t0) << " s\n";
-  }
-  // Shares of the budget kept for what follows the heuristic. The LP and
-  // restriction bounds are not computed on a folded workload: the fold's
-  // instance describes the symmetric schedules only, so its bounds are not
-  // shown to hold for the job.
-  const double limit = options.time_limit_s;
-  // The LP is the MILP's (milp/model.hpp), sends inside a domain included.
-  const bool lp = options.lp_bound && n <= kLpMaxSends && !w.fold().folded();
-  const double lp_budget = lp ? std::min(kLpMaxSeconds, kLpShare * limit) : 0.0;
-  const bool restriction = n <= kRestrictionMaxSends && !w.fold().folded();
-  const double restriction_budget =
-      restriction ? std::min(kRestrictionMaxSeconds, kRestrictionShare * limit) : 0.0;
-  const bool exact = n <= kExactMaxSends;
-  const bool lns = n <= kLnsMaxSends;
-  const double reserved = lp_budget + restriction_budget;
-  const double left = std::max(0.0, limit - reserved - seconds_since(t0));
-  const double share = exact ? kExactShare : lns ? kLnsShare : 0.0;
-  Placement best =
-      flux_heuristic(w, system, p, timing, bound,
-                     HeuristicOptions{(1 - share) * left, options.seed, options.search_moves,
-                                      options.verbose, options.stop});
-  TimePs ms = makespan(w, p, best);
-  TimePs b = std::min(bound, ms);
-  const std::atomic<bool>* stop = options.stop;
-  if (exact && b < ms && !stop_requested(stop)) {
-    // On a folded workload the search's optimum is the best symmetric
-    // schedule, not shown to be the job's: its schedule is kept, not its proof.
-    const double exact_left = std::max(0.0, limit - reserved - seconds_since(t0));
-    ExactResult r = branch_and_bound(w, p, system, timing, &best,
-                                     ExactLimits{kExactMaxNodes, exact_left, stop});
-    if (r.improved) {
-      best = std::move(r.best);
-      ms = r.makespan_ps;
-    }
-    if (r.complete && !w.fold().folded()) b = ms;
-    if (options.verbose) {
-      std::cerr << "flux: exact search: " << r.nodes << " nodes, "
-                << (r.complete ? "complete" : "stopped") << ", best " << core::format_duration(ms)
-                << ", " << seconds_since(t0) << " s\n";
-    }
-  }
-  if (lns && b < ms && !stop_requested(stop)) {
-    LnsOptions lo;
-    lo.budget_s = std::max(0.0, limit - reserved - seconds_since(t0));
-    lo.seed = options.seed;
-    lo.max_windows = options.search_moves / kMovesPerWindow;
-    if (options.search_moves > 0 && lo.max_windows == 0) lo.max_windows = 1;
-    lo.window_nodes = std::clamp<std::uint64_t>(kLnsWork / n, kLnsMinNodes, kLnsMaxNodes);
-    lo.verbose = options.verbose;
-    lo.stop = stop;
-    LnsResult r = large_neighbourhood_search(w, p, system, timing, std::move(best), b, lo);
-    best = std::move(r.best);
-    ms = r.makespan_ps;
-  }
-  if (restriction && b < ms && !stop_requested(stop)) {
-    RestrictionLimits rl;
-    rl.time_s = std::min(restriction_budget, std::max(0.0, limit - lp_budget - seconds_since(t0)));
-    Placement better;
-    const TimePs rb = restriction_bound(w, system, p, timing, ms, rl, b, &better);
-    if (!better.sw.empty()) {  // below ms (restriction_bound's contract)
-      best = std::move(better);
-      ms = makespan(w, p, best);
-    }
-    if (options.verbose) {
-      std::cerr << "flux: restriction bound " << core::format_duration(rb) << ", "
-                << seconds_since(t0) << " s\n";
-    }
-    b = std::max(b, std::min(rb, ms));
-  }
-  schedule::Schedule s = to_schedule(w, system, p, best);
-  const double lp_left = std::min(lp_budget, std::max(0.0, limit - seconds_since(t0)));
-  if (lp && b < s.makespan_ps && !stop_requested(stop) &&
-      static_cast<double>(estimate_milp_size(w, system).rows) <= kLpRowsPerSecond * lp_left) {
-    const auto lp_ps = lp_relaxation_bound(w, system, p, timing, s.makespan_ps, lp_left);
-    if (options.verbose) {
-      std::cerr << "flux: LP relaxation "
-                << (lp_ps ? core::format_duration(*lp_ps) : std::string("not solved in time"))
-                << ", " << seconds_since(t0) << " s\n";
-    }
-    if (lp_ps) b = std::max(b, std::min(*lp_ps, s.makespan_ps));
-  }
-  finish_schedule(s, b, schedule::SolveStatus::kFeasible, t0);
-  return s;
 }
 
 }  // namespace flux::sched
