@@ -147,6 +147,19 @@ TEST(WiringFile, WrittenAndReadBackAlike) {
   }
 }
 
+// Memory follows the ports listed: a file declaring four billion
+// accelerators on one small switch is read at once.
+TEST(WiringFile, ManyAcceleratorsFewPorts) {
+  const Wiring w = formats::parse_wiring(
+      R"({"format": "flux.wiring/v1", "accelerators": 4000000000, "radix": 2,
+          "switches": [{"ports": [3999999999, 7]}]})",
+      "w.json");
+  EXPECT_EQ(w.accelerators(), 4000000000u);
+  EXPECT_EQ(w.joining(Rank{7}, Rank{3999999999}), std::vector<SwitchId>{SwitchId{0}});
+  EXPECT_TRUE(w.switches_of(Rank{8}).empty());
+  EXPECT_EQ(w.ports_used(), 2u);
+}
+
 TEST(WiringFile, BadFilesNameTheFileAndTheEntry) {
   const auto message = [](const std::string& text) {
     try {

@@ -1,9 +1,11 @@
 // Wiring (docs/model.md, "Wiring"): kFull and kRails are closed forms, no
-// tables; kExplicit keeps both directions in compressed rows.
+// tables; kExplicit keeps its ports by switch and by accelerator, in memory
+// proportional to the ports listed.
 #include "flux/core/wiring.hpp"
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "flux/core/error.hpp"
 #include "flux/core/system.hpp"
@@ -99,8 +101,8 @@ Wiring Wiring::from_ports(std::uint32_t accelerators, std::uint32_t radix,
   w.accelerators_ = accelerators;
   w.switches_ = static_cast<std::uint32_t>(ports.size());
   w.radix_ = radix;
-  std::vector<std::uint32_t> links(accelerators, 0);
-  std::vector<std::uint32_t> seen(accelerators, 0);  // 1 + the switch that last took it
+  // Memory in proportion to the ports listed, not to `accelerators` (a
+  // file may declare billions).
   w.port_begin_.reserve(ports.size() + 1);
   w.port_begin_.push_back(0);
   for (std::size_t k = 0; k < ports.size(); ++k) {
@@ -109,34 +111,32 @@ Wiring Wiring::from_ports(std::uint32_t accelerators, std::uint32_t radix,
       throw InputError("", at, std::to_string(ports[k].size()) + " ports",
                        "more than the radix, " + std::to_string(radix));
     }
+    std::vector<std::pair<Rank, std::size_t>> order;  // (rank, entry), to find repeats
+    order.reserve(ports[k].size());
     for (std::size_t i = 0; i < ports[k].size(); ++i) {
       const std::uint32_t r = ports[k][i].value();
-      const std::string entry = at + "[" + std::to_string(i) + "]";
       if (r >= accelerators) {
-        throw InputError("", entry, std::to_string(r),
+        throw InputError("", at + "[" + std::to_string(i) + "]", std::to_string(r),
                          "not an accelerator (there are " + std::to_string(accelerators) + ")");
       }
-      if (seen[r] == k + 1) {
-        throw InputError("", entry, std::to_string(r), "on this switch twice");
-      }
-      seen[r] = static_cast<std::uint32_t>(k + 1);
-      ++links[r];
+      order.emplace_back(ports[k][i], i);
     }
-    std::sort(ports[k].begin(), ports[k].end());
-    w.port_rank_.insert(w.port_rank_.end(), ports[k].begin(), ports[k].end());
+    std::sort(order.begin(), order.end());
+    std::size_t repeat = ports[k].size();  // the first entry, in file order, seen before
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      if (order[i].first == order[i - 1].first) repeat = std::min(repeat, order[i].second);
+    }
+    if (repeat < ports[k].size()) {
+      throw InputError("", at + "[" + std::to_string(repeat) + "]",
+                       std::to_string(ports[k][repeat].value()), "on this switch twice");
+    }
+    for (const auto& [r, i] : order) {
+      w.port_rank_.push_back(r);
+      w.links_.emplace_back(r, SwitchId{static_cast<std::uint32_t>(k)});
+    }
     w.port_begin_.push_back(w.port_rank_.size());
   }
-  // The other direction: switches ascending per accelerator (k ascends).
-  w.link_begin_.assign(std::size_t{accelerators} + 1, 0);
-  for (std::uint32_t r = 0; r < accelerators; ++r)
-    w.link_begin_[r + 1] = w.link_begin_[r] + links[r];
-  w.link_switch_.resize(w.link_begin_.back());
-  std::vector<std::uint64_t> next(w.link_begin_.begin(), w.link_begin_.end() - 1);
-  for (std::uint32_t k = 0; k < w.switches_; ++k) {
-    for (std::uint64_t i = w.port_begin_[k]; i < w.port_begin_[k + 1]; ++i) {
-      w.link_switch_[next[w.port_rank_[i].value()]++] = SwitchId{k};
-    }
-  }
+  std::sort(w.links_.begin(), w.links_.end());  // by accelerator, then switch
   return w;
 }
 
@@ -174,10 +174,11 @@ std::vector<SwitchId> Wiring::switches_of(Rank r) const {
       }
       break;
     }
-    case WiringKind::kExplicit:
-      out.assign(link_switch_.begin() + static_cast<std::ptrdiff_t>(link_begin_[r.value()]),
-                 link_switch_.begin() + static_cast<std::ptrdiff_t>(link_begin_[r.value() + 1]));
+    case WiringKind::kExplicit: {
+      auto it = std::lower_bound(links_.begin(), links_.end(), std::pair{r, SwitchId{0}});
+      for (; it != links_.end() && it->first == r; ++it) out.push_back(it->second);
       break;
+    }
   }
   return out;
 }

@@ -12,6 +12,7 @@
 // scale-up fabric, a relay, or a packet fabric).
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "flux/core/ids.hpp"
@@ -80,11 +81,11 @@ class Wiring {
   std::uint32_t planes_ = 0;
   std::uint32_t domain_size_ = 0;
   std::uint32_t pods_ = 0;
-  // kExplicit: both directions in compressed rows, ascending within a row.
+  // kExplicit: the ports by switch (compressed rows, ascending within a
+  // row) and by accelerator (pairs sorted), both as large as the ports.
   std::vector<std::uint64_t> port_begin_;  ///< per switch, into port_rank_
   std::vector<Rank> port_rank_;
-  std::vector<std::uint64_t> link_begin_;  ///< per accelerator, into link_switch_
-  std::vector<SwitchId> link_switch_;
+  std::vector<std::pair<Rank, SwitchId>> links_;
 };
 
 }  // namespace flux::core
