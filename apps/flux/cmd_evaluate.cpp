@@ -33,11 +33,14 @@
 #include "commands.hpp"
 #include "flux/eval/evaluate.hpp"
 #include "flux/eval/robustness.hpp"
+#include "flux/frontend/gnuplot.hpp"
+#include "flux/frontend/memory.hpp"
+#include "flux/frontend/options.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
 #include "flux/sweep/presets.hpp"
 #include "flux/sweep/runner.hpp"
-#include "gnuplot.hpp"
+#include "report.hpp"
 
 extern char** environ;
 
@@ -50,9 +53,9 @@ struct EvaluateOptions {
   std::vector<std::uint32_t> layers;
   std::vector<std::string> taus;
   std::vector<std::string> schedulers;
-  TrainingCliOptions training;
-  SystemOptions system;
-  SchedulerCliOptions run;
+  frontend::TrainingOptions training;
+  frontend::SystemOptions system;
+  frontend::SchedulerRun run;
   unsigned jobs = 1;  // points at once
   bool full = false;
   bool fresh = false;
@@ -95,7 +98,7 @@ void apply_run_options(const EvaluateOptions& o, const Given& given,
   const double preset_limit_s = sched.time_limit_s;
   // The options given, for the schedulers that run ("flux-robust" runs
   // flux); evaluate has no --scheduler.
-  SchedulerCliOptions run = o.run;
+  frontend::SchedulerRun run = o.run;
   run.scheduler.clear();
   for (const std::string& name : schedulers) {
     try {
@@ -124,7 +127,7 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
     c = sweep::evaluation_preset(o.preset);
   } catch (const core::InputError& e) {
     if (!e.source().empty()) throw;  // the shipped file itself
-    throw option_error(e);
+    throw frontend::option_error(e);
   }
   const bool training_given = !o.training.model.empty() || !o.training.gpu.empty() ||
                               !o.training.overrides.empty() || !o.layers.empty();
@@ -147,7 +150,7 @@ eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
   try {
     c.validate();
   } catch (const core::InputError& e) {
-    throw option_error(e, core::kSystemOptions, sched::kSchedulerOptions);
+    throw frontend::option_error(e, core::kSystemOptions, sched::kSchedulerOptions);
   }
   return c;
 }
@@ -159,7 +162,7 @@ eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given&
     c = sweep::robustness_config(sweep::preset_spec(o.preset));
   } catch (const core::InputError& e) {
     if (!e.source().empty()) throw;  // the shipped file itself
-    throw option_error(e);
+    throw frontend::option_error(e);
   }
   if (!o.layers.empty()) c.layers = o.layers;
   if (!o.training.gpu.empty()) c.gpus = {o.training.gpu};
@@ -197,7 +200,8 @@ eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given&
   try {
     c.validate();
   } catch (const core::InputError& e) {
-    throw option_error(e, eval::kRobustnessOptions, core::kSystemOptions, sched::kSchedulerOptions);
+    throw frontend::option_error(e, eval::kRobustnessOptions, core::kSystemOptions,
+                                 sched::kSchedulerOptions);
   }
   return c;
 }
@@ -214,9 +218,9 @@ bool plot(const std::string& stem, const std::filesystem::path& dir, const Scrip
   io::OutputFile svg(io::resolve_output(svg_file, false));
   // gnuplot opens its outputs by name: the descriptors we pass it (3, 4).
   const std::string script = script_of("/proc/self/fd/3", "/proc/self/fd/4");
-  if (!run_gnuplot(script, {png.fd(), svg.fd()})) return false;
-  check_plot(png, png_file, kPngEndView);
-  check_plot(svg, svg_file, "</svg>");
+  if (!frontend::run_gnuplot(script, {png.fd(), svg.fd()})) return false;
+  frontend::check_plot(png, png_file, frontend::kPngEndView);
+  frontend::check_plot(svg, svg_file, "</svg>");
   png.commit();
   svg.commit();
   return true;
@@ -258,7 +262,7 @@ void run_preset_points(const std::vector<sweep::Point>& points, const EvaluateOp
   run.jobs = o.jobs;
   // One point at a time has no budget to keep; several share 80% of the
   // memory available (as flux sweep does by default).
-  if (o.jobs > 1) run.memory_budget_bytes = available_memory() / 5 * 4;
+  if (o.jobs > 1) run.memory_budget_bytes = frontend::available_memory() / 5 * 4;
   const std::size_t resumed = total - points.size();
   std::vector<std::string> failed;
   sweep::run_points(points, todo, run,
@@ -397,9 +401,9 @@ void register_evaluate(CLI::App& app) {
   cmd->add_option("--schedulers", o->schedulers,
                   "schedulers, the first compared with the rest (default: the preset's)")
       ->delimiter(',');
-  o->training.add_to(*cmd, sweep::evaluation_preset("paper-fig2").training, false);
-  o->system.add_to(*cmd, {"--tau"});  // --tau is the sweep's list
-  o->run.add_to(*cmd, false, false);
+  add_training_options(*cmd, o->training, sweep::evaluation_preset("paper-fig2").training, false);
+  add_system_options(*cmd, o->system, {"--tau"});  // --tau is the sweep's list
+  add_scheduler_options(*cmd, o->run, false, false);
   cmd->add_option("--jitters", o->jitters,
                   "robustness: compute jitters, e.g. 0,5%,20% (default 0,2%,5%,10%,20%)")
       ->delimiter(',');

@@ -14,16 +14,20 @@
 #include "flux/chakra/export.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/frontend/memory.hpp"
+#include "flux/frontend/options.hpp"
+#include "flux/frontend/outputs.hpp"
+#include "flux/frontend/training.hpp"
 #include "flux/io/output.hpp"
 #include "flux/workload/llama.hpp"
 #include "flux/workload/random.hpp"
-#include "outputs.hpp"
+#include "report.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct GenerateOptions {
-  TrainingCliOptions training;
+  frontend::TrainingOptions training;
   std::string format = "json";
   std::string chakra_collectives = "comm-coll";
   std::string output;
@@ -54,7 +58,7 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
   }
   // Refused before anything is generated, like flux unfold (one estimate).
   const workload::WorkloadSize size = workload::estimate_llama_size(config);
-  refuse_if_too_large(
+  frontend::refuse_if_too_large(
       core::workload_memory_bytes(size.tasks, size.deps),
       core::InputError("", "--dp", std::to_string(config.dp),
                        "about " + std::to_string(size.tasks) +
@@ -71,7 +75,7 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
   if (o.format == "json") {
     io::check_outputs({{o.output, "the workload output", "-o", true}}, inputs);
   } else {
-    check_output_prefix(o.output, "-o");
+    frontend::check_output_prefix(o.output, "-o");
   }
   workload::Program program;
   const core::Workload w =
@@ -113,7 +117,7 @@ void run_random(const RandomCliOptions& o) {
   try {
     o.random.validate();
   } catch (const core::InputError& e) {
-    throw option_error(e, workload::kRandomOptions);
+    throw frontend::option_error(e, workload::kRandomOptions);
   }
   check_format(o.format);
   if (o.format == "chakra") {
@@ -124,7 +128,7 @@ void run_random(const RandomCliOptions& o) {
                            "a random DAG has no Chakra form (its deps join sends of unrelated "
                            "ranks; a Chakra node waits on its own rank's nodes): use json");
   }
-  refuse_if_too_large(
+  frontend::refuse_if_too_large(
       core::workload_memory_bytes(o.random.sends, o.random.max_deps()),
       core::InputError("", "--sends", std::to_string(o.random.sends), "generate fewer sends"));
   io::check_outputs({{o.output, "the workload output", "-o", true}}, {});
@@ -146,7 +150,7 @@ void register_generate(CLI::App& app) {
     auto opts = std::make_shared<GenerateOptions>();
     auto* l = gen->add_subcommand(name, help);
     opts->training.moe = moe;
-    opts->training.add_to(*l, base, true);
+    add_training_options(*l, opts->training, base, true);
     l->add_option(
          "--format", opts->format,
          "json (flux.workload/v1) or chakra (OUTPUT.<rank>.et per rank, OUTPUT.json groups)")
@@ -162,11 +166,11 @@ void register_generate(CLI::App& app) {
   add_training("llama3",
                "Llama 3 under Megatron-LM parallelisms: TP (sequence parallel), CP, PP (1F1B), DP "
                "(sharded)",
-               false, generate_defaults());
+               false, frontend::generate_defaults());
   add_training("moe",
                "a mixture-of-experts model (Megatron-Core): expert parallelism inside DP x CP, "
                "token all-to-alls by a routing, with TP, CP, PP and DP as llama3",
-               true, moe_generate_defaults());
+               true, frontend::moe_generate_defaults());
 
   auto ropts = std::make_shared<RandomCliOptions>();
   auto* r = gen->add_subcommand(

@@ -9,15 +9,16 @@
 #include "commands.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/formats/workload_json.hpp"
-#include "workload_input.hpp"
+#include "flux/frontend/workload_input.hpp"
+#include "report.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct InfoOptions {
   std::string input;
-  ChakraCliOptions chakra;
-  SystemOptions system;
+  frontend::ChakraOptions chakra;
+  frontend::SystemOptions system;
   std::size_t top = 10;
 };
 
@@ -83,7 +84,7 @@ void print_scaleup(const core::Workload& w, const core::System& system) {
 
 void run_info(const InfoOptions& o) {
   (void)o.system.to_system();  // option errors before any file is read
-  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
   const core::System system = o.system.to_system(w);
   const core::WorkloadSummary s =
@@ -127,7 +128,7 @@ void register_info(CLI::App& app) {
   auto opts = std::make_shared<InfoOptions>();
   auto* info = app.add_subcommand("info", "summarise a workload file");
   add_workload_argument(*info, opts->input, opts->chakra);
-  opts->system.add_to(*info, {"--switches", "--tau"});
+  add_system_options(*info, opts->system, {"--switches", "--tau"});
   info->add_option("--top", opts->top, "pairs to list when the matrix is too large to print")
       ->capture_default_str();
   info->callback([opts] { run_info(*opts); });

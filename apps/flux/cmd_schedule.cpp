@@ -10,21 +10,22 @@
 #include "commands.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/frontend/scheduler_run.hpp"
+#include "flux/frontend/workload_input.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
 #include "flux/sched/scheduler.hpp"
-#include "outputs.hpp"
-#include "workload_input.hpp"
+#include "report.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct ScheduleOptions {
   std::string input;
-  ChakraCliOptions chakra;
+  frontend::ChakraOptions chakra;
   std::optional<std::string> output;
-  SystemOptions system;
-  SchedulerCliOptions run;
+  frontend::SystemOptions system;
+  frontend::SchedulerRun run;
 };
 
 void print_summary(FILE* out, const schedule::Schedule& s) {
@@ -60,15 +61,15 @@ void run_schedule(const ScheduleOptions& o) {
     outputs.push_back(
         {options.milp.export_path, "the model (--export-milp)", "--export-milp", false});
   }
-  std::vector<io::InputSpec> inputs = workload_inputs(o.input, o.chakra);
+  std::vector<io::InputSpec> inputs = frontend::workload_inputs(o.input, o.chakra);
   inputs.push_back({options.milp.solution_path, "the solution (--solution)"});
   io::check_outputs(outputs, inputs);
-  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
   const core::System system = o.system.to_system(w);
   // The model (--export-milp) is written with the schedule, as one, once
   // the run has succeeded.
-  SchedulerCliOptions run = o.run;
+  frontend::SchedulerRun run = o.run;
   std::optional<std::string> model;
   run.sched.milp.export_sink = [&model](std::string text) { model = std::move(text); };
   const schedule::Schedule s = blame_workload(o.input, [&] { return run.run(w, system); });
@@ -92,8 +93,8 @@ void register_schedule(CLI::App& app) {
   add_workload_argument(*cmd, o->input, o->chakra);
   cmd->add_option("-o,--output", o->output,
                   "schedule file to write (flux.schedule/v1; v2 with scale-up domains)");
-  o->system.add_to(*cmd);
-  o->run.add_to(*cmd, true, true);
+  add_system_options(*cmd, o->system);
+  add_scheduler_options(*cmd, o->run, true, true);
   cmd->callback([o] { run_schedule(*o); });
 }
 

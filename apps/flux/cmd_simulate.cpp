@@ -13,27 +13,29 @@
 #include "flux/formats/metrics_json.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/frontend/options.hpp"
+#include "flux/frontend/scheduler_run.hpp"
+#include "flux/frontend/workload_input.hpp"
 #include "flux/io/save.hpp"
 #include "flux/runtime/failure.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/perturb.hpp"
 #include "flux/sim/simulator.hpp"
-#include "outputs.hpp"
-#include "workload_input.hpp"
+#include "report.hpp"
 
 namespace flux::cli {
 namespace {
 
 struct SimulateOptions {
   std::string input;
-  ChakraCliOptions chakra;
+  frontend::ChakraOptions chakra;
   std::string schedule_file;
   std::optional<std::string> run_on;
   std::optional<std::string> output;
   std::optional<std::string> trace;
   std::optional<std::string> save_schedule;
-  SystemOptions system;
-  SchedulerCliOptions run;
+  frontend::SystemOptions system;
+  frontend::SchedulerRun run;
   sim::SimOptions sim;
   std::optional<std::string> straggler;
   std::optional<std::string> fail_switch;
@@ -158,7 +160,7 @@ std::optional<runtime::Failure> failure_options(SimulateOptions& o, bool replan_
     o.replan.validate();
     return runtime::parse_failure(*o.fail_switch);
   } catch (const core::InputError& e) {
-    throw option_error(e, runtime::kReplanOptions);
+    throw frontend::option_error(e, runtime::kReplanOptions);
   }
 }
 
@@ -168,7 +170,7 @@ runtime::FailureTrials run_failure(const SimulateOptions& o, const core::Workloa
                                    const schedule::Schedule& s, const runtime::Failure& f) {
   try {
     return blame_workload(o.input, [&] {
-      SchedulerCliOptions run = o.run;  // its options go to the re-planning scheduler too
+      frontend::SchedulerRun run = o.run;  // its options go to the re-planning scheduler too
       run.also_for.push_back(runtime::replan_scheduler(o.replan, s));
       return runtime::run_trials_with_failure(w, s, f, o.replan, run.resolve(), o.sim);
     });
@@ -176,7 +178,7 @@ runtime::FailureTrials run_failure(const SimulateOptions& o, const core::Workloa
     if (e.field() == "scheduler") {
       throw core::InputError(e.source(), "--replan-scheduler", e.value(), e.problem());
     }
-    if (e.field() == "fail_switch") throw option_error(e, runtime::kReplanOptions);
+    if (e.field() == "fail_switch") throw frontend::option_error(e, runtime::kReplanOptions);
     throw;
   }
 }
@@ -223,7 +225,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
     if (o.straggler) o.sim.perturbation.straggler = sim::parse_straggler(*o.straggler);
     o.sim.validate();
   } catch (const core::InputError& e) {
-    throw option_error(e, sim::kSimOptions, sim::kPerturbationOptions);
+    throw frontend::option_error(e, sim::kSimOptions, sim::kPerturbationOptions);
   }
   (void)o.run.robust_planning();
   check_combination(o, given);
@@ -239,11 +241,11 @@ void run_simulate(SimulateOptions& o, const Given& given) {
                            "a failed switch (--fail-switch) re-plans the planned workload; the "
                            "two options do not combine");
   }
-  std::vector<io::InputSpec> inputs = workload_inputs(o.input, o.chakra);
+  std::vector<io::InputSpec> inputs = frontend::workload_inputs(o.input, o.chakra);
   inputs.push_back({o.schedule_file, "the input schedule (--schedule)"});
   if (o.run_on) inputs.push_back({*o.run_on, "the workload run on (--run-on)"});
   io::check_outputs(outputs, inputs);
-  const LoadedWorkload loaded = load_workload(o.input, o.chakra);
+  const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
   if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= w.accelerators()) {
     throw core::InputError("", "--straggler", std::to_string(o.sim.perturbation.straggler->rank),
@@ -262,7 +264,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
     try {
       (void)o.sim.resolved_execution(true);
     } catch (const core::InputError& e) {
-      throw option_error(e, sim::kSimOptions);
+      throw frontend::option_error(e, sim::kSimOptions);
     }
   }
   const core::Workload& run_w = actual ? *actual : w;
@@ -350,8 +352,8 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--replan-scheduler", o->replan_scheduler,
                   "re-plans after --fail-switch [default: the schedule's scheduler, else flux]");
   add_options(*cmd, runtime::kReplanOptions, o->replan);
-  o->system.add_to(*cmd);
-  o->run.add_to(*cmd, true, false);
+  add_system_options(*cmd, o->system);
+  add_scheduler_options(*cmd, o->run, true, false);
   cmd->callback([o, cmd] {
     Given given;
     given.system = given_flags(*cmd, core::kSystemOptions);

@@ -17,13 +17,14 @@
 #include "commands.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
+#include "flux/frontend/memory.hpp"
+#include "flux/frontend/sweep_driver.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
 #include "flux/sweep/mpi.hpp"
 #include "flux/sweep/results.hpp"
 #include "flux/sweep/runner.hpp"
 #include "flux/sweep/spec.hpp"
-#include "sweep_driver.hpp"
 
 namespace flux::cli {
 namespace {
@@ -65,7 +66,7 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const std::vector<sweep::Point> points = spec.points();
   sweep::RunOptions run = o.run;
   run.jobs = o.jobs != 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  run.memory_budget_bytes = parse_memory_budget(o.memory_budget);
+  run.memory_budget_bytes = frontend::parse_memory_budget(o.memory_budget);
   if (mpi != nullptr) mpi->workers_waiting();
   if (mpi != nullptr && mpi->rank() != 0) {  // a worker: rank 0 writes every file
     sweep::mpi_work(*mpi, points, run);
@@ -84,12 +85,13 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const std::filesystem::path dir = o.output;
   io::prepare_output_directory(dir, "-o");
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
-  check_sweep_outputs(spec, points, dir, o.spec, !o.no_plot);
+  frontend::check_sweep_outputs(spec, points, dir, o.spec, !o.no_plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
   sweep::ResultFile results(csv, sweep::csv_header(spec), points, o.fresh);
 
   std::size_t resumed = 0;
-  const std::vector<std::size_t> todo = points_to_run(points, results, o.retry_failed, resumed);
+  const std::vector<std::size_t> todo =
+      frontend::points_to_run(points, results, o.retry_failed, resumed);
   std::fprintf(
       stderr, "flux sweep: %s: %zu points, %zu to run, %s, memory budget %s; results in %s\n",
       spec.name.c_str(), points.size(), todo.size(),
@@ -116,11 +118,11 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   } else {
     sweep::run_points(points, todo, run, on_done);
   }
-  const std::string summary = finish_sweep(spec, points, results, dir);
+  const std::string summary = frontend::finish_sweep(spec, points, results, dir);
   const std::filesystem::path summary_file = dir / (spec.name + "-summary.txt");
   std::printf("%s\nran %zu points, %zu resumed; wrote %s, %s\n", summary.c_str(), todo.size(),
               resumed, csv.string().c_str(), summary_file.string().c_str());
-  write_plots(spec, points, results.rows(), dir, !o.no_plot);
+  frontend::write_plots(spec, points, results.rows(), dir, !o.no_plot, stdout);
 }
 
 }  // namespace

@@ -7,18 +7,18 @@
 #include <optional>
 #include <string>
 
-#include "cli_common.hpp"
 #include "commands.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/fold.hpp"
 #include "flux/core/format.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/frontend/memory.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
 #include "flux/schedule/fold.hpp"
 #include "flux/schedule/validator.hpp"
-#include "outputs.hpp"
+#include "report.hpp"
 
 namespace flux::cli {
 namespace {
@@ -35,7 +35,7 @@ struct UnfoldOptions {
 // filling the machine's memory).
 void check_fits(const core::Workload& fold, const std::string& path) {
   const std::uint64_t copies = fold.fold().copies;
-  refuse_if_too_large(
+  frontend::refuse_if_too_large(
       core::workload_memory_bytes(copies * fold.num_tasks(), copies * fold.num_deps()),
       core::InputError(path, "fold.copies", std::to_string(copies),
                        "schedule and simulate the fold itself"));

@@ -2,12 +2,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli_common.hpp"
 #include "commands.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/schedule/validator.hpp"
+#include "report.hpp"
 
 namespace flux::cli {
 

@@ -1,9 +1,9 @@
 // flux: the command-line front end (run.cpp). main() adds what only a
-// process of its own should do: cap the address space, so that a job too
-// large for the machine ends in an error rather than the kernel's
-// out-of-memory killer, and remove temporary files on SIGINT/SIGTERM/SIGHUP.
-#include "cli_common.hpp"
-#include "outputs.hpp"
+// process of its own should do (process.hpp): cap the address space, so
+// that a job too large for the machine ends in an error rather than the
+// kernel's out-of-memory killer, and remove temporary files on
+// SIGINT/SIGTERM/SIGHUP.
+#include "process.hpp"
 #include "run.hpp"
 
 int main(int argc, char** argv) {

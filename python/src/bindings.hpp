@@ -24,6 +24,7 @@
 
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
+#include "flux/frontend/system.hpp"
 #include "flux/schedule/schedule.hpp"
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/llama.hpp"
@@ -40,12 +41,8 @@ struct PyWorkload {
 };
 
 /// A system, and whether the scale-up values were given (else a workload's
-/// hints apply, as on the command line).
-struct PySystem {
-  core::System system;
-  bool scaleup_size_given = false;
-  bool scaleup_gbps_given = false;
-};
+/// hints apply, as on the command line): the front end's SystemOptions.
+using PySystem = frontend::SystemOptions;
 
 struct PySchedule {
   std::shared_ptr<const schedule::Schedule> s;

@@ -18,10 +18,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "cli_options.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/numbers.hpp"
 #include "flux/core/option.hpp"
+#include "flux/frontend/options.hpp"
 
 namespace flux::python {
 
@@ -84,7 +84,8 @@ template <class O>
 typename O::Value number_of(const O& option, py::handle value) {
   using T = typename O::Value;
   const std::string name = keyword_of(option.flag);
-  if (py::isinstance<py::str>(value)) return cli::parse_value(option, value.cast<std::string>());
+  if (py::isinstance<py::str>(value))
+    return frontend::parse_value(option, value.cast<std::string>());
   if (py::isinstance<py::bool_>(value) ||
       !(py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value))) {
     throw py::type_error(name + ": expected a number, got " +
@@ -178,7 +179,7 @@ std::string options_doc(const Table& table, const S& defaults) {
     if constexpr (requires { option.negated; }) negated = option.negated;
     doc += "    " + keyword_of(option.flag, negated) + ": ";
     if constexpr (requires { option.min; }) {
-      doc += cli::help_of(option, defaults);
+      doc += frontend::help_of(option, defaults);
     } else if constexpr (requires { option.parse; }) {
       doc += std::string(option.help) + " [default " +
              std::string(option.name(defaults.*option.member)) + "]";

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "cli_common.hpp"
 #include "flux/formats/schedule_json.hpp"
+#include "flux/frontend/scheduler_run.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/validator.hpp"
 #include "options.hpp"
@@ -19,25 +19,7 @@ PySystem make_system(py::kwargs given) {
   s.scaleup_gbps_given = kw.contains("scaleup_gbps");
   apply_options(core::kSystemOptions, s.system, kw);
   reject_unknown(kw, "System");
-  try {
-    s.system.validate();
-  } catch (const core::InputError& e) {
-    throw cli::option_error(e, core::kSystemOptions);
-  }
-  return s;
-}
-
-/// The system for `w`, as the CLI's SystemOptions::to_system(w): the
-/// workload's scale-up hints unless given.
-core::System system_for(const PySystem& given, const core::Workload& w) {
-  core::System s = given.system;
-  if (w.scaleup_size() != 0 && !given.scaleup_size_given) s.scaleup_size = w.scaleup_size();
-  if (w.scaleup_gbps() != 0 && !given.scaleup_gbps_given) s.scaleup_gbps = w.scaleup_gbps();
-  try {
-    s.validate_for(w.accelerators());
-  } catch (const core::InputError& e) {
-    throw cli::option_error(e, core::kSystemOptions);
-  }
+  (void)s.to_system();  // validated, errors naming the option
   return s;
 }
 
@@ -81,7 +63,7 @@ PySchedule run_schedule(const PyWorkload& w, const PySystem* system_arg, py::kwa
   py::dict kw = given.attr("copy")();
   std::string scheduler = "flux";
   if (py::object v = take(kw, "scheduler")) scheduler = string_arg(v, "scheduler");
-  cli::SchedulerCliOptions run;
+  frontend::SchedulerRun run;
   run.scheduler = scheduler;
   apply_options(sched::kSchedulerOptions, run.sched, kw);
   apply_options(sched::kMilpOptions, run.sched.milp, kw);
@@ -90,12 +72,13 @@ PySchedule run_schedule(const PyWorkload& w, const PySystem* system_arg, py::kwa
   if (py::object v = take(kw, "solution")) run.sched.milp.solution_path = path_arg(v, "solution");
   reject_unknown(kw, "schedule");
   sched::SchedulerOptions options = run.resolve();
-  const core::System system = system_for(system_arg ? *system_arg : PySystem{}, *w.w);
+  // The workload's scale-up hints unless the System gives its own.
+  const core::System system = (system_arg ? *system_arg : PySystem{}).to_system(*w.w);
   std::atomic<bool> stop{false};
   options.stop = &stop;  // Ctrl-C
   auto s = interruptible(stop, [&] {
     return std::make_shared<const schedule::Schedule>(
-        cli::run_named_scheduler(scheduler, *w.w, system, options));
+        frontend::run_named_scheduler(scheduler, *w.w, system, options));
   });
   return PySchedule{std::move(s)};
 }

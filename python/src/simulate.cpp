@@ -5,9 +5,9 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "cli_options.hpp"
 #include "flux/formats/chrome_trace.hpp"
 #include "flux/formats/metrics_json.hpp"
+#include "flux/frontend/options.hpp"
 #include "flux/io/save.hpp"
 #include "flux/sim/perturb.hpp"
 #include "options.hpp"
@@ -81,7 +81,7 @@ PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs gi
     reject_unknown(kw, "simulate");
     o.validate();
   } catch (const core::InputError& e) {
-    throw cli::option_error(e, sim::kSimOptions, sim::kPerturbationOptions);
+    throw frontend::option_error(e, sim::kSimOptions, sim::kPerturbationOptions);
   }
   if (o.perturbation.straggler && o.perturbation.straggler->rank >= w.w->accelerators()) {
     throw core::InputError("", "--straggler", std::to_string(o.perturbation.straggler->rank),
@@ -95,7 +95,7 @@ PySimResult run_simulate(const PyWorkload& w, const PySchedule& s, py::kwargs gi
       sim::check_same_structure(*w.w, *run_on);
       (void)o.resolved_execution(true);
     } catch (const core::InputError& e) {
-      if (e.field() == "execution") throw cli::option_error(e, sim::kSimOptions);
+      if (e.field() == "execution") throw frontend::option_error(e, sim::kSimOptions);
       throw;
     }
   }

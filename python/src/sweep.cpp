@@ -1,6 +1,7 @@
 // flux._flux.run_sweep, behind flux.sweep (python/flux/sweeps.py): a sweep
 // file run into a directory as `flux sweep SPEC -o DIR` runs it (the steps
-// shared in apps/flux/sweep_driver.hpp), the same CSV row for row.
+// shared in include/flux/frontend/sweep_driver.hpp), the same CSV row for
+// row.
 //
 // Processes. The runner forks one child per point (src/sweep/runner.cpp).
 // It forks from the calling thread with the GIL released: a child never
@@ -17,10 +18,11 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "flux/frontend/memory.hpp"
+#include "flux/frontend/sweep_driver.hpp"
 #include "flux/io/output.hpp"
 #include "flux/sweep/runner.hpp"
 #include "options.hpp"
-#include "sweep_driver.hpp"
 
 namespace flux::python {
 namespace {
@@ -50,20 +52,21 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
   const std::vector<sweep::Point> points = spec.points();
   sweep::RunOptions run;
   run.jobs = jobs;
-  run.memory_budget_bytes = cli::parse_memory_budget(memory_budget);
+  run.memory_budget_bytes = frontend::parse_memory_budget(memory_budget);
   if (!point_timeout.is_none()) {
     run.point_timeout_s = number_of(std::get<0>(sweep::kRunOptions), point_timeout);
   }
   const std::filesystem::path dir = path_arg(output, "output");
   io::prepare_output_directory(dir, "output");
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
-  cli::check_sweep_outputs(spec, points, dir,
-                           py::isinstance<py::dict>(spec_arg) ? "" : path_arg(spec_arg, "spec"),
-                           plot);
+  frontend::check_sweep_outputs(
+      spec, points, dir, py::isinstance<py::dict>(spec_arg) ? "" : path_arg(spec_arg, "spec"),
+      plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
   sweep::ResultFile results(csv, sweep::csv_header(spec), points, fresh);
   std::size_t resumed = 0;
-  const std::vector<std::size_t> todo = cli::points_to_run(points, results, retry_failed, resumed);
+  const std::vector<std::size_t> todo =
+      frontend::points_to_run(points, results, retry_failed, resumed);
 
   // The first Python exception raised by a signal handler or `progress`.
   std::optional<py::error_already_set> raised;
@@ -101,8 +104,8 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
   }
   if (raised) throw std::move(*raised);
   std::string summary = without_gil([&] {
-    std::string s = cli::finish_sweep(spec, points, results, dir);
-    cli::write_plots(spec, points, results.rows(), dir, plot);
+    std::string s = frontend::finish_sweep(spec, points, results, dir);
+    frontend::write_plots(spec, points, results.rows(), dir, plot, stdout);
     return s;
   });
   py::dict d;

@@ -2,23 +2,26 @@
 // (flux.generate.llama3, flux.generate.moe, flux.generate.random) and
 // Chakra traces in and out.
 // The generators take the options of `flux generate` through the same
-// option tables and resolution (apps/flux/cli_common.hpp), so a keyword
-// means what its flag means and a bad value raises what the CLI prints.
+// option tables and resolution (the front end, include/flux/frontend/), so
+// a keyword means what its flag means and a bad value raises what the CLI
+// prints.
 #include <malloc.h>
 
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
-#include "cli_common.hpp"
 #include "flux/chakra/export.hpp"
 #include "flux/chakra/import.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/frontend/memory.hpp"
+#include "flux/frontend/options.hpp"
+#include "flux/frontend/outputs.hpp"
+#include "flux/frontend/training.hpp"
+#include "flux/frontend/workload_input.hpp"
 #include "flux/workload/random.hpp"
 #include "options.hpp"
-#include "outputs.hpp"
-#include "workload_input.hpp"
 
 namespace flux::python {
 namespace {
@@ -71,11 +74,11 @@ py::tuple pair_arrays(const core::Workload& w) {
 }
 
 /// flux.generate.llama3 (`moe` false) and flux.generate.moe: the keywords
-/// of `flux generate llama3` / `moe` into cli::TrainingCliOptions, resolved
+/// of `flux generate llama3` / `moe` into frontend::TrainingOptions, resolved
 /// on the command's defaults as the CLI resolves them.
 PyWorkload training(py::kwargs given, bool moe) {
   py::dict kw = given.attr("copy")();
-  cli::TrainingCliOptions t;
+  frontend::TrainingOptions t;
   t.moe = moe;
   auto text = [&](const char* name, std::string& into) {
     if (py::object v = take(kw, name)) into = string_arg(v, name);
@@ -104,13 +107,13 @@ PyWorkload training(py::kwargs given, bool moe) {
   if (moe) {
     collect_options(workload::kMoeOptions, t.moe_overrides, kw);
     text("routing", t.routing);
-    collect_options(cli::kRoutingCliOptions, t.routing_overrides, kw);
+    collect_options(frontend::kRoutingOptions, t.routing_overrides, kw);
   }
   reject_unknown(kw, moe ? "moe" : "llama3");
   const workload::TrainingConfig config =
-      t.resolve(moe ? cli::moe_generate_defaults() : cli::generate_defaults());
+      t.resolve(moe ? frontend::moe_generate_defaults() : frontend::generate_defaults());
   const workload::WorkloadSize size = workload::estimate_llama_size(config);
-  cli::refuse_if_too_large(
+  frontend::refuse_if_too_large(
       core::workload_memory_bytes(size.tasks, size.deps),
       core::InputError("", "--dp", std::to_string(config.dp),
                        "about " + std::to_string(size.tasks) +
@@ -138,9 +141,9 @@ PyWorkload random_dag(py::kwargs given) {
   try {
     o.validate();
   } catch (const core::InputError& e) {
-    throw cli::option_error(e, workload::kRandomOptions);
+    throw frontend::option_error(e, workload::kRandomOptions);
   }
-  cli::refuse_if_too_large(
+  frontend::refuse_if_too_large(
       core::workload_memory_bytes(o.sends, o.max_deps()),
       core::InputError("", "--sends", std::to_string(o.sends), "generate fewer sends"));
   return wrap(without_gil([&] { return workload::generate_random(o); }));
@@ -149,7 +152,7 @@ PyWorkload random_dag(py::kwargs given) {
 PyWorkload import_chakra(py::handle prefix_arg, py::kwargs given) {
   py::dict kw = given.attr("copy")();
   const std::string prefix = path_arg(prefix_arg, "prefix");
-  cli::ChakraCliOptions c;
+  frontend::ChakraOptions c;
   if (py::object v = take(kw, "comm_groups")) c.comm_groups = path_arg(v, "comm_groups");
   if (py::object v = take(kw, "gpu")) c.gpu = string_arg(v, "gpu");
   if (py::object v = take(kw, "collective")) c.collective = string_arg(v, "collective");
@@ -165,7 +168,7 @@ PyWorkload import_chakra(py::handle prefix_arg, py::kwargs given) {
     chakra::ImportOptions options = c.resolve(prefix, notes);
     options.name = name;
     options.scaleup_size = table.scaleup_size;
-    cli::check_import_scaleup(prefix, options);
+    frontend::check_import_scaleup(prefix, options);
     chakra::ImportResult result = chakra::import_chakra(prefix, options);
     malloc_trim(0);  // as the CLI: the traces' many small blocks back to the system
     return result;
@@ -193,7 +196,7 @@ py::list export_chakra(const PyWorkload& w, py::handle prefix_arg, const std::st
     throw core::InputError("", "--chakra-collectives", collectives,
                            "unknown encoding (comm-coll or send-recv)");
   }
-  cli::check_output_prefix(prefix, "prefix");
+  frontend::check_output_prefix(prefix, "prefix");
   const auto files = without_gil([&] {
     workload::Program program;
     const core::Workload again = workload::generate_llama(*w.llama, &program);
@@ -312,7 +315,7 @@ void add_workload(py::module_& m) {
       py::arg("workload"), py::arg("path"),
       "Writes a workload file atomically (gzip when the name ends in .gz).");
 
-  const workload::TrainingConfig defaults = cli::generate_defaults();
+  const workload::TrainingConfig defaults = frontend::generate_defaults();
   m.def("generate_llama3", &llama3,
         ("One training iteration of Llama 3 under Megatron-LM's parallelisms, as `flux generate "
          "llama3` makes it (docs/model.md). Keywords:\n"
@@ -331,7 +334,7 @@ void add_workload(py::module_& m) {
          options_doc(workload::kTrainingOptions, defaults) +
          options_doc(workload::kGpuOptions, defaults.gpu))
             .c_str());
-  const workload::TrainingConfig moe_defaults = cli::moe_generate_defaults();
+  const workload::TrainingConfig moe_defaults = frontend::moe_generate_defaults();
   m.def("generate_moe", &moe,
         ("One training iteration of a mixture-of-experts model (Megatron-Core): expert "
          "parallelism inside DP x CP, token all-to-alls by a routing, with TP, CP, PP and DP as "
@@ -356,7 +359,7 @@ void add_workload(py::module_& m) {
          "    embeddings: also model the embedding, LM head and loss [default False]\n"
          "    optimizer: model the optimizer step's trailing compute [default True]\n" +
          options_doc(workload::kMoeOptions, moe_defaults.moe) +
-         options_doc(cli::kRoutingCliOptions, moe_defaults.moe.routing) +
+         options_doc(frontend::kRoutingOptions, moe_defaults.moe.routing) +
          options_doc(workload::kModelOptions, moe_defaults.model) +
          options_doc(workload::kTrainingOptions, moe_defaults) +
          options_doc(workload::kGpuOptions, moe_defaults.gpu))

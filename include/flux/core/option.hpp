@@ -3,9 +3,9 @@
 // SchedulerOptions, TrainingConfig, ...) has one table, declared beside it,
 // whose entries carry the field's name (as errors and files say it), its
 // command-line flag, its help and its bounds. The struct's validate() checks
-// the bounds from the table; the CLI builds its flags, help texts and value
-// parsing from the same table (apps/flux/cli_options.hpp), so a bound or a
-// help text is written once.
+// the bounds from the table; the front ends (flux/frontend/options.hpp: the
+// CLI's flags, Python's keywords) build their help texts and value parsing
+// from the same table, so a bound or a help text is written once.
 //
 //   inline constexpr auto kSystemOptions = std::tuple{
 //       core::NumberOption<System, std::uint32_t>{"switches", "--switches",

@@ -1,5 +1,5 @@
-// gnuplot from the CLI (gnuplot.hpp).
-#include "gnuplot.hpp"
+// gnuplot run by a front end (include/flux/frontend/gnuplot.hpp).
+#include "flux/frontend/gnuplot.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace flux::cli {
+namespace flux::frontend {
 
 bool run_gnuplot(const std::string& script, const std::vector<int>& outputs) {
   // Held by descriptors, not names: a signal that removes the temporaries
@@ -75,4 +75,4 @@ void check_plot(const io::OutputFile& plot, const std::filesystem::path& file,
   }
 }
 
-}  // namespace flux::cli
+}  // namespace flux::frontend

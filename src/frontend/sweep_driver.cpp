@@ -1,52 +1,15 @@
 // The steps of a sweep into a directory that `flux sweep` and flux.sweep
-// (python/) share (sweep_driver.hpp).
-#include "sweep_driver.hpp"
+// (python/) share (include/flux/frontend/sweep_driver.hpp).
+#include "flux/frontend/sweep_driver.hpp"
 
-#include <cmath>
-#include <cstdio>
 #include <set>
 
-#include "cli_common.hpp"
 #include "flux/core/error.hpp"
+#include "flux/frontend/gnuplot.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
-#include "gnuplot.hpp"
 
-namespace flux::cli {
-namespace {
-
-// Default budget: this fraction of MemAvailable.
-constexpr double kBudgetFraction = 0.8;
-
-}  // namespace
-
-std::uint64_t parse_memory_budget(const std::string& text) {
-  const std::uint64_t available = available_memory();
-  if (text.empty())
-    return static_cast<std::uint64_t>(kBudgetFraction * static_cast<double>(available));
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  if (unit.ends_with("iB") || unit.ends_with("B"))
-    unit.resize(unit.size() - (unit.ends_with("iB") ? 2 : 1));
-  double scale = 0;
-  if (unit.empty()) scale = 1;
-  if (unit == "K" || unit == "k") scale = 0x1p10;
-  if (unit == "M") scale = 0x1p20;
-  if (unit == "G") scale = 0x1p30;
-  if (unit == "T") scale = 0x1p40;
-  if (unit == "%") scale = static_cast<double>(available) / 100;
-  if (used == 0 || scale == 0 || !(v > 0) || !std::isfinite(v * scale) || v * scale > 0x1p62) {
-    throw core::InputError("", "--memory-budget", text,
-                           "expected a size such as 8GiB, 512M or 50% (of the available memory)");
-  }
-  return static_cast<std::uint64_t>(v * scale);
-}
+namespace flux::frontend {
 
 void check_sweep_outputs(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
                          const std::filesystem::path& dir, const std::string& spec_file,
@@ -101,7 +64,7 @@ std::string finish_sweep(const sweep::SweepSpec& spec, const std::vector<sweep::
 
 void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
                  const std::map<std::string, std::string>& rows, const std::filesystem::path& dir,
-                 bool run) {
+                 bool run, std::FILE* report) {
   bool have_gnuplot = run;
   for (const sweep::PlotSpec& p : spec.plots) {
     const std::string stem = sweep::plot_stem(spec, p);
@@ -115,11 +78,11 @@ void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& 
     if (!have_gnuplot) break;
     check_plot(png, png_file, kPngEndView);
     png.commit();
-    std::printf("plotted %s\n", png_file.string().c_str());
+    std::fprintf(report, "plotted %s\n", png_file.string().c_str());
   }
   if (run && !have_gnuplot && !spec.plots.empty()) {
-    std::printf("gnuplot is not installed: no plots (apt-get install gnuplot-nox)\n");
+    std::fprintf(report, "gnuplot is not installed: no plots (apt-get install gnuplot-nox)\n");
   }
 }
 
-}  // namespace flux::cli
+}  // namespace flux::frontend

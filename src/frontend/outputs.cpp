@@ -1,46 +1,13 @@
-#include "outputs.hpp"
+// Checks on a Chakra trace prefix as an output
+// (include/flux/frontend/outputs.hpp).
+#include "flux/frontend/outputs.hpp"
 
-#include <csignal>
 #include <filesystem>
 
 #include "flux/core/error.hpp"
 #include "flux/io/output.hpp"
 
-namespace flux::cli {
-namespace {
-
-void on_terminating_signal(int sig) {
-  flux::io::remove_temporaries();  // async-signal-safe: unlink only
-  // SA_RESETHAND restored the default action and SA_NODEFER left the signal
-  // unblocked: the process dies of it here, with the status a shell expects.
-  std::raise(sig);
-}
-
-}  // namespace
-
-void remove_temporaries_on_signals() {
-  struct sigaction sa {};
-  sa.sa_handler = on_terminating_signal;
-  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-  sigemptyset(&sa.sa_mask);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction old {};
-    // A signal ignored by the parent (nohup) stays ignored.
-    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    sigaction(sig, &sa, nullptr);
-  }
-}
-
-FILE* report_stream(const std::vector<std::string>& outputs) {
-  for (const std::string& o : outputs) {
-    if (o == io::kStdoutPath) return stderr;
-  }
-  return stdout;
-}
-
-std::string output_name(const std::string& path) {
-  return path == io::kStdoutPath ? "standard output" : path;
-}
+namespace flux::frontend {
 
 void check_output_prefix(const std::string& prefix, const std::string& option) {
   if (prefix.empty()) throw core::InputError("", option, "''", "an empty prefix names no file");
@@ -62,4 +29,4 @@ void check_output_prefix(const std::string& prefix, const std::string& option) {
   io::check_outputs({{prefix + ".0.et", "the traces", option, false}}, {});
 }
 
-}  // namespace flux::cli
+}  // namespace flux::frontend

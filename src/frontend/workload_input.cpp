@@ -1,43 +1,19 @@
-#include "workload_input.hpp"
-
-#include "cli_options.hpp"
+// The workload a front end reads (include/flux/frontend/workload_input.hpp).
+#include "flux/frontend/workload_input.hpp"
 
 #include <malloc.h>
 
 #include <filesystem>
-#include <iostream>
 #include <sstream>
 
-#include "cli_common.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/frontend/options.hpp"
 
-namespace flux::cli {
+namespace flux::frontend {
 
-void ChakraCliOptions::add_to(CLI::App& app) {
-  app.add_option("--comm-groups", comm_groups,
-                 "Chakra: communicator groups JSON ({\"1\": [0, 1], ...}; default: PREFIX.json "
-                 "if present)")
-      ->check(non_empty_path());
-  app.add_option("--gpu", gpu, "Chakra: roofline for COMP nodes without duration: a100, h100")
-      ->capture_default_str();
-  app.add_option("--collective", collective,
-                 "Chakra: algorithm for COMM_COLL nodes: ring, direct, halving-doubling "
-                 "(default: the one Flux recorded in traces it wrote, else ring)");
-  app.add_flag("--drop-missing-deps", drop_missing_deps,
-               "Chakra: ignore dependencies on node ids absent from a file (with a warning)");
-}
-
-void add_workload_argument(CLI::App& app, std::string& input, ChakraCliOptions& chakra) {
-  app.add_option("workload", input,
-                 "workload: a file (flux.workload/v1 JSON, or gzip of it), or a Chakra trace "
-                 "prefix P (P.0.et, P.1.et, ...) read directly")
-      ->required();
-  chakra.add_to(app);
-}
-
-chakra::ImportOptions ChakraCliOptions::resolve(const std::string& prefix,
-                                                std::vector<std::string>& notes) const {
+chakra::ImportOptions ChakraOptions::resolve(const std::string& prefix,
+                                             std::vector<std::string>& notes) const {
   chakra::ImportOptions options;
   try {
     options.gpu = workload::GpuSpec::preset(gpu);
@@ -83,7 +59,7 @@ bool is_chakra_prefix(const std::string& arg) {
   return !std::filesystem::exists(arg, ec) && std::filesystem::exists(arg + ".0.et", ec);
 }
 
-std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraCliOptions& chakra) {
+std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraOptions& chakra) {
   if (!is_chakra_prefix(arg)) return {{arg, "the input workload"}};
   std::vector<io::InputSpec> inputs = {
       {chakra.comm_groups.empty() ? arg + ".json" : chakra.comm_groups, "the communicator groups"}};
@@ -95,7 +71,7 @@ std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraC
   return inputs;
 }
 
-LoadedWorkload load_workload(const std::string& arg, const ChakraCliOptions& chakra) {
+LoadedWorkload load_workload(const std::string& arg, const ChakraOptions& chakra) {
   if (!is_chakra_prefix(arg)) return {formats::read_workload(arg), {}};
   std::vector<std::string> notes;
   const chakra::ImportOptions options = chakra.resolve(arg, notes);
@@ -110,8 +86,4 @@ LoadedWorkload load_workload(const std::string& arg, const ChakraCliOptions& cha
   return out;
 }
 
-void print_notes(const std::vector<std::string>& notes) {
-  for (const std::string& n : notes) std::cerr << n << "\n";
-}
-
-}  // namespace flux::cli
+}  // namespace flux::frontend

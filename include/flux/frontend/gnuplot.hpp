@@ -1,7 +1,7 @@
 #pragma once
-// gnuplot run from the CLI (flux evaluate, flux sweep): the script on its
-// standard input, the plots written to descriptors the caller holds (so
-// they are renamed into place only when complete).
+// gnuplot run by a front end (flux evaluate, flux sweep, flux.sweep): the
+// script on its standard input, the plots written to descriptors the caller
+// holds (so they are renamed into place only when complete).
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -9,7 +9,7 @@
 
 #include "flux/io/save.hpp"
 
-namespace flux::cli {
+namespace flux::frontend {
 
 /// Runs gnuplot on `script` (its standard input), with `outputs[k]` as its
 /// descriptor 3 + k; false when gnuplot is not installed. Throws
@@ -25,4 +25,4 @@ void check_plot(const io::OutputFile& plot, const std::filesystem::path& file,
 inline constexpr char kPngEnd[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', '\xAE', '\x42', '\x60', '\x82'};
 inline constexpr std::string_view kPngEndView(kPngEnd, sizeof kPngEnd);
 
-}  // namespace flux::cli
+}  // namespace flux::frontend

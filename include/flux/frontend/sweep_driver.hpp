@@ -1,9 +1,10 @@
 #pragma once
 // A sweep into a directory, the steps `flux sweep` and the Python bindings'
-// flux.sweep share: the memory budget's text, which points a resumed run
-// still has to run, the files written at the end (the CSV in the points'
-// order, the summary, the gnuplot scripts and plots).
-#include <cstdint>
+// flux.sweep share: the outputs checked before the run, which points a
+// resumed run still has to run, the files written at the end (the CSV in
+// the points' order, the summary, the gnuplot scripts and plots). The
+// memory budget's text is memory.hpp's (parse_memory_budget).
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -12,12 +13,7 @@
 #include "flux/sweep/results.hpp"
 #include "flux/sweep/spec.hpp"
 
-namespace flux::cli {
-
-/// "8GiB", "512M", "12G", "50%" (of MemAvailable), or a number of bytes;
-/// empty: 80% of MemAvailable. Throws core::InputError naming
-/// --memory-budget.
-std::uint64_t parse_memory_budget(const std::string& text);
+namespace flux::frontend {
 
 /// The files a sweep into `dir` writes (the CSV, the summary, each plot's
 /// script and, with `plot`, its PNG) checked before any is written
@@ -39,9 +35,10 @@ std::string finish_sweep(const sweep::SweepSpec& spec, const std::vector<sweep::
                          sweep::ResultFile& results, const std::filesystem::path& dir);
 
 /// Writes each plot's gnuplot script into `dir` and, with `run`, its PNG
-/// through gnuplot (printing what it plotted on stdout).
+/// through gnuplot, printing what it plotted (or that gnuplot is missing)
+/// on `report`.
 void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& points,
                  const std::map<std::string, std::string>& rows, const std::filesystem::path& dir,
-                 bool run);
+                 bool run, std::FILE* report);
 
-}  // namespace flux::cli
+}  // namespace flux::frontend

@@ -1,0 +1,63 @@
+// What the subcommands print and how their errors name the file at fault
+// (report.hpp).
+#include "report.hpp"
+
+#include <iostream>
+
+#include "flux/core/format.hpp"
+#include "flux/io/output.hpp"
+
+namespace flux::cli {
+
+FILE* report_stream(const std::vector<std::string>& outputs) {
+  for (const std::string& o : outputs) {
+    if (o == io::kStdoutPath) return stderr;
+  }
+  return stdout;
+}
+
+std::string output_name(const std::string& path) {
+  return path == io::kStdoutPath ? "standard output" : path;
+}
+
+std::string human_bytes(double b) {
+  return core::format_bytes(b);
+}
+
+core::WorkloadSummary summary_before_writing(const core::Workload& w, const std::string& options) {
+  try {
+    return core::summarize(w, core::System{});
+  } catch (const core::InputError& e) {
+    // Every command reading the file would refuse it the same way: so is
+    // its writing, before anything is written, naming what to change.
+    throw core::InputError(e.source(), e.field(), e.value(),
+                           e.problem() + "; nothing written: change " + options);
+  }
+}
+
+void print_written(const std::string& where, const core::Workload& w) {
+  print_written(where, w, core::summarize(w, core::System{}));
+}
+
+void print_written(const std::string& where, const core::Workload& w,
+                   const core::WorkloadSummary& s) {
+  std::cerr << "wrote " << where << ": " << w.name() << ", " << s.tasks << " sends, " << s.deps
+            << " deps, " << human_bytes(static_cast<double>(s.total_bytes)) << "; critical path "
+            << core::format_duration(s.critical_path_ps) << " on an ideal 800 Gb/s network\n";
+}
+
+void print_notes(const std::vector<std::string>& notes) {
+  for (const std::string& n : notes) std::cerr << n << "\n";
+}
+
+core::InputError invalid_schedule(const std::string& file, const schedule::ScheduleError& e) {
+  std::string what = e.what();
+  what = what.substr(0, what.find('\n'));  // "invalid schedule ...: N violations"
+  if (!e.violations().empty()) what += ": " + e.violations().front();
+  if (e.violation_count() > 1) {
+    what += " (and " + std::to_string(e.violation_count() - 1) + " more; flux validate lists them)";
+  }
+  return core::InputError(file, "", "", what);
+}
+
+}  // namespace flux::cli

@@ -1,0 +1,28 @@
+#pragma once
+// The system a front end's options describe (core::kSystemOptions:
+// --switches, --link-gbps, --tau, --scaleup-size, ...), and the system it
+// runs a workload on: the workload's scale-up hints unless the options give
+// their own.
+#include "flux/core/system.hpp"
+#include "flux/core/workload.hpp"
+
+namespace flux::frontend {
+
+/// The system's options as given, and whether the scale-up values were
+/// given (else a workload's hints apply).
+struct SystemOptions {
+  core::System system;
+  bool scaleup_size_given = false;
+  bool scaleup_gbps_given = false;
+
+  /// Validates; throws core::InputError naming the option.
+  [[nodiscard]] core::System to_system() const;
+  /// The system for workload `w`: without --scaleup-size (--scaleup-gbps)
+  /// given, the workload's hint (core::Workload::scaleup_size,
+  /// scaleup_gbps) if it has one; validated, and the scale-up domains must
+  /// tile its accelerators (core::System::validate_for). Errors name the
+  /// option.
+  [[nodiscard]] core::System to_system(const core::Workload& w) const;
+};
+
+}  // namespace flux::frontend
