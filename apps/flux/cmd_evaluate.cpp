@@ -8,13 +8,6 @@
 // --preset robustness is sweeps/robustness.toml (sweep::robustness_preset),
 // its perturbation options mapped onto the study's lists, run the same way
 // into robustness.csv.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -41,8 +34,6 @@
 #include "flux/sweep/presets.hpp"
 #include "flux/sweep/runner.hpp"
 #include "report.hpp"
-
-extern char** environ;
 
 namespace flux::cli {
 namespace {

@@ -3,6 +3,7 @@
 // deterministic arithmetic (800 Gb/s moves one byte in exactly 10 ps) and a
 // range of +-106 days in an int64. Files carry seconds as doubles; they are
 // rounded to the nearest picosecond when read.
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -58,5 +59,11 @@ TimePs parse_duration(std::string_view text, std::string_view what = "duration")
 
 /// Human-readable duration with an adaptive unit, e.g. "12.3 us".
 std::string format_duration(TimePs ps);
+
+/// Wall-clock seconds since `t0` on the steady clock: solver budgets and
+/// the wall times reported beside simulated ones (never a simulated time).
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 }  // namespace flux::core

@@ -41,9 +41,7 @@ namespace {
 using core::TimePs;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using core::seconds_since;
 
 std::vector<double> keys_of(const Placement& pl) {
   return {pl.start_ps.begin(), pl.start_ps.end()};

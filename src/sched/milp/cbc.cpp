@@ -121,9 +121,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using core::seconds_since;
 
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {

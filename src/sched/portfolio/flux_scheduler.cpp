@@ -96,9 +96,7 @@ constexpr std::size_t kRestrictionMaxSends = 500;
 constexpr double kRestrictionShare = 0.1;
 constexpr double kRestrictionMaxSeconds = 5;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using core::seconds_since;
 
 // What every step of the portfolio takes: the instance, its transmission
 // times and ideal timing, the options, the run's clock and the shares of
