@@ -55,14 +55,13 @@ class CMakeBuild(build_ext):
         subprocess.check_call(["cmake", "--build", build_dir, "--target", "flux_python",
                                "--parallel", str(os.cpu_count() or 1)])
         built = os.path.join(build_dir, "python", "flux")
-        module = [f for f in os.listdir(built) if f.startswith("_flux.") and f.endswith(".so")]
-        suffix = sysconfig.get_config_var("EXT_SUFFIX")
-        if [f for f in module if f.endswith(suffix)] == []:
-            sys.exit(f"setup.py: no flux._flux{suffix} in {built} (CMake built {module} for "
+        module = os.path.join(built, "_flux" + sysconfig.get_config_var("EXT_SUFFIX"))
+        if not os.path.isfile(module):
+            sys.exit(f"setup.py: no {module} (CMake built the module for "
                      f"{built_for(build_dir)})")
         target = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        shutil.copyfile(os.path.join(built, "_flux" + suffix), target)
+        shutil.copyfile(module, target)
         shutil.copyfile(os.path.join(built, "_build.py"),
                         os.path.join(os.path.dirname(target), "_build.py"))
 

@@ -146,9 +146,7 @@ bool Wiring::attached(SwitchId k, Rank r) const {
     case WiringKind::kFull:
       return true;
     case WiringKind::kRails: {
-      const std::uint32_t pod = k.value() % pods_;
-      const std::uint32_t rail = (k.value() / pods_) % domain_size_;
-      return r.value() % domain_size_ == rail && r.value() / domain_size_ / radix_ == pod;
+      return rail_of_switch(k) == rail_of(r) && pod_of_switch(k) == pod_of(r);
     }
     case WiringKind::kExplicit: {
       const auto begin = port_rank_.begin() + static_cast<std::ptrdiff_t>(port_begin_[k.value()]);
@@ -167,10 +165,8 @@ std::vector<SwitchId> Wiring::switches_of(Rank r) const {
       for (std::uint32_t k = 0; k < switches_; ++k) out.emplace_back(k);
       break;
     case WiringKind::kRails: {
-      const std::uint32_t rail = r.value() % domain_size_;
-      const std::uint32_t pod = r.value() / domain_size_ / radix_;
       for (std::uint32_t p = 0; p < planes_; ++p) {
-        out.emplace_back((p * domain_size_ + rail) * pods_ + pod);
+        out.emplace_back((p * domain_size_ + rail_of(r)) * pods_ + pod_of(r));
       }
       break;
     }
@@ -191,8 +187,8 @@ std::vector<Rank> Wiring::ports(SwitchId k) const {
       for (std::uint32_t r = 0; r < accelerators_; ++r) out.emplace_back(r);
       break;
     case WiringKind::kRails: {
-      const std::uint32_t pod = k.value() % pods_;
-      const std::uint32_t rail = (k.value() / pods_) % domain_size_;
+      const std::uint32_t pod = pod_of_switch(k);
+      const std::uint32_t rail = rail_of_switch(k);
       const std::uint32_t domains = accelerators_ / domain_size_;
       const std::uint32_t last = std::min(domains, (pod + 1) * radix_);
       for (std::uint32_t d = pod * radix_; d < last; ++d) out.emplace_back(d * domain_size_ + rail);

@@ -74,6 +74,14 @@ class Wiring {
   [[nodiscard]] std::uint64_t ports_used() const;
 
  private:
+  // kRails: an accelerator's rail (local index) and pod; a switch's.
+  [[nodiscard]] std::uint32_t rail_of(Rank r) const { return r.value() % domain_size_; }
+  [[nodiscard]] std::uint32_t pod_of(Rank r) const { return r.value() / domain_size_ / radix_; }
+  [[nodiscard]] std::uint32_t rail_of_switch(SwitchId k) const {
+    return (k.value() / pods_) % domain_size_;
+  }
+  [[nodiscard]] std::uint32_t pod_of_switch(SwitchId k) const { return k.value() % pods_; }
+
   WiringKind kind_ = WiringKind::kFull;
   std::uint32_t accelerators_ = 0;
   std::uint32_t switches_ = 0;
