@@ -33,7 +33,11 @@ struct Lcg {
 /// With scale-up domains (docs/model.md), a send inside a domain has no
 /// switch to choose: it conflicts with the scale-up sends of the same source
 /// or the same destination, with R = 0. In full duplex (System::duplex) a
-/// send and its reverse on one switch do not conflict.
+/// send and its reverse on one switch do not conflict. Under a wiring
+/// (docs/model.md, "Wiring") a send may take any physical switch that has
+/// both its endpoints (core::Wiring::joining, not the planes the schedulers
+/// use), each switch a resource of its own; it returns the optimum in that
+/// physical model.
 inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
   const auto p = core::transmission_times(w, sys);
@@ -67,9 +71,13 @@ inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
     return tasks[a].src == tasks[b].src && tasks[a].dst == tasks[b].dst ? 0 : sys.reconfig_delay_ps;
   };
   TimePs best = std::numeric_limits<TimePs>::max();
+  const core::Wiring wiring = sys.wiring_for(w.accelerators());
+  std::vector<std::vector<core::SwitchId>> choices(n);
   std::uint64_t assignments = 1;
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (!electrical[i]) assignments *= sys.switches;
+    if (electrical[i]) continue;
+    choices[i] = wiring.joining(tasks[i].src, tasks[i].dst);
+    assignments *= choices[i].size();
   }
   for (std::uint64_t a = 0; a < assignments; ++a) {
     std::vector<std::uint32_t> sw(n);
@@ -79,8 +87,8 @@ inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
         sw[i] = kElectrical;
         continue;
       }
-      sw[i] = static_cast<std::uint32_t>(code % sys.switches);
-      code /= sys.switches;
+      sw[i] = choices[i][code % choices[i].size()].value();
+      code /= choices[i].size();
     }
     // Edges: (from, to, weight).
     std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>> fixed;

@@ -492,10 +492,10 @@ TEST(ScheduleJsonError, MalformedJson) {
 
 TEST(ScheduleJsonError, WrongFormat) {
   expect_error(R"({"format": "flux.workload/v1", "tasks": []})", "format", "\"flux.workload/v1\"",
-               "not a flux.schedule/v2 file");
-  expect_error(R"({"format": "flux.schedule/v3"})", "format", "\"flux.schedule/v3\"",
+               "not a flux.schedule/v3 file");
+  expect_error(R"({"format": "flux.schedule/v4"})", "format", "\"flux.schedule/v4\"",
                "unsupported version: this reader knows \"flux.schedule/v1\", "
-               "\"flux.schedule/v2\"");
+               "\"flux.schedule/v2\", \"flux.schedule/v3\"");
   expect_error(R"({"scheduler": "x"})", "format", "", "missing");
 }
 

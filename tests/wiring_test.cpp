@@ -4,6 +4,7 @@
 // entry named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
@@ -50,6 +51,20 @@ void expect_consistent(const Wiring& w) {
   }
   EXPECT_FALSE(w.attached(SwitchId{w.switches()}, Rank{0}));
   EXPECT_FALSE(w.attached(SwitchId{0}, Rank{w.accelerators()}));
+  if (!w.grouped()) return;
+  // Grouped: a rank's switches are its group's, one per plane, and two
+  // ranks share a switch iff they share a group.
+  for (std::uint32_t a = 0; a < w.accelerators(); ++a) {
+    const std::uint32_t g = w.group_of(Rank{a});
+    ASSERT_LT(g, w.groups());
+    std::vector<SwitchId> mine;
+    for (std::uint32_t p = 0; p < w.planes(); ++p) mine.push_back(w.switch_of(g, p));
+    std::sort(mine.begin(), mine.end());
+    EXPECT_EQ(mine, w.switches_of(Rank{a})) << "rank " << a;
+    for (std::uint32_t b = 0; b < w.accelerators(); ++b) {
+      EXPECT_EQ(w.group_of(Rank{b}) == g, !w.joining(Rank{a}, Rank{b}).empty()) << a << " " << b;
+    }
+  }
 }
 
 TEST(Wiring, FullIsTheCrossbarOfThePaper) {
@@ -81,7 +96,7 @@ TEST(Wiring, RailsFollowTheirDefinition) {
   EXPECT_EQ(Wiring::rails(16, 4, 1, 4).pods(), 1u);
   const Wiring odd = Wiring::rails(20, 4, 1, 2);  // 5 domains: pods of 2, 2, 1
   EXPECT_EQ(odd.pods(), 3u);
-  EXPECT_EQ(odd.ports(SwitchId{2}).size(), 1u);  // rail 0, pod 2: domain 4 only
+  EXPECT_EQ(odd.ports(SwitchId{8}).size(), 1u);  // pod 2, rail 0: domain 4 only
   expect_consistent(odd);
   // Domains of one: every accelerator on rail 0, pods of `radix` of them.
   const Wiring flat = Wiring::rails(10, 1, 1, 4);
@@ -128,6 +143,36 @@ TEST(Wiring, FromPortsChecksEveryEntry) {
   EXPECT_EQ(message(P{{Rank{0}}, {Rank{0}, Rank{1}, Rank{2}}}, 2),
             "switches[1].ports = 3 ports: more than the radix, 2");
   EXPECT_EQ(message(P{}, 2), "switches = 0 switches: must be between 1 and 1048576");
+}
+
+// Grouped wiring files: the groups found, or the first reason there are none.
+TEST(Wiring, FilesAreGroupedOrSayWhyNot) {
+  using P = std::vector<std::vector<Rank>>;
+  const Wiring two = Wiring::from_ports(5, 3,
+                                        P{{Rank{3}, Rank{0}},
+                                          {Rank{1}, Rank{2}, Rank{4}},
+                                          {Rank{0}, Rank{3}},
+                                          {},
+                                          {Rank{4}, Rank{2}, Rank{1}}});
+  ASSERT_TRUE(two.grouped()) << two.grouping_problem();
+  EXPECT_EQ(two.planes(), 2u);
+  EXPECT_EQ(two.groups(), 2u);
+  EXPECT_EQ(two.group_of(Rank{3}), 0u);  // numbered by their lowest rank
+  EXPECT_EQ(two.group_of(Rank{2}), 1u);
+  EXPECT_EQ(two.switch_of(1, 1), SwitchId{4});
+  expect_consistent(two);
+  EXPECT_TRUE(Wiring::rails(16, 4, 2, 2).grouped());
+  EXPECT_EQ(Wiring::rails(16, 4, 2, 2).groups(), 8u);
+  const auto problem = [](P ports) {
+    return Wiring::from_ports(4, 4, std::move(ports)).grouping_problem();
+  };
+  EXPECT_EQ(problem(P{{Rank{0}, Rank{1}, Rank{2}}}), "accelerator 3 is on no switch");
+  EXPECT_EQ(problem(P{{Rank{1}, Rank{2}, Rank{3}}}), "accelerator 0 is on no switch");
+  EXPECT_EQ(problem(P{{Rank{0}, Rank{1}}, {Rank{2}, Rank{3}}, {Rank{0}, Rank{1}}}),
+            "accelerator 2 is on 1 switches, accelerator 0 on 2");
+  EXPECT_EQ(
+      problem(P{{Rank{0}, Rank{1}}, {Rank{2}, Rank{3}}, {Rank{1}, Rank{2}}, {Rank{0}, Rank{3}}}),
+      "accelerators 0 and 1 share switch 0 but not all their switches");
 }
 
 TEST(WiringFile, WrittenAndReadBackAlike) {

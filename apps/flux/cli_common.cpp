@@ -23,6 +23,9 @@ void add_system_options(CLI::App& app, frontend::SystemOptions& o,
   if (CLI::Option* gbps = app.get_option_no_throw("--scaleup-gbps")) {
     gbps->each([&o](const std::string&) { o.scaleup_gbps_given = true; });
   }
+  if (CLI::Option* switches = app.get_option_no_throw("--switches")) {
+    switches->each([&o](const std::string&) { o.switches_given = true; });
+  }
 }
 
 void add_scheduler_options(CLI::App& app, frontend::SchedulerRun& run, bool with_scheduler,

@@ -28,7 +28,7 @@ struct ScheduleOptions {
   frontend::SchedulerRun run;
 };
 
-void print_summary(FILE* out, const schedule::Schedule& s) {
+void print_summary(FILE* out, const schedule::Schedule& s, const core::Workload& w) {
   std::size_t circuits = 0;
   for (const auto& t : s.timelines) circuits += t.circuits.size();
   std::fprintf(out, "scheduler       %s\n", s.scheduler.c_str());
@@ -48,6 +48,9 @@ void print_summary(FILE* out, const schedule::Schedule& s) {
   }
   std::fprintf(out, "circuits        %zu set up over %zu switches%s\n", circuits,
                s.timelines.size(), s.period_ps ? " per period" : "");
+  if (const std::string wiring = s.system.wiring_text(w.job_accelerators()); !wiring.empty()) {
+    std::fprintf(out, "wiring          %s; switch numbers are planes\n", wiring.c_str());
+  }
   if (s.solve_time_s) std::fprintf(out, "solve time      %.2f s\n", *s.solve_time_s);
 }
 
@@ -63,6 +66,7 @@ void run_schedule(const ScheduleOptions& o) {
   }
   std::vector<io::InputSpec> inputs = frontend::workload_inputs(o.input, o.chakra);
   inputs.push_back({options.milp.solution_path, "the solution (--solution)"});
+  for (io::InputSpec& in : o.system.inputs()) inputs.push_back(std::move(in));
   io::check_outputs(outputs, inputs);
   const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;
@@ -81,7 +85,7 @@ void run_schedule(const ScheduleOptions& o) {
     files.emplace_back(options.milp.export_path, [&model](std::ostream& out) { out << *model; });
   }
   io::save_files(files);
-  print_summary(report_stream({o.output.value_or("")}), s);
+  print_summary(report_stream({o.output.value_or("")}), s, w);
   print_notes(loaded.notes);
 }
 

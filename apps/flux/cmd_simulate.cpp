@@ -78,6 +78,9 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
   std::fprintf(out, "scheduler        %s (%u switches, tau %s, %g Gb/s)\n", s.scheduler.c_str(),
                s.system.switches, core::format_duration(s.system.reconfig_delay_ps).c_str(),
                s.system.link_gbps);
+  if (const std::string wiring = s.system.wiring_text(w.job_accelerators()); !wiring.empty()) {
+    std::fprintf(out, "wiring           %s\n", wiring.c_str());
+  }
   if (s.system.has_scaleup()) {
     std::fprintf(out, "scale-up         domains of %u at %g Gb/s: %llu sends, %s inside them\n",
                  s.system.scaleup_size, s.system.scaleup_gbps,
@@ -244,6 +247,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   std::vector<io::InputSpec> inputs = frontend::workload_inputs(o.input, o.chakra);
   inputs.push_back({o.schedule_file, "the input schedule (--schedule)"});
   if (o.run_on) inputs.push_back({*o.run_on, "the workload run on (--run-on)"});
+  for (io::InputSpec& in : o.system.inputs()) inputs.push_back(std::move(in));
   io::check_outputs(outputs, inputs);
   const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
   const core::Workload& w = loaded.workload;

@@ -73,6 +73,8 @@ class System:
         scaleup_size: _Int = ...,
         scaleup_gbps: _Number = ...,
         duplex: Literal["half", "full"] = ...,
+        wiring: str = ...,
+        ocs_radix: _Int = ...,
     ) -> None: ...
     @property
     def switches(self) -> int: ...
@@ -88,6 +90,10 @@ class System:
     def scaleup_gbps(self) -> float: ...
     @property
     def duplex(self) -> Literal["half", "full"]: ...
+    @property
+    def wiring(self) -> str: ...
+    @property
+    def ocs_radix(self) -> int: ...
 
 class Schedule:
     @property

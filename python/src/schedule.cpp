@@ -17,6 +17,7 @@ PySystem make_system(py::kwargs given) {
   PySystem s;
   s.scaleup_size_given = kw.contains("scaleup_size");
   s.scaleup_gbps_given = kw.contains("scaleup_gbps");
+  s.switches_given = kw.contains("switches");
   apply_options(core::kSystemOptions, s.system, kw);
   reject_unknown(kw, "System");
   (void)s.to_system();  // validated, errors naming the option
@@ -92,7 +93,10 @@ py::dict scheduler_registry() {
 }
 
 PySystem system_of(const PySchedule& s) {
-  return PySystem{s.s->system, true, true};
+  PySystem out;  // the schedule's own: nothing of a workload's applies
+  out.system = s.s->system;
+  out.scaleup_size_given = out.scaleup_gbps_given = out.switches_given = true;
+  return out;
 }
 
 }  // namespace
@@ -120,6 +124,10 @@ void add_schedule(py::module_& m) {
       .def_property_readonly(
           "duplex", [](const PySystem& s) { return std::string(core::to_string(s.system.duplex)); },
           "half (the paper's model) or full")
+      .def_property_readonly(
+          "wiring", [](const PySystem& s) { return core::to_string(s.system.wiring); },
+          "full (the paper's model), rails or file:PATH")
+      .def_property_readonly("ocs_radix", [](const PySystem& s) { return s.system.ocs_radix; })
       .def("__repr__", [](const PySystem& s) {
         std::string r = "flux.System(switches=" + std::to_string(s.system.switches) + ", tau='" +
                         core::format_duration(s.system.reconfig_delay_ps) + "', link_gbps=" +
@@ -131,6 +139,10 @@ void add_schedule(py::module_& m) {
         if (s.system.duplex != core::Duplex::kHalf) {
           r += ", duplex='" + std::string(core::to_string(s.system.duplex)) + "'";
         }
+        if (s.system.wiring.kind != core::WiringKind::kFull) {
+          r += ", wiring='" + core::to_string(s.system.wiring) + "'";
+        }
+        if (s.system.ocs_radix != 0) r += ", ocs_radix=" + std::to_string(s.system.ocs_radix);
         return r + ")";
       });
 

@@ -25,6 +25,33 @@ def test_system_times_and_defaults():
         flux.System(duplex="quarter")
 
 
+def test_wiring_rails_and_file_match_the_cli(tmp_path, cli):
+    job = tmp_path / "j.json"
+    cli("generate", "llama3", "--tp", 4, "--dp", 4, "--pp", 2, "--layers", 2,
+        "--scaleup-size", 4, "-o", job)
+    w = flux.read_workload(job)
+    rails = flux.System(wiring="rails", ocs_radix=8)
+    assert (rails.wiring, rails.ocs_radix) == ("rails", 8)
+    assert "wiring='rails', ocs_radix=8" in repr(rails)
+    s = flux.schedule(w, rails, scheduler="greedy")
+    cli("schedule", job, "--scheduler", "greedy", "--wiring", "rails", "--ocs-radix", 8,
+        "-o", tmp_path / "s.json")
+    c = flux.read_schedule(tmp_path / "s.json")
+    assert s.makespan_ps == c.makespan_ps and np.array_equal(s.switch, c.switch)
+    assert flux.validate(w, c).ok
+    ports = [{"ports": [d * 4 + r for d in range(8)]} for r in range(4) for _ in range(2)]
+    (tmp_path / "w.json").write_text(json.dumps(
+        {"format": "flux.wiring/v1", "accelerators": 32, "radix": 8, "switches": ports}))
+    f = flux.schedule(w, flux.System(wiring=f"file:{tmp_path / 'w.json'}"), scheduler="greedy")
+    assert f.makespan_ps == s.makespan_ps
+    with pytest.raises(flux.InputError, match="no route from rank"):
+        flux.schedule(w, flux.System(wiring="rails", ocs_radix=2), scheduler="greedy")
+    with pytest.raises(flux.InputError, match="ocs.radix = 1: a switch needs at least 2 ports"):
+        flux.System(wiring="rails", ocs_radix=1)
+    with pytest.raises(flux.InputError, match="must be full, rails or file:PATH"):
+        flux.System(wiring="mesh")
+
+
 def test_schedulers_registry(cli):
     names = flux.schedulers()
     assert list(names)[:1] and "flux" in names and "flux-milp" in names

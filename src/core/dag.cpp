@@ -13,6 +13,7 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system) 
   // Domains must tile the ranks; of a folded workload, its own ranks: the
   // lift adds whole workloads of ranks, so it keeps every send's fabric.
   system.validate_for(w.accelerators());
+  check_routes(w, system);
   std::vector<TimePs> p;
   p.reserve(w.num_tasks());
   // The serial horizon: every send and a reconfiguration after another, all
@@ -48,6 +49,53 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system) 
                      static_cast<double>(horizon) / 1e12);
   }
   return p;
+}
+
+namespace {
+
+// "rank 5 (rail 1, pod 0)" under rails, "rank 5 (group 2)" otherwise.
+std::string where(Rank r, const System& system) {
+  std::string out = "rank " + std::to_string(r.value());
+  if (system.wiring.kind == WiringKind::kRails) {
+    const std::uint32_t domain = r.value() / system.scaleup_size;
+    return out + " (rail " + std::to_string(r.value() % system.scaleup_size) + ", pod " +
+           std::to_string(domain / system.ocs_radix) + ")";
+  }
+  return out + " (group " + std::to_string(system.ocs_group(r)) + ")";
+}
+
+}  // namespace
+
+void check_routes(const Workload& w, const System& system) {
+  if (system.wiring.kind == WiringKind::kFull) return;
+  const Fold& fold = w.fold();
+  if (fold.folded()) {
+    const std::string copies = std::to_string(fold.copies) + " copies";
+    if (system.wiring.kind == WiringKind::kExplicit) {
+      throw InputError("", "fold", copies,
+                       "a folded workload cannot run on a wiring file (its switches differ from "
+                       "copy to copy): generate the job without folding");
+    }
+    const std::uint64_t domains =
+        std::uint64_t{w.accelerators()} * fold.copies / system.scaleup_size;
+    if (domains > system.ocs_radix || fold.block_ranks % system.scaleup_size != 0) {
+      throw InputError(
+          "", "fold", copies,
+          "under rails the lift of a folded schedule is exact only when each rail is one switch "
+          "per plane (" +
+              std::to_string(domains) + " domains, radix " + std::to_string(system.ocs_radix) +
+              ") and blocks are whole scale-up domains (docs/model.md, \"Wiring\"): generate "
+              "the job without folding");
+    }
+  }
+  const auto tasks = w.tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    if (system.fabric(t.src, t.dst) != Fabric::kOcs || system.joined(t.src, t.dst)) continue;
+    throw InputError("", "tasks[" + std::to_string(i) + "]", "send " + std::to_string(t.id),
+                     "no route from " + where(t.src, system) + " to " + where(t.dst, system) +
+                         ": no switch joins them under --wiring " + to_string(system.wiring));
+  }
 }
 
 bool Reachability::reaches(TaskIndex u, TaskIndex v) const {

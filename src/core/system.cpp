@@ -1,5 +1,6 @@
 #include "flux/core/system.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -52,10 +53,30 @@ Duplex duplex_from_string(std::string_view s) {
   throw InputError("", "duplex", std::string(s), "must be half or full");
 }
 
+WiringSpec wiring_from_string(std::string_view s) {
+  if (s == "full") return {};
+  if (s == "rails") return {WiringKind::kRails, ""};
+  if (s.starts_with("file:") && s.size() > 5) {
+    return {WiringKind::kExplicit, std::string(s.substr(5))};
+  }
+  throw InputError("", "wiring", std::string(s), "must be full, rails or file:PATH");
+}
+
+std::string to_string(const WiringSpec& w) {
+  if (w.kind == WiringKind::kExplicit) return "file:" + w.file;
+  return std::string(to_string(w.kind));
+}
+
 void System::validate() const {
   check_options(kSystemOptions, *this);
   check_rate(link_gbps, "link_gbps");
   check_rate(scaleup_gbps, "scaleup_gbps");
+  if (ocs_radix == 1) {
+    throw InputError("", "ocs_radix", "1", "a switch needs at least 2 ports (0: no limit)");
+  }
+  if (wiring.kind == WiringKind::kExplicit && !wiring_ports) {
+    throw InputError("", "wiring", to_string(wiring), "the wiring file has not been read");
+  }
 }
 
 void System::validate_for(std::uint64_t accelerators) const {
@@ -65,6 +86,94 @@ void System::validate_for(std::uint64_t accelerators) const {
                      "must divide the " + std::to_string(accelerators) +
                          " accelerators into whole scale-up domains");
   }
+  if (accelerators > 0xffffffffu) {
+    throw InputError("", "accelerators", std::to_string(accelerators), "more than 2^32 - 1");
+  }
+  const auto n = static_cast<std::uint32_t>(accelerators);
+  switch (wiring.kind) {
+    case WiringKind::kFull:
+      if (ocs_radix != 0 && accelerators > ocs_radix) {
+        throw InputError("", "ocs_radix", std::to_string(ocs_radix),
+                         "a full wiring needs a port per accelerator on every switch (" +
+                             std::to_string(accelerators) + "): use --wiring rails");
+      }
+      return;
+    case WiringKind::kRails:
+      if (ocs_radix == 0) {
+        throw InputError("", "ocs_radix", "0", "rails need the switches' radix (--ocs-radix)");
+      }
+      (void)Wiring::rails(n, scaleup_size, switches, ocs_radix);  // the counts fit
+      return;
+    case WiringKind::kExplicit: {
+      const Wiring& w = *wiring_ports;
+      const std::string file = to_string(wiring);
+      if (w.accelerators() != accelerators) {
+        throw InputError("", "wiring", file,
+                         "wires " + std::to_string(w.accelerators()) +
+                             " accelerators, the job has " + std::to_string(accelerators));
+      }
+      if (!w.grouped()) {
+        throw InputError("", "wiring", file,
+                         w.grouping_problem() +
+                             ": Flux schedules wirings whose switches join groups of accelerators "
+                             "alike on every plane (docs/model.md, \"Wiring\")");
+      }
+      if (w.planes() != switches) {
+        throw InputError("", "switches", std::to_string(switches),
+                         "the wiring file links every accelerator to " +
+                             std::to_string(w.planes()) + " switches (one per plane)");
+      }
+      if (ocs_radix != 0 && w.radix() > ocs_radix) {
+        throw InputError("", "ocs_radix", std::to_string(ocs_radix),
+                         "below the wiring file's radix, " + std::to_string(w.radix()));
+      }
+      return;
+    }
+  }
+}
+
+SwitchId System::ocs_of(std::uint32_t plane, Rank r) const {
+  switch (wiring.kind) {
+    case WiringKind::kFull:
+      return SwitchId{plane};
+    case WiringKind::kRails:
+      return SwitchId{Wiring::rails_group(r, scaleup_size, ocs_radix) * switches + plane};
+    case WiringKind::kExplicit:
+      return wiring_ports->switch_of(wiring_ports->group_of(r), plane);
+  }
+  return SwitchId{};
+}
+
+std::vector<std::vector<Rank>> System::ocs_groups(std::uint32_t accelerators) const {
+  std::vector<std::vector<Rank>> groups;
+  for (std::uint32_t r = 0; r < accelerators; ++r) {
+    const std::uint32_t g = ocs_group(Rank{r});
+    if (g >= groups.size()) groups.resize(g + 1);
+    groups[g].emplace_back(r);
+  }
+  std::erase_if(groups, [](const std::vector<Rank>& g) { return g.empty(); });
+  return groups;
+}
+
+std::string System::wiring_text(std::uint64_t accelerators) const {
+  if (wiring.kind == WiringKind::kFull || accelerators > 0xffffffffu) return "";
+  const Wiring w = wiring_for(static_cast<std::uint32_t>(accelerators));
+  const std::uint64_t groups = w.switches() / std::max<std::uint32_t>(w.planes(), 1);
+  return to_string(wiring) + ", " + std::to_string(w.switches()) + " OCS of " +
+         std::to_string(w.radix()) + " ports (" + std::to_string(w.planes()) + " planes x " +
+         std::to_string(groups) + " groups), " + std::to_string(w.ports_used()) + " ports used";
+}
+
+Wiring System::wiring_for(std::uint32_t accelerators) const {
+  switch (wiring.kind) {
+    case WiringKind::kFull:
+      return Wiring::full(accelerators, switches);
+    case WiringKind::kRails:
+      return Wiring::rails(accelerators, scaleup_size, switches, ocs_radix);
+    case WiringKind::kExplicit:
+      break;
+  }
+  return *wiring_ports;
 }
 
 std::uint64_t System::link_bps() const {

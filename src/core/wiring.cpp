@@ -56,6 +56,7 @@ Wiring Wiring::full(std::uint32_t accelerators, std::uint32_t planes) {
   w.planes_ = planes;
   w.domain_size_ = 1;
   w.pods_ = 1;
+  w.groups_ = 1;
   return w;
 }
 
@@ -85,6 +86,9 @@ Wiring Wiring::rails(std::uint32_t accelerators, std::uint32_t domain_size, std:
   w.planes_ = planes;
   w.domain_size_ = domain_size;
   w.pods_ = pods;
+  // Groups: every (pod, rail) but the rails of a last pod's missing domains
+  // (none: every pod holds at least one whole domain).
+  w.groups_ = pods * domain_size;
   return w;
 }
 
@@ -137,7 +141,87 @@ Wiring Wiring::from_ports(std::uint32_t accelerators, std::uint32_t radix,
     w.port_begin_.push_back(w.port_rank_.size());
   }
   std::sort(w.links_.begin(), w.links_.end());  // by accelerator, then switch
+  w.find_groups();
   return w;
+}
+
+void Wiring::find_groups() {
+  const auto fail = [&](std::string problem) {
+    grouping_problem_ = std::move(problem);
+    group_of_.clear();
+    group_switch_.clear();
+    groups_ = 0;
+    planes_ = 0;
+  };
+  // Every accelerator on planes_ switches: links_ holds planes_ per
+  // accelerator, in order, so accelerator r's are links_[r * planes_, ...).
+  std::uint32_t r = 0;
+  for (std::size_t i = 0; i < links_.size(); ++r) {
+    if (links_[i].first.value() != r) {
+      return fail("accelerator " + std::to_string(r) + " is on no switch");
+    }
+    std::size_t j = i;
+    while (j < links_.size() && links_[j].first.value() == r) ++j;
+    if (r == 0) planes_ = static_cast<std::uint32_t>(j - i);
+    if (j - i != planes_) {
+      return fail("accelerator " + std::to_string(r) + " is on " + std::to_string(j - i) +
+                  " switches, accelerator 0 on " + std::to_string(planes_));
+    }
+    i = j;
+  }
+  if (r != accelerators_) return fail("accelerator " + std::to_string(r) + " is on no switch");
+  // Any two accelerators on one switch share all their switches.
+  const auto links_of = [&](std::uint32_t a) {
+    return links_.begin() + static_cast<std::ptrdiff_t>(std::size_t{a} * planes_);
+  };
+  for (std::uint32_t k = 0; k < switches_; ++k) {
+    if (port_begin_[k] == port_begin_[k + 1]) continue;  // no ports: no group uses it
+    const std::uint32_t first = port_rank_[port_begin_[k]].value();
+    for (std::uint64_t i = port_begin_[k] + 1; i < port_begin_[k + 1]; ++i) {
+      const std::uint32_t other = port_rank_[i].value();
+      for (std::uint32_t p = 0; p < planes_; ++p) {
+        if (links_of(first)[p].second != links_of(other)[p].second) {
+          return fail("accelerators " + std::to_string(first) + " and " + std::to_string(other) +
+                      " share switch " + std::to_string(k) + " but not all their switches");
+        }
+      }
+    }
+  }
+  // Groups numbered by their lowest accelerator.
+  group_of_.assign(accelerators_, 0);
+  std::vector<std::uint32_t> group_of_switch(switches_, 0xffffffffu);
+  for (std::uint32_t a = 0; a < accelerators_; ++a) {
+    const std::uint32_t k = links_of(a)->second.value();
+    if (group_of_switch[k] == 0xffffffffu) {
+      group_of_switch[k] = groups_++;
+      for (std::uint32_t p = 0; p < planes_; ++p) group_switch_.push_back(links_of(a)[p].second);
+    }
+    group_of_[a] = group_of_switch[k];
+  }
+}
+
+std::uint32_t Wiring::group_of(Rank r) const {
+  switch (kind_) {
+    case WiringKind::kFull:
+      return 0;
+    case WiringKind::kRails:
+      return rails_group(r, domain_size_, radix_);
+    case WiringKind::kExplicit:
+      return group_of_.at(r.value());
+  }
+  return 0;
+}
+
+SwitchId Wiring::switch_of(std::uint32_t group, std::uint32_t plane) const {
+  switch (kind_) {
+    case WiringKind::kFull:
+      return SwitchId{plane};
+    case WiringKind::kRails:
+      return SwitchId{group * planes_ + plane};
+    case WiringKind::kExplicit:
+      return group_switch_.at(std::size_t{group} * planes_ + plane);
+  }
+  return SwitchId{};
 }
 
 bool Wiring::attached(SwitchId k, Rank r) const {
@@ -166,7 +250,7 @@ std::vector<SwitchId> Wiring::switches_of(Rank r) const {
       break;
     case WiringKind::kRails: {
       for (std::uint32_t p = 0; p < planes_; ++p) {
-        out.emplace_back((p * domain_size_ + rail_of(r)) * pods_ + pod_of(r));
+        out.emplace_back((pod_of(r) * domain_size_ + rail_of(r)) * planes_ + p);
       }
       break;
     }

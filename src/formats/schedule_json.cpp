@@ -40,6 +40,11 @@ enum NodeId : int {
   kScaleupSize,
   kScaleupGbps,
   kDuplex,
+  kWiring,
+  kOcsRadix,
+  kWiringSwitches,
+  kWiringSwitch,
+  kWiringPort,
   kMakespan,
   kStatus,
   kLowerBound,
@@ -81,14 +86,19 @@ constexpr std::array<Field, 14> kRootFields = {{{"format", kFormat, true},
                                                 {"period_s", kPeriod, false},
                                                 {"tasks", kTasks, true},
                                                 {"circuits", kCircuits, true}}};
-// Versions (io::Field::since): 0 = flux.schedule/v1, 1 = v2 (scale-up).
+// Versions (io::Field::since): 0 = flux.schedule/v1, 1 = v2 (scale-up),
+// 2 = v3 (wiring).
 constexpr std::uint8_t kV2 = 1;
-constexpr std::array<Field, 6> kSystemFields = {{{"switches", kSwitches, true},
+constexpr std::uint8_t kV3 = 2;
+constexpr std::array<Field, 9> kSystemFields = {{{"switches", kSwitches, true},
                                                  {"link_gbps", kLinkGbps, true},
                                                  {"reconfig_delay_s", kReconfig, true},
                                                  {"scaleup_size", kScaleupSize, false, kV2},
                                                  {"scaleup_gbps", kScaleupGbps, false, kV2},
-                                                 {"duplex", kDuplex, false, kV2}}};
+                                                 {"duplex", kDuplex, false, kV2},
+                                                 {"wiring", kWiring, false, kV3},
+                                                 {"ocs_radix", kOcsRadix, false, kV3},
+                                                 {"wiring_switches", kWiringSwitches, false, kV3}}};
 // "switch" is required unless "fabric" is "scaleup" (checked at the task's end).
 constexpr std::array<Field, 4> kTaskFields = {{{"id", kTaskId, true},
                                                {"switch", kTaskSwitch, false},
@@ -103,44 +113,49 @@ constexpr std::array<Field, 5> kIntervalFields = {{{"a", kA, true},
                                                    {"down_s", kDown, true}}};
 
 constexpr std::array<Node, kNumNodes> kNodes = {{
-    {Kind::kObject, kRootFields},      // kRoot
-    {Kind::kString},                   // kFormat
-    {Kind::kString},                   // kScheduler
-    {Kind::kString},                   // kWorkload
-    {Kind::kObject, kSystemFields},    // kSystem
-    {Kind::kUint},                     // kSwitches
-    {Kind::kNumber},                   // kLinkGbps
-    {Kind::kTime},                     // kReconfig
-    {Kind::kUint},                     // kScaleupSize
-    {Kind::kNumber},                   // kScaleupGbps
-    {Kind::kString},                   // kDuplex
-    {Kind::kTime},                     // kMakespan
-    {Kind::kString},                   // kStatus
-    {Kind::kTime},                     // kLowerBound
-    {Kind::kNumber},                   // kGap
-    {Kind::kNonNegative},              // kSolveTime
-    {Kind::kString},                   // kCircuitModel
-    {Kind::kString},                   // kRouting
-    {Kind::kTime},                     // kPeriod: > 0, checked by the handler
-    {Kind::kArray, {}, kTask},         // kTasks
-    {Kind::kObject, kTaskFields},      // kTask
-    {Kind::kUint},                     // kTaskId
-    {Kind::kUint},                     // kTaskSwitch
-    {Kind::kString},                   // kTaskFabric
-    {Kind::kTime},                     // kStart
-    {Kind::kArray, {}, kCircuit},      // kCircuits
-    {Kind::kObject, kCircuitFields},   // kCircuit
-    {Kind::kUint},                     // kCircuitSwitch
-    {Kind::kArray, {}, kInterval},     // kIntervals
-    {Kind::kObject, kIntervalFields},  // kInterval
-    {Kind::kUint},                     // kA
-    {Kind::kUint},                     // kB
-    {Kind::kSignedTime},               // kSetup: up - tau, before 0 for a preset circuit
-    {Kind::kTime},                     // kUp
-    {Kind::kTime},                     // kDown
+    {Kind::kObject, kRootFields},       // kRoot
+    {Kind::kString},                    // kFormat
+    {Kind::kString},                    // kScheduler
+    {Kind::kString},                    // kWorkload
+    {Kind::kObject, kSystemFields},     // kSystem
+    {Kind::kUint},                      // kSwitches
+    {Kind::kNumber},                    // kLinkGbps
+    {Kind::kTime},                      // kReconfig
+    {Kind::kUint},                      // kScaleupSize
+    {Kind::kNumber},                    // kScaleupGbps
+    {Kind::kString},                    // kDuplex
+    {Kind::kString},                    // kWiring
+    {Kind::kUint},                      // kOcsRadix
+    {Kind::kArray, {}, kWiringSwitch},  // kWiringSwitches
+    {Kind::kArray, {}, kWiringPort},    // kWiringSwitch
+    {Kind::kUint},                      // kWiringPort
+    {Kind::kTime},                      // kMakespan
+    {Kind::kString},                    // kStatus
+    {Kind::kTime},                      // kLowerBound
+    {Kind::kNumber},                    // kGap
+    {Kind::kNonNegative},               // kSolveTime
+    {Kind::kString},                    // kCircuitModel
+    {Kind::kString},                    // kRouting
+    {Kind::kTime},                      // kPeriod: > 0, checked by the handler
+    {Kind::kArray, {}, kTask},          // kTasks
+    {Kind::kObject, kTaskFields},       // kTask
+    {Kind::kUint},                      // kTaskId
+    {Kind::kUint},                      // kTaskSwitch
+    {Kind::kString},                    // kTaskFabric
+    {Kind::kTime},                      // kStart
+    {Kind::kArray, {}, kCircuit},       // kCircuits
+    {Kind::kObject, kCircuitFields},    // kCircuit
+    {Kind::kUint},                      // kCircuitSwitch
+    {Kind::kArray, {}, kInterval},      // kIntervals
+    {Kind::kObject, kIntervalFields},   // kInterval
+    {Kind::kUint},                      // kA
+    {Kind::kUint},                      // kB
+    {Kind::kSignedTime},                // kSetup: up - tau, before 0 for a preset circuit
+    {Kind::kTime},                      // kUp
+    {Kind::kTime},                      // kDown
 }};
 
-constexpr std::array<std::string_view, 1> kOlderFormats = {kScheduleFormatV1};
+constexpr std::array<std::string_view, 2> kOlderFormats = {kScheduleFormatV1, kScheduleFormatV2};
 constexpr io::Schema kSchema{kNodes, kScheduleFormat, kOlderFormats};
 
 std::string seconds_text(core::TimePs ps) {
@@ -182,12 +197,14 @@ class ScheduleHandler final : public io::Handler {
       task_fabric_ = core::Fabric::kOcs;
     }
     if (node == kCircuit) circuit_ = CircuitEntry{};
+    if (node == kWiringSwitch) wiring_ports_.emplace_back();
     if (node == kInterval) interval_ = CircuitInterval{};
   }
 
   void end(int node, const io::Cursor& at) override {
     switch (node) {
       case kSystem:
+        build_wiring(at.path());
         validate_system();
         break;
       case kTask:
@@ -294,6 +311,18 @@ class ScheduleHandler final : public io::Handler {
                                  "unknown duplex (one of: half, full)");
         }
         break;
+      case kWiring:
+        s_.system.wiring = enum_value(core::wiring_from_string, v, at);
+        break;
+      case kOcsRadix:
+        if (v.u > core::kMaxOcsRadix) {
+          throw core::InputError("", at.path(), std::string(v.text), "too large: at most 2^20");
+        }
+        s_.system.ocs_radix = static_cast<std::uint32_t>(v.u);
+        break;
+      case kWiringPort:
+        wiring_ports_.back().emplace_back(id32(v, at));
+        break;
       case kStart:
         task_.start_ps = v.ps;
         break;
@@ -355,6 +384,31 @@ class ScheduleHandler final : public io::Handler {
     }
   }
 
+  // A wiring file's switches travel in the schedule ("wiring_switches"):
+  // rebuilt here, for as many accelerators as they list.
+  void build_wiring(const std::string& path) {
+    const bool file = s_.system.wiring.kind == core::WiringKind::kExplicit;
+    if (file != !wiring_ports_.empty()) {
+      throw core::InputError("", path + (file ? ".wiring_switches" : ".wiring"), "",
+                             "a wiring file's switches come with \"wiring\": \"file:...\", and "
+                             "only then");
+    }
+    if (!file) return;
+    std::uint32_t n = 0;
+    std::uint32_t radix = std::max<std::uint32_t>(s_.system.ocs_radix, 2);
+    for (const auto& ports : wiring_ports_) {
+      for (core::Rank r : ports) n = std::max(n, r.value() + 1);
+      radix = std::max(radix, static_cast<std::uint32_t>(ports.size()));
+    }
+    try {
+      s_.system.wiring_ports = std::make_shared<const core::Wiring>(
+          core::Wiring::from_ports(n, radix, std::move(wiring_ports_)));
+    } catch (const core::InputError& e) {
+      throw core::InputError("", path + ".wiring_" + e.field(), e.value(), e.problem());
+    }
+    wiring_ports_ = {};
+  }
+
   static core::Fabric fabric_from_string(const io::Leaf& v, const io::Cursor& at) {
     if (v.text == "ocs") return core::Fabric::kOcs;
     if (v.text == "scaleup") return core::Fabric::kScaleUp;
@@ -408,6 +462,7 @@ class ScheduleHandler final : public io::Handler {
   CircuitEntry circuit_;
   CircuitInterval interval_;
   std::vector<CircuitEntry> circuits_;
+  std::vector<std::vector<core::Rank>> wiring_ports_;
 };
 
 schedule::Schedule build(ScheduleHandler& handler, const std::string& source) {
@@ -449,11 +504,13 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   // v1 while nothing needs v2: those files stay as they were, byte for
   // byte, and older readers still read them. A scale-up send in a system
   // without domains (invalid, but the validator's to say) needs v2 too.
+  // v3 only for a wiring other than full (or a radix given).
+  const bool v3 = s.system.wiring.kind != core::WiringKind::kFull || s.system.ocs_radix != 0;
   const bool v2 =
-      s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
+      v3 || s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
       std::any_of(s.tasks.begin(), s.tasks.end(),
                   [](const schedule::TaskAssignment& t) { return t.sw == core::kScaleUpSwitch; });
-  j.member("format", v2 ? kScheduleFormat : kScheduleFormatV1);
+  j.member("format", v3 ? kScheduleFormat : v2 ? kScheduleFormatV2 : kScheduleFormatV1);
   j.member("scheduler", s.scheduler);
   j.member("workload", s.workload);
   j.key("system").begin_object();
@@ -466,6 +523,20 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
     // Written only when full: half-duplex files stay as they were.
     if (s.system.duplex != core::Duplex::kHalf)
       j.member("duplex", core::to_string(s.system.duplex));
+  }
+  if (v3) {
+    j.member("wiring", core::to_string(s.system.wiring));
+    j.member("ocs_radix", s.system.ocs_radix);
+    if (s.system.wiring_ports) {
+      const core::Wiring& w = *s.system.wiring_ports;
+      j.key("wiring_switches").begin_array();
+      for (std::uint32_t k = 0; k < w.switches(); ++k) {
+        j.begin_inline_array();
+        for (core::Rank r : w.ports(core::SwitchId{k})) j.value(r.value());
+        j.end_array();
+      }
+      j.end_array();
+    }
   }
   j.end_object();
   j.member("makespan_s", core::ps_to_seconds(s.makespan_ps));

@@ -3,21 +3,41 @@
 
 #include "flux/core/error.hpp"
 #include "flux/core/option.hpp"
+#include "flux/formats/wiring_json.hpp"
 #include "flux/frontend/options.hpp"
 
 namespace flux::frontend {
 
+core::System SystemOptions::with_wiring() const {
+  core::System s = system;
+  // Not a file, or one already read (a schedule's own wiring).
+  if (s.wiring.kind != core::WiringKind::kExplicit || s.wiring_ports) return s;
+  if (!wiring_read_ || wiring_read_from_ != s.wiring.file) {
+    wiring_read_ = std::make_shared<const core::Wiring>(formats::read_wiring(s.wiring.file));
+    wiring_read_from_ = s.wiring.file;
+  }
+  s.wiring_ports = wiring_read_;
+  if (!switches_given && wiring_read_->grouped()) s.switches = wiring_read_->planes();
+  return s;
+}
+
+std::vector<io::InputSpec> SystemOptions::inputs() const {
+  if (system.wiring.kind != core::WiringKind::kExplicit) return {};
+  return {{system.wiring.file, "the wiring file (--wiring)"}};
+}
+
 core::System SystemOptions::to_system() const {
+  core::System s = with_wiring();
   try {
-    system.validate();
+    s.validate();
   } catch (const core::InputError& e) {
     throw option_error(e, core::kSystemOptions);
   }
-  return system;
+  return s;
 }
 
 core::System SystemOptions::to_system(const core::Workload& w) const {
-  core::System s = system;
+  core::System s = with_wiring();
   if (w.scaleup_size() != 0 && !scaleup_size_given) s.scaleup_size = w.scaleup_size();
   if (w.scaleup_gbps() != 0 && !scaleup_gbps_given) s.scaleup_gbps = w.scaleup_gbps();
   try {

@@ -179,6 +179,13 @@ void check_failure(const Failure& f, const core::System& system, bool all_connec
   if (f.time_ps < 0 || f.time_ps > core::kMaxTimePs) {
     throw core::InputError("", "fail_switch", value, std::string(core::kTimeRangeProblem));
   }
+  if (system.wiring.kind != core::WiringKind::kFull) {
+    throw core::InputError("", "fail_switch", value,
+                           "failures are modelled on a full wiring only: under --wiring " +
+                               core::to_string(system.wiring) +
+                               " a switch holds one group's circuits of a plane, and the model "
+                               "fails whole planes");
+  }
   if (f.switch_index >= system.switches) {
     throw core::InputError(
         "", "fail_switch", value,

@@ -330,39 +330,85 @@ SparseMatrix sparse_traffic_matrix(const core::Workload& w, std::uint32_t scaleu
   return {w.accelerators(), merge_entries(std::move(entries))};
 }
 
+namespace {
+
+// A matrix being stuffed: every line's deficit to L, and add(i, j), which
+// puts min(row deficit i, column deficit j) at (i, j).
+class Stuffing {
+ public:
+  explicit Stuffing(const SparseMatrix& m) : n_(m.n), entries_(m.entries) {
+    const LineSums sums = line_sums(m);
+    l_ = sums.max;
+    row_deficit_.resize(m.n);
+    col_deficit_.resize(m.n);
+    for (std::uint32_t i = 0; i < m.n; ++i) {
+      row_deficit_[i] = l_ - sums.rows[i];
+      col_deficit_[i] = l_ - sums.cols[i];
+    }
+  }
+  void add(std::uint32_t i, std::uint32_t j) {
+    const std::uint64_t d = std::min(row_deficit_[i], col_deficit_[j]);
+    if (d == 0) return;
+    entries_.push_back({i, j, d});
+    row_deficit_[i] -= d;
+    col_deficit_[j] -= d;
+  }
+  // Two pointers over the rows and columns at(0), ..., at(size - 1) with a
+  // deficit.
+  template <class At>
+  void walk(std::size_t size, At at) {
+    for (std::size_t a = 0, b = 0;;) {
+      while (a < size && row_deficit_[at(a)] == 0) ++a;
+      while (b < size && col_deficit_[at(b)] == 0) ++b;
+      if (a == size || b == size) break;
+      add(at(a), at(b));
+    }
+  }
+  StuffedMatrix result() && { return {{n_, merge_entries(std::move(entries_))}, l_}; }
+
+ private:
+  std::uint32_t n_;
+  std::uint64_t l_ = 0;
+  std::vector<MatrixEntry> entries_;
+  std::vector<std::uint64_t> row_deficit_, col_deficit_;
+};
+
+}  // namespace
+
 StuffedMatrix stuff_matrix(const SparseMatrix& m, std::uint32_t scaleup_size) {
   check_matrix(m);
   check_domains(m.n, scaleup_size);
-  const LineSums sums = line_sums(m);
-  const std::uint64_t l = sums.max;
-  std::vector<std::uint64_t> row_deficit(m.n), col_deficit(m.n);
-  for (std::uint32_t i = 0; i < m.n; ++i) {
-    row_deficit[i] = l - sums.rows[i];
-    col_deficit[i] = l - sums.cols[i];
-  }
-  std::vector<MatrixEntry> entries = m.entries;
-  const auto add = [&](std::uint32_t i, std::uint32_t j) {
-    const std::uint64_t d = std::min(row_deficit[i], col_deficit[j]);
-    if (d == 0) return;
-    entries.push_back({i, j, d});
-    row_deficit[i] -= d;
-    col_deficit[j] -= d;
-  };
-  // Two pointers over the rows and columns [first, last) with a deficit.
-  const auto walk = [&](std::uint32_t first, std::uint32_t last) {
-    for (std::uint32_t i = first, j = first;;) {
-      while (i < last && row_deficit[i] == 0) ++i;
-      while (j < last && col_deficit[j] == 0) ++j;
-      if (i == last || j == last) break;
-      add(i, j);
-    }
-  };
+  Stuffing st(m);
   // Domain-diagonal blocks first (k = 1: the diagonal), then across.
   for (std::uint32_t first = 0; first < m.n; first += scaleup_size) {
-    walk(first, first + scaleup_size);
+    st.walk(scaleup_size, [first](std::size_t x) { return first + static_cast<std::uint32_t>(x); });
   }
-  walk(0, m.n);
-  return {{m.n, merge_entries(std::move(entries))}, l};
+  st.walk(m.n, [](std::size_t x) { return static_cast<std::uint32_t>(x); });
+  return std::move(st).result();
+}
+
+StuffedMatrix stuff_matrix_in_groups(const SparseMatrix& m,
+                                     std::span<const std::vector<core::Rank>> groups) {
+  check_matrix(m);
+  std::vector<std::uint32_t> group_of(m.n, kNone);
+  for (std::uint32_t g = 0; g < groups.size(); ++g) {
+    for (core::Rank r : groups[g]) {
+      if (r.value() < m.n) group_of[r.value()] = g;
+    }
+  }
+  for (const MatrixEntry& e : m.entries) {
+    if (group_of[e.row] != group_of[e.col] || group_of[e.row] == kNone) {
+      throw core::InputError("", "bvn", entry_str(e), "joins two groups no switch joins");
+    }
+  }
+  Stuffing st(m);
+  for (std::uint32_t i = 0; i < m.n; ++i) st.add(i, i);
+  // Each group's row and column deficits sum alike (its traffic stays in
+  // it, and the diagonal takes as much from both): the walk zeroes them.
+  for (const std::vector<core::Rank>& members : groups) {
+    st.walk(members.size(), [&members](std::size_t x) { return members[x].value(); });
+  }
+  return std::move(st).result();
 }
 
 std::vector<BvnTerm> bvn_decompose(const SparseMatrix& m) {
@@ -493,7 +539,10 @@ schedule::Schedule BvnScheduler::run(const core::Workload& w, const core::System
                            "all n ranks: at most 2^20 accelerators");
   }
   const std::uint32_t k = system.scaleup_size;
-  const StuffedMatrix stuffed = stuff_matrix(sparse_traffic_matrix(w, k), k);
+  const StuffedMatrix stuffed = system.wiring.kind == core::WiringKind::kFull
+                                    ? stuff_matrix(sparse_traffic_matrix(w, k), k)
+                                    : stuff_matrix_in_groups(sparse_traffic_matrix(w, k),
+                                                             system.ocs_groups(w.accelerators()));
   const std::vector<BvnTerm> terms = bvn_decompose(stuffed.matrix);
   BvnTimelines built = bvn_timelines(terms, w.accelerators(), system);
   schedule::Schedule s;

@@ -44,6 +44,14 @@
 // period_ps = M T, and the timelines list the intervals of slots 0 .. M-1,
 // sorted by (up, a, b).
 //
+// Wirings other than full (docs/model.md, "Wiring"): a plane's switches
+// each rotate the matchings of their own group's ports, in the same slots.
+// With G the largest group, matching r of plane-wide rotation is the union
+// over the groups of round r of the round-robin matchings of G nodes, node x
+// being the group's x-th accelerator (x past the group's size idles, and so
+// does a pair of one scale-up domain): every cross-domain pair of a group
+// meets once in the M = G - 1 (even G) or G (odd G) slots of the period.
+//
 // n < 3 is refused (k = 1): with 2 accelerators the single circuit never
 // changes (use `ideal`). tau = 0 is refused: the slot would be empty.
 #include <algorithm>
@@ -151,11 +159,45 @@ std::uint64_t rotornet_memory_bytes(std::uint32_t n, const core::System& system)
   return __builtin_add_overflow(intervals, matchings, &bytes) ? UINT64_MAX : bytes;
 }
 
+namespace {
+
+// The plane-wide matchings of a wiring's groups (above).
+std::vector<Matching> group_matchings(std::uint32_t n, const core::System& system) {
+  const std::vector<std::vector<Rank>> groups = system.ocs_groups(n);
+  std::size_t largest = 0;
+  for (const auto& g : groups) largest = std::max(largest, g.size());
+  const std::vector<Matching> rounds = round_robin_matchings(static_cast<std::uint32_t>(largest));
+  std::uint64_t circuits = 0;
+  for (const auto& g : groups) circuits += g.size() / 2;
+  if (saturating_product({system.switches, rounds.size(), circuits}) > kMaxRotornetCircuits) {
+    throw core::InputError("", "accelerators", std::to_string(n),
+                           "rotornet's period joins every pair of every group on every plane: "
+                           "more than " +
+                               std::to_string(kMaxRotornetCircuits) + " circuits; use bvn");
+  }
+  std::vector<Matching> result(rounds.size());
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    for (const auto& g : groups) {
+      for (const auto& [x, y] : rounds[r]) {
+        if (y.value() >= g.size()) continue;  // x < y: past the group's size, idle
+        const Rank a = g[x.value()], b = g[y.value()];
+        if (system.fabric(a, b) == core::Fabric::kOcs) result[r].emplace_back(a, b);
+      }
+    }
+    std::sort(result[r].begin(), result[r].end());
+  }
+  std::erase_if(result, [](const Matching& m) { return m.empty(); });
+  return result;
+}
+
+}  // namespace
+
 PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system,
                                      double duty_cycle) {
   system.validate_for(n);
+  const bool wired_fully = system.wiring.kind == core::WiringKind::kFull;
   if (const std::uint64_t circuits = rotornet_circuits(n, system);
-      circuits > kMaxRotornetCircuits) {
+      wired_fully && circuits > kMaxRotornetCircuits) {
     throw core::InputError(
         "", "accelerators", std::to_string(n),
         "rotornet's period connects every pair of accelerators on every switch: " +
@@ -172,11 +214,12 @@ PeriodicTimelines rotornet_timelines(std::uint32_t n, const core::System& system
   }
   const TimePs tau = system.reconfig_delay_ps;
   const TimePs slot = rotornet_slot_ps(tau, duty_cycle);
-  const std::vector<Matching> matchings = rotornet_matchings(n, system.scaleup_size);
+  const std::vector<Matching> matchings =
+      wired_fully ? rotornet_matchings(n, system.scaleup_size) : group_matchings(n, system);
   const std::uint64_t m = matchings.size();
   PeriodicTimelines out;
   out.timelines.resize(system.switches);
-  if (m == 0) return out;  // one domain: every send is electrical
+  if (m == 0) return out;  // one domain (or groups of one): no circuit to rotate
   if (__builtin_mul_overflow(slot, static_cast<TimePs>(m), &out.period_ps)) {
     throw core::InputError(
         "", "reconfig_delay", std::to_string(tau) + " ps",

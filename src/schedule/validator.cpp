@@ -170,6 +170,12 @@ class Checker {
       add(std::string("system: ").append(e.what()));
       return false;
     }
+    try {
+      core::check_routes(w_, s_.system);
+    } catch (const core::InputError& e) {
+      add(std::string("routes: ").append(e.what()));
+      return false;
+    }
     if (s_.timelines.size() != s_.system.switches) {
       std::ostringstream m;
       m << s_.timelines.size() << " timelines for " << s_.system.switches << " switches";
@@ -251,6 +257,13 @@ class Checker {
     } else if (c.a != c.b && s_.system.fabric(c.a, c.b) == core::Fabric::kScaleUp) {
       std::ostringstream m = bad("joins two accelerators of one scale-up domain (size ");
       m << s_.system.scaleup_size << "), which talk over the electrical fabric";
+      add(m);
+    } else if (c.a != c.b && !s_.system.joined(c.a, c.b)) {
+      std::ostringstream m = bad("no switch of this plane has both: ");
+      m << "rank " << c.a.value() << " is on OCS "
+        << s_.system.ocs_of(static_cast<std::uint32_t>(sw), c.a).value() << ", rank " << c.b.value()
+        << " on OCS " << s_.system.ocs_of(static_cast<std::uint32_t>(sw), c.b).value()
+        << " (--wiring " << core::to_string(s_.system.wiring) << ")";
       add(m);
     }
     if (s_.period_ps && *s_.period_ps > 0 && (c.setup_ps < 0 || c.down_ps > *s_.period_ps)) {

@@ -20,8 +20,17 @@ namespace flux::core {
 /// tasks[i].bytes when one p_v, or "tasks" when the serial horizon (the
 /// latest release, then every send and a tau one after another, all the
 /// compute and tails), is beyond kMaxTimePs. Every time computed from the
-/// result within a schedule no longer than that horizon fits.
+/// result within a schedule no longer than that horizon fits. Checks the
+/// routes first (check_routes).
 std::vector<TimePs> transmission_times(const Workload& w, const System& system);
+
+/// Throws InputError when the wiring cannot carry the workload: a send
+/// between scale-up domains whose endpoints no switch joins (field
+/// tasks[i], naming the send and both endpoints' groups), or a folded
+/// workload whose lift would change which sends a switch joins (field fold:
+/// under rails, exact only when every rail is one switch per plane and
+/// blocks are whole domains; never under a wiring file).
+void check_routes(const Workload& w, const System& system);
 
 /// Ancestor/descendant queries. Single queries search forward from u, pruned
 /// by topological position; batches sweep the DAG once per 512 distinct

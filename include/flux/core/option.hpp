@@ -135,8 +135,9 @@ struct FlagOption {
 
 /// A field of S chosen by name from a fixed set (an enum): `parse` maps a
 /// name to its value (throwing InputError naming `field` for another name),
-/// `name` maps a value back.
-template <class S, class E>
+/// `name` maps a value back (a view of a static name for an enum, a string
+/// for a value that carries text).
+template <class S, class E, class Name = std::string_view (*)(E)>
 struct ChoiceOption {
   using Struct = S;
   using Value = E;
@@ -145,7 +146,7 @@ struct ChoiceOption {
   std::string_view help;
   E S::*member;
   E (*parse)(std::string_view);
-  std::string_view (*name)(E);
+  Name name;
 };
 
 /// Calls f on every entry of a table (a std::tuple of options).

@@ -13,12 +13,16 @@
 // domains needs a circuit on an OCS, as in the paper. k = 1 is the paper's
 // model: every send crosses the optical fabric.
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "flux/core/ids.hpp"
 #include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
+#include "flux/core/wiring.hpp"
 
 namespace flux::core {
 
@@ -57,6 +61,18 @@ std::string_view to_string(Duplex d);
 Duplex duplex_from_string(std::string_view s);
 inline constexpr double kNvlink4Gbps = 3600.0;
 
+/// How the optical switches are wired (docs/model.md, "Wiring"): the
+/// option --wiring, "full", "rails" or "file:PATH".
+struct WiringSpec {
+  WiringKind kind = WiringKind::kFull;
+  std::string file;  ///< kExplicit: the flux.wiring/v1 file as given
+  bool operator==(const WiringSpec&) const = default;
+};
+/// "full", "rails" or "file:PATH" (PATH not empty); throws InputError
+/// (field "wiring") otherwise.
+WiringSpec wiring_from_string(std::string_view s);
+std::string to_string(const WiringSpec& w);
+
 struct System {
   /// Number of identical OCS (s); every accelerator has one link to each.
   std::uint32_t switches = 2;
@@ -72,13 +88,53 @@ struct System {
   double scaleup_gbps = kNvlink3Gbps;
   /// Half duplex (the paper's model) or full duplex circuits.
   Duplex duplex = Duplex::kHalf;
+  /// The wiring (docs/model.md, "Wiring"). Under any wiring `switches` is
+  /// the links per accelerator, the planes: a schedule's switch numbers are
+  /// planes, each plane's physical switches (ocs_of) holding the circuits of
+  /// their group.
+  WiringSpec wiring{};
+  /// Ports per OCS; 0: as many as needed (the paper's crossbar). Rails need
+  /// it; a full wiring refuses more accelerators than ports.
+  std::uint32_t ocs_radix = 0;
+  /// kExplicit: the wiring file's content, read by the front end
+  /// (formats::read_wiring); null otherwise.
+  std::shared_ptr<const Wiring> wiring_ports{};
 
   /// Throws InputError naming the field when a value is outside its bounds
   /// in kSystemOptions.
   void validate() const;
-  /// validate(), and that the domains tile `accelerators` ranks: throws
-  /// InputError (field scaleup_size) unless scaleup_size divides it.
+  /// validate(), that the domains tile `accelerators` ranks (InputError
+  /// naming scaleup_size unless scaleup_size divides it) and that the
+  /// wiring can be built for them: rails need ocs_radix, a full crossbar
+  /// one port per accelerator, a wiring file as many accelerators, grouped
+  /// (Wiring::grouped), one switch per plane. Errors name the field.
   void validate_for(std::uint64_t accelerators) const;
+
+  /// The wiring's group of `r` (Wiring::group_of): accelerators a circuit
+  /// can join are those of one group. 0 for every one under kFull.
+  [[nodiscard]] std::uint32_t ocs_group(Rank r) const {
+    switch (wiring.kind) {
+      case WiringKind::kFull:
+        return 0;
+      case WiringKind::kRails:
+        return Wiring::rails_group(r, scaleup_size, ocs_radix);
+      case WiringKind::kExplicit:
+        return wiring_ports->group_of(r);
+    }
+    return 0;
+  }
+  /// Whether a circuit can join `a` and `b`: some switch has both.
+  [[nodiscard]] bool joined(Rank a, Rank b) const { return ocs_group(a) == ocs_group(b); }
+  /// The physical switch of plane `plane` that holds `r`'s circuits.
+  [[nodiscard]] SwitchId ocs_of(std::uint32_t plane, Rank r) const;
+  /// The accelerators of each group, ascending (validate_for first); one
+  /// group of all under kFull.
+  [[nodiscard]] std::vector<std::vector<Rank>> ocs_groups(std::uint32_t accelerators) const;
+  /// What the wiring builds for `accelerators`, for reports: "rails, 16 OCS
+  /// of 8 ports (2 planes x 8 groups), 64 ports used"; "" under kFull.
+  [[nodiscard]] std::string wiring_text(std::uint64_t accelerators) const;
+  /// The physical wiring for `accelerators` (validate_for first).
+  [[nodiscard]] Wiring wiring_for(std::uint32_t accelerators) const;
 
   /// The fabric a send from `src` to `dst` uses: kScaleUp iff both are in
   /// one domain (and scaleup_size > 1).
@@ -135,6 +191,16 @@ inline constexpr auto kSystemOptions = std::tuple{
         "circuits: half (the paper's model: a->b and b->a take turns, reversing costs tau) or "
         "full (a circuit carries both directions at once)",
         &System::duplex, &duplex_from_string, &to_string},
+    ChoiceOption<System, WiringSpec, std::string (*)(const WiringSpec&)>{
+        "wiring", "--wiring",
+        "how the OCS are wired: full (every accelerator on every switch, the paper's model), "
+        "rails (the accelerator with local index r of each scale-up domain on rail r's switches, "
+        "domains in pods of --ocs-radix) or file:W.json (flux.wiring/v1)",
+        &System::wiring, &wiring_from_string, &to_string},
+    NumberOption<System, std::uint32_t>{
+        "ocs_radix", "--ocs-radix",
+        "ports per OCS (Palomar: 136, Lumentum R300: 300); 0: as many as the wiring needs",
+        &System::ocs_radix, 0, kMaxOcsRadix},
 };
 
 }  // namespace flux::core

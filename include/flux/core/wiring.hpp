@@ -11,6 +11,7 @@
 // (joining()); what no switch joins needs a route (forwarding over the
 // scale-up fabric, a relay, or a packet fabric).
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -39,7 +40,8 @@ class Wiring {
   /// Rails of switches with `radix` ports: domains of `domain_size`
   /// consecutive accelerators (which must tile them), the one with local
   /// index r on rail r's switches, domains d grouped into pods d / radix.
-  /// Switch (plane p, rail r, pod q) is number (p * domain_size + r) * pods + q.
+  /// Switch (plane p, rail r, pod q) is number (q * domain_size + r) * planes
+  /// + p: the switches of group (q, r), one per plane.
   /// Throws InputError naming ocs_radix, scaleup_size or switches.
   static Wiring rails(std::uint32_t accelerators, std::uint32_t domain_size, std::uint32_t planes,
                       std::uint32_t radix);
@@ -56,7 +58,8 @@ class Wiring {
   [[nodiscard]] std::uint32_t switches() const { return switches_; }
   /// Ports per switch: n for kFull, the given radix otherwise.
   [[nodiscard]] std::uint32_t radix() const { return radix_; }
-  /// kRails: planes, domain size (rails) and pods; 0 otherwise.
+  /// Links per accelerator in a grouped wiring (its switches, one per plane);
+  /// kRails: domain size (rails) and pods, 1 otherwise.
   [[nodiscard]] std::uint32_t planes() const { return planes_; }
   [[nodiscard]] std::uint32_t domain_size() const { return domain_size_; }
   [[nodiscard]] std::uint32_t pods() const { return pods_; }
@@ -73,14 +76,38 @@ class Wiring {
   /// Ports in use over all switches (the optics to buy).
   [[nodiscard]] std::uint64_t ports_used() const;
 
+  /// Whether the wiring is grouped (above): always for kFull and kRails; for
+  /// kExplicit when every accelerator is on the same number of switches and
+  /// any two that share a switch share all of theirs.
+  [[nodiscard]] bool grouped() const { return grouping_problem_.empty(); }
+  /// Why a kExplicit wiring is not grouped, naming the accelerators and
+  /// switches ("" when grouped).
+  [[nodiscard]] const std::string& grouping_problem() const { return grouping_problem_; }
+  /// Grouped wirings: the number of groups, the group of `r` (numbered by
+  /// their lowest accelerator) and its switch on `plane` (< planes()).
+  [[nodiscard]] std::uint32_t groups() const { return groups_; }
+  [[nodiscard]] std::uint32_t group_of(Rank r) const;
+  [[nodiscard]] SwitchId switch_of(std::uint32_t group, std::uint32_t plane) const;
+
+  /// The group of `r` under rails of `domain_size` and `radix` (pod q, rail
+  /// l: q * domain_size + l), for any number of accelerators.
+  static std::uint32_t rails_group(Rank r, std::uint32_t domain_size, std::uint32_t radix) {
+    const std::uint32_t domain = r.value() / domain_size;
+    return domain / radix * domain_size + r.value() % domain_size;
+  }
+
  private:
   // kRails: an accelerator's rail (local index) and pod; a switch's.
   [[nodiscard]] std::uint32_t rail_of(Rank r) const { return r.value() % domain_size_; }
   [[nodiscard]] std::uint32_t pod_of(Rank r) const { return r.value() / domain_size_ / radix_; }
   [[nodiscard]] std::uint32_t rail_of_switch(SwitchId k) const {
-    return (k.value() / pods_) % domain_size_;
+    return (k.value() / planes_) % domain_size_;
   }
-  [[nodiscard]] std::uint32_t pod_of_switch(SwitchId k) const { return k.value() % pods_; }
+  [[nodiscard]] std::uint32_t pod_of_switch(SwitchId k) const {
+    return k.value() / planes_ / domain_size_;
+  }
+  // kExplicit: finds the groups, or says why there are none.
+  void find_groups();
 
   WiringKind kind_ = WiringKind::kFull;
   std::uint32_t accelerators_ = 0;
@@ -89,11 +116,16 @@ class Wiring {
   std::uint32_t planes_ = 0;
   std::uint32_t domain_size_ = 0;
   std::uint32_t pods_ = 0;
+  std::uint32_t groups_ = 0;
+  std::string grouping_problem_;
   // kExplicit: the ports by switch (compressed rows, ascending within a
   // row) and by accelerator (pairs sorted), both as large as the ports.
   std::vector<std::uint64_t> port_begin_;  ///< per switch, into port_rank_
   std::vector<Rank> port_rank_;
   std::vector<std::pair<Rank, SwitchId>> links_;
+  // kExplicit, grouped: per accelerator its group; per group its switches.
+  std::vector<std::uint32_t> group_of_;
+  std::vector<SwitchId> group_switch_;
 };
 
 }  // namespace flux::core

@@ -34,9 +34,12 @@
 
 namespace flux::formats {
 
-/// What the writer writes for a system with scale-up domains; the reader
-/// reads it and kScheduleFormatV1.
-inline constexpr std::string_view kScheduleFormat = "flux.schedule/v2";
+/// What the writer writes for a system wired other than in full (a wiring
+/// and an OCS radix, docs/formats.md); the reader reads it and the two below.
+inline constexpr std::string_view kScheduleFormat = "flux.schedule/v3";
+/// What the writer writes for a system with scale-up domains or full-duplex
+/// circuits, wired in full.
+inline constexpr std::string_view kScheduleFormatV2 = "flux.schedule/v2";
 /// What the writer writes for a system without scale-up domains
 /// (scaleup_size 1): the paper's model, files unchanged since v1.
 inline constexpr std::string_view kScheduleFormatV1 = "flux.schedule/v1";

@@ -3,8 +3,14 @@
 // --switches, --link-gbps, --tau, --scaleup-size, ...), and the system it
 // runs a workload on: the workload's scale-up hints unless the options give
 // their own.
+#include <memory>
+#include <string>
+
+#include <vector>
+
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
+#include "flux/io/output.hpp"
 
 namespace flux::frontend {
 
@@ -14,8 +20,11 @@ struct SystemOptions {
   core::System system;
   bool scaleup_size_given = false;
   bool scaleup_gbps_given = false;
+  bool switches_given = false;
 
-  /// Validates; throws core::InputError naming the option.
+  /// Validates; throws core::InputError naming the option. Under
+  /// --wiring file:W.json reads W.json (once) into the system's
+  /// wiring_ports, its planes the switches unless --switches is given.
   [[nodiscard]] core::System to_system() const;
   /// The system for workload `w`: without --scaleup-size (--scaleup-gbps)
   /// given, the workload's hint (core::Workload::scaleup_size,
@@ -23,6 +32,15 @@ struct SystemOptions {
   /// tile its accelerators (core::System::validate_for). Errors name the
   /// option.
   [[nodiscard]] core::System to_system(const core::Workload& w) const;
+
+  /// The files the options read (--wiring file:W.json), for
+  /// io::check_outputs: an output never overwrites them.
+  [[nodiscard]] std::vector<io::InputSpec> inputs() const;
+
+ private:
+  [[nodiscard]] core::System with_wiring() const;
+  mutable std::shared_ptr<const core::Wiring> wiring_read_;  ///< the file, once read
+  mutable std::string wiring_read_from_;
 };
 
 }  // namespace flux::frontend

@@ -107,6 +107,14 @@ struct StuffedMatrix {
 /// unsorted or duplicate, zero value), a line sum beyond 2^64 or domains that
 /// do not tile n.
 StuffedMatrix stuff_matrix(const SparseMatrix& m, std::uint32_t scaleup_size = 1);
+/// Under a wiring other than full (docs/model.md, "Wiring"): `m`'s entries
+/// all lie inside `groups` (the wiring's groups, core::System::ocs_groups),
+/// so each group's rows and columns sum alike; the diagonal first, then a
+/// walk over each group's members, so no entry ever joins two groups.
+/// Entries inside a domain stay non-circuits, as above. Throws
+/// core::InputError also for an entry across groups.
+StuffedMatrix stuff_matrix_in_groups(const SparseMatrix& m,
+                                     std::span<const std::vector<core::Rank>> groups);
 
 /// One term of a decomposition: weight * the permutation matrix of `perm`
 /// (row i, column perm[i]).
