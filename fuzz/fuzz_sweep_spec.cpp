@@ -28,7 +28,7 @@ void sweep_file(std::string_view text, bool json) {
     product *= a.values.size();
     if (product > kMaxFuzzPoints) return;
   }
-  for (const flux::sweep::Point& p : spec.points()) (void)flux::sweep::csv_row(p, {});
+  for (const flux::sweep::Point& p : spec.points()) (void)flux::sweep::csv_row(spec, p, {});
   (void)flux::sweep::csv_header(spec);
 }
 

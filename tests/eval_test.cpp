@@ -1,6 +1,6 @@
-// The evaluation: the presets (the shipped sweep files), a reduced sweep's
-// invariants, the CSV round trip and its errors, resuming (kept rows, configuration checks), the
-// summary and the gnuplot script.
+// One point measured: the presets' points (the shipped sweep files), a
+// reduced study's invariants, the CSV round trip and its errors, the resume
+// check, the summary.
 #include "flux/eval/evaluate.hpp"
 
 #include <gtest/gtest.h>
@@ -20,12 +20,19 @@ namespace {
 using core::kPsPerMs;
 using core::kPsPerUs;
 
-EvalConfig small() {
-  EvalConfig c = sweep::evaluation_preset("paper-fig2");
-  c.layers = {1};
-  c.taus_ps = {kPsPerUs, kPsPerMs};
-  c.sched.time_limit_s = 30;
-  return c;
+// Points of a preset with axis overrides, as flux evaluate makes them.
+std::vector<EvalPoint> points_of(sweep::SweepSpec spec) {
+  std::vector<EvalPoint> out;
+  for (const sweep::Point& p : spec.points()) out.push_back(p.config);
+  return out;
+}
+
+std::vector<EvalPoint> small() {
+  sweep::SweepSpec s = sweep::preset_spec("paper-fig2");
+  s.set_axis("layers", {"1"});
+  s.set_axis("tau", {"1us", "1ms"});
+  s.set_axis("time_limit", {"30s"});
+  return points_of(s);
 }
 
 // Equal on the point and its metrics (wall times aside).
@@ -47,88 +54,80 @@ std::filesystem::path temp_file(const std::string& name) {
 }
 
 TEST(Eval, PresetIsThePapersSetup) {
-  const EvalConfig c = sweep::evaluation_preset("paper-fig2");
-  EXPECT_EQ(c.layers, (std::vector<std::uint32_t>{8, 16}));
-  EXPECT_EQ(c.taus_ps.size(), 7u);
-  EXPECT_EQ(c.taus_ps.front(), kPsPerUs);
-  EXPECT_EQ(c.taus_ps.back(), kPsPerMs);
-  EXPECT_EQ(c.schedulers,
-            (std::vector<std::string>{"flux-milp", "rotornet", "rotornet-vlb", "bvn", "ideal"}));
-  EXPECT_EQ(c.training.tp * c.training.dp, 8u);
-  EXPECT_EQ(c.system.switches, 2u);
-  EXPECT_EQ(c.system.link_gbps, 800);
-  EXPECT_EQ(c.training.gpu.name, "a100");
-  EXPECT_EQ(c.system.scaleup_size, 1u);  // the paper's model: no scale-up fabric
-  EXPECT_EQ(c.file_stem, "fig2");
-  EXPECT_EQ(c.preset, "paper-fig2");
-  EXPECT_THROW(sweep::evaluation_preset("fig3"), core::InputError);
+  const std::vector<EvalPoint> c = points_of(sweep::preset_spec("paper-fig2"));
+  ASSERT_EQ(c.size(), 2u * 7u * 5u);
+  EXPECT_EQ(c.front().job.name, "L8");
+  EXPECT_EQ(c.back().job.name, "L16");
+  EXPECT_EQ(c.front().tau_ps, kPsPerUs);
+  EXPECT_EQ(c.back().tau_ps, kPsPerMs);
+  EXPECT_EQ(c[0].scheduler, "flux-milp");
+  EXPECT_EQ(c[4].scheduler, "ideal");
+  EXPECT_EQ(c[0].job.training.tp * c[0].job.training.dp, 8u);
+  EXPECT_EQ(c[0].system.switches, 2u);
+  EXPECT_EQ(c[0].system.link_gbps, 800);
+  EXPECT_EQ(c[0].job.training.gpu.name, "a100");
+  EXPECT_EQ(c[0].job.scaleup_size, 1u);  // the paper's model: no scale-up fabric
+  EXPECT_EQ(sweep::preset_stem("paper-fig2"), "fig2");
+  EXPECT_THROW(sweep::preset_spec("fig3"), core::InputError);
 }
 
 TEST(Eval, RealJobsPresetIsTheNamedJobsFolded) {
-  const EvalConfig c = sweep::evaluation_preset("real-jobs");
-  EXPECT_TRUE(c.layers.empty());
-  ASSERT_EQ(c.named_jobs.size(), 2u);
-  EXPECT_EQ(c.named_jobs[0].name, "llama3-405b-16k");
-  EXPECT_EQ(c.named_jobs[0].training.ranks(), 16384u);
-  EXPECT_EQ(c.named_jobs[0].training.generated_ranks(), 512u);  // 4 of 128 DP replicas
-  EXPECT_EQ(c.named_jobs[0].scaleup_size, 8u);
-  EXPECT_EQ(c.named_jobs[0].scaleup_gbps, core::kNvlink4Gbps);
-  EXPECT_EQ(c.named_jobs[1].name, "llama3-70b-1k");
-  EXPECT_EQ(c.named_jobs[1].training.ranks(), 1024u);
-  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{10 * kPsPerUs, kPsPerMs}));
-  EXPECT_EQ(c.schedulers.front(), "flux");
-  EXPECT_EQ(c.file_stem, "jobs");
-  EXPECT_NO_THROW(c.validate());
-  EvalConfig both = c;
-  both.layers = {8};
-  EXPECT_THROW(both.validate(), core::InputError);
+  const std::vector<EvalPoint> c = points_of(sweep::preset_spec("real-jobs"));
+  ASSERT_EQ(c.size(), 2u * 2u * 5u);
+  const EvalJob& big = c.front().job;
+  EXPECT_EQ(big.name, "llama3-405b-16k");
+  EXPECT_EQ(big.training.ranks(), 16384u);
+  EXPECT_EQ(big.training.generated_ranks(), 512u);  // 4 of 128 DP replicas
+  EXPECT_EQ(big.scaleup_size, 8u);
+  EXPECT_EQ(big.scaleup_gbps, core::kNvlink4Gbps);
+  EXPECT_EQ(c.back().job.name, "llama3-70b-1k");
+  EXPECT_EQ(c.back().job.training.ranks(), 1024u);
+  EXPECT_EQ(c.front().tau_ps, 10 * kPsPerUs);
+  EXPECT_EQ(c.front().scheduler, "flux");
+  EXPECT_EQ(sweep::preset_stem("real-jobs"), "jobs");
+  for (const EvalPoint& p : c) EXPECT_NO_THROW(p.validate());
 }
 
-TEST(Eval, ConfigErrors) {
-  EvalConfig c = small();
-  c.schedulers = {"flux-milp", "magic"};
+TEST(Eval, PointErrors) {
+  EvalPoint c = small().front();
+  c.scheduler = "magic";
   EXPECT_THROW(c.validate(), core::InputError);
-  c = small();
-  c.schedulers = {"bvn", "bvn"};
+  c = small().front();
+  c.job.training.model.layers = 0;
   EXPECT_THROW(c.validate(), core::InputError);
-  c = small();
-  c.layers = {0};
-  EXPECT_THROW(c.validate(), core::InputError);
-  c = small();
+  c = small().front();
   c.system.switches = 0;
   EXPECT_THROW(c.validate(), core::InputError);
+  sweep::SweepSpec s = sweep::preset_spec("paper-fig2");
+  EXPECT_THROW(s.set_axis("scheduler", {"bvn", "bvn"}), core::InputError);
+  EXPECT_THROW(s.set_axis("tau", {"1us", "1000ns"}), core::InputError);
+  EXPECT_THROW(s.set_axis("layers", {"0"}), core::InputError);
 }
 
 // The reduced sweep of the issue: every row present and finite, every
 // scheduler at least as slow as ideal, flux-milp's simulated iteration time
 // equal to its schedule's makespan, flux-milp no slower than any baseline.
 TEST(Eval, ReducedSweepInvariants) {
-  const EvalConfig c = small();
+  const std::vector<EvalPoint> c = small();
+  ASSERT_EQ(c.size(), 10u);
   std::vector<EvalRow> rows;
-  std::size_t calls = 0;
-  run_evaluation(c, rows, [&](std::size_t done, std::size_t total, const EvalRow&, bool resumed) {
-    ++calls;
-    EXPECT_EQ(done, calls);
-    EXPECT_EQ(total, 10u);
-    EXPECT_FALSE(resumed);
-  });
-  ASSERT_EQ(rows.size(), 10u);
+  for (const EvalPoint& p : c) rows.push_back(measure(p));
   std::map<std::pair<core::TimePs, std::string>, const EvalRow*> at;
   for (const EvalRow& r : rows) at[{r.tau_ps, r.scheduler}] = &r;
   ASSERT_EQ(at.size(), 10u);
-  for (core::TimePs tau : c.taus_ps) {
+  for (core::TimePs tau : {kPsPerUs, kPsPerMs}) {
     const EvalRow& ideal = *at.at({tau, "ideal"});
     const EvalRow& flux = *at.at({tau, "flux-milp"});
     ASSERT_TRUE(flux.schedule_makespan_s.has_value());
     EXPECT_EQ(flux.iteration_time_s, *flux.schedule_makespan_s);
     EXPECT_EQ(flux.status, "optimal");
-    for (const std::string& s : c.schedulers) {
+    for (const char* s : {"flux-milp", "rotornet", "rotornet-vlb", "bvn", "ideal"}) {
       const EvalRow& r = *at.at({tau, s});
       SCOPED_TRACE(s);
       EXPECT_TRUE(std::isfinite(r.iteration_time_s));
       EXPECT_GT(r.iteration_time_s, 0);
       EXPECT_GE(r.iteration_time_s, ideal.iteration_time_s);
-      if (s != "ideal") {
+      if (std::string(s) != "ideal") {
         EXPECT_GE(r.iteration_time_s, flux.iteration_time_s);
       }
       EXPECT_GT(r.peak_nic_bytes, 0u);
@@ -139,57 +138,25 @@ TEST(Eval, ReducedSweepInvariants) {
       EXPECT_GT(at.at({tau, s})->peak_nic_bytes, 1000 * flux.peak_nic_bytes) << s;
     }
   }
-  // Rows are sorted by (layers, tau, scheduler order).
-  EXPECT_EQ(rows.front().scheduler, "flux-milp");
-  EXPECT_EQ(rows.front().tau_ps, kPsPerUs);
-  EXPECT_EQ(rows.back().scheduler, "ideal");
 
-  // CSV round trip, exact.
+  // CSV round trip, exact, a file and a row alike.
   const auto file = temp_file("roundtrip.csv");
   write_csv(file, rows);
   const std::vector<EvalRow> back = read_csv(file);
   ASSERT_EQ(back.size(), rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(back[i], rows[i]);
-
-  // Resuming: kept rows are not recomputed; missing ones are.
-  std::vector<EvalRow> partial(back.begin(), back.begin() + 7);
-  std::size_t resumed = 0, computed = 0;
-  run_evaluation(c, partial, [&](std::size_t, std::size_t, const EvalRow&, bool r) {
-    (r ? resumed : computed)++;
-  });
-  EXPECT_EQ(resumed, 7u);
-  EXPECT_EQ(computed, 3u);
-  ASSERT_EQ(partial.size(), 10u);
-  for (std::size_t i = 0; i < 10; ++i) {
-    EXPECT_EQ(partial[i].scheduler, rows[i].scheduler);
-    EXPECT_EQ(partial[i].iteration_time_s, rows[i].iteration_time_s);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    expect_same_row(back[i], rows[i]);
+    expect_same_row(parse_csv_row(csv_row(rows[i])), rows[i]);
+    EXPECT_NO_THROW(check_resume(c[i], back[i], i));
   }
-
-  // The same three points one by one, as flux evaluate runs them through
-  // the sweep runner: pending_points, run_evaluation of each, the row read
-  // back from its CSV line, add_row: the same rows in the same order.
-  std::vector<EvalRow> one_by_one(back.begin(), back.begin() + 7);
-  const std::vector<EvalConfig> pending = pending_points(c, one_by_one);
-  ASSERT_EQ(pending.size(), 3u);
-  for (const EvalConfig& one : pending) {
-    EXPECT_EQ(one.jobs().size() * one.taus_ps.size() * one.schedulers.size(), 1u);
-    std::vector<EvalRow> single;
-    run_evaluation(one, single, {});
-    ASSERT_EQ(single.size(), 1u);
-    add_row(c, one_by_one, parse_csv_row(csv_row(single.front())));
-  }
-  EXPECT_TRUE(pending_points(c, one_by_one).empty());
-  ASSERT_EQ(one_by_one.size(), 10u);
-  for (std::size_t i = 0; i < 10; ++i) expect_same_row(one_by_one[i], rows[i]);
   EXPECT_THROW(parse_csv_row("1,2,3"), core::InputError);
 
   // Resuming under another configuration is refused.
-  EvalConfig other = c;
+  EvalPoint other = c.front();
   other.system.switches = 3;
-  std::vector<EvalRow> copy = rows;
   try {
-    run_evaluation(other, copy, {});
-    FAIL() << "resumed rows measured with 2 switches in a 3-switch sweep";
+    check_resume(other, rows.front(), 0);
+    FAIL() << "resumed a row measured with 2 switches in a 3-switch sweep";
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.field(), "switches");
     EXPECT_NE(std::string(e.what()).find("--fresh"), std::string::npos) << e.what();
@@ -199,9 +166,6 @@ TEST(Eval, ReducedSweepInvariants) {
   EXPECT_NE(table.find("iteration time (ms)"), std::string::npos) << table;
   EXPECT_NE(table.find("opt"), std::string::npos) << table;
   EXPECT_NE(table.find("peak NIC memory"), std::string::npos) << table;
-  const std::string gp = gnuplot_script(c, rows, "a.png", "a.svg");
-  EXPECT_NE(gp.find("$J0_rotornet_vlb << EOD"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("set output 'a.svg'"), std::string::npos) << gp;
   std::filesystem::remove(file);
 }
 

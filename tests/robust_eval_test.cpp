@@ -118,61 +118,53 @@ TEST(RobustPlanning, AdoptedPlanIsAScheduleOfTheRealWorkload) {
 }
 
 TEST(RobustnessPreset, Points) {
-  const auto c = sweep::robustness_preset();
-  EXPECT_NO_THROW(c.validate());
-  const auto jobs = c.jobs();
-  ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs[0].name, "L8-a100");
-  EXPECT_EQ(jobs[1].name, "L8-h100");
-  EXPECT_EQ(jobs[1].training.gpu.name, "h100");
-  EXPECT_EQ(jobs[0].training.model.layers, 8u);
-  EXPECT_EQ(jobs[0].training.tp * jobs[0].training.dp, 8u);
-  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{10 * kPsPerUs, kPsPerMs}));
-  EXPECT_EQ(c.schedulers, (std::vector<std::string>{"flux", "flux-robust", "rotornet",
-                                                    "rotornet-vlb", "bvn", "ideal"}));
-  const auto p = c.perturbations();
-  ASSERT_EQ(p.size(), 9u);
-  EXPECT_EQ(p[0].kind, PerturbationKind::kNone);
-  EXPECT_EQ(p[0].trials, 1u);
+  sweep::SweepSpec spec = sweep::preset_spec("robustness");
+  std::vector<sweep::Point> points = spec.points();
+  ASSERT_EQ(points.size(), 2u * 2u * 6u * 9u);
+  sweep::preset_order(spec, points);
+  std::vector<eval::RobustPoint> list;
+  for (const sweep::Point& p : points) {
+    ASSERT_TRUE(p.robust.has_value());
+    EXPECT_NO_THROW(p.robust->validate());
+    list.push_back(*p.robust);
+  }
+  // In the CSV's order: job, tau, scheduler, perturbation (none, the
+  // jitters, the stragglers, the failures).
+  EXPECT_EQ(list[0].job.name, "L8-a100");
+  EXPECT_EQ(list.back().job.name, "L8-h100");
+  EXPECT_EQ(list.back().job.training.gpu.name, "h100");
+  EXPECT_EQ(list[0].job.training.model.layers, 8u);
+  EXPECT_EQ(list[0].job.training.tp * list[0].job.training.dp, 8u);
+  EXPECT_EQ(list[0].tau_ps, 10 * kPsPerUs);
+  EXPECT_EQ(list[0].scheduler, "flux");
+  EXPECT_EQ(list[9].scheduler, "flux-robust");
+  EXPECT_EQ(list[0].perturbation.kind, PerturbationKind::kNone);
+  EXPECT_EQ(list[0].perturbation.trials, 1u);
   const double jitters[] = {0.02, 0.05, 0.10, 0.20};
   for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(p[1 + i].kind, PerturbationKind::kJitter);
-    EXPECT_EQ(p[1 + i].jitter, jitters[i]);
-    EXPECT_EQ(p[1 + i].trials, 20u);
+    EXPECT_EQ(list[1 + i].perturbation.kind, PerturbationKind::kJitter);
+    EXPECT_EQ(list[1 + i].perturbation.jitter, jitters[i]);
+    EXPECT_EQ(list[1 + i].perturbation.trials, 20u);
   }
-  EXPECT_EQ(p[5].kind, PerturbationKind::kStraggler);
-  EXPECT_EQ(p[5].straggler_factor, 1.1);
-  EXPECT_EQ(p[6].straggler_factor, 1.5);
-  EXPECT_EQ(p[6].trials, 1u);
-  // Switch 1 fails alone (deterministic), then under 5 % jitter over the trials.
-  EXPECT_EQ(p[7].kind, PerturbationKind::kFailure);
-  EXPECT_EQ(p[7].jitter, 0);
-  EXPECT_EQ(p[7].trials, 1u);
-  EXPECT_EQ(p[8].kind, PerturbationKind::kFailure);
-  EXPECT_EQ(p[8].jitter, 0.05);
-  EXPECT_EQ(p[8].trials, 20u);
-  EXPECT_EQ(c.fail_switch, 1u);
-  EXPECT_EQ(c.fail_fraction, 0.5);
-  EXPECT_EQ(c.replan_time_limit_s, 2);
-  EXPECT_EQ(c.straggler_rank, 0u);
-  EXPECT_EQ(c.points(), 2u * 2u * 6u * 9u);
-  EXPECT_EQ(c.execution, sim::Execution::kOrdered);
-  EXPECT_EQ(c.trials, 20u);
-  EXPECT_EQ(c.seed, 1u);
-  EXPECT_EQ(c.replan_moves, 1000u);
-  EXPECT_EQ(c.system.switches, 2u);
-  EXPECT_EQ(c.system.link_gbps, 800);
-  // The file's points are the study's, in its order as the sweep gives them.
-  const auto spec = sweep::preset_spec("robustness");
-  EXPECT_EQ(spec.points().size(), c.points());
-  const auto list = c.point_list();
-  ASSERT_EQ(list.size(), c.points());
-  EXPECT_EQ(list[0].job.name, "L8-a100");
-  EXPECT_EQ(list[8].perturbation_text(), "failure 5%");
+  EXPECT_EQ(list[5].perturbation.kind, PerturbationKind::kStraggler);
+  EXPECT_EQ(list[5].perturbation.straggler_factor, 1.1);
   EXPECT_EQ(list[6].perturbation_text(), "straggler x1.5");
+  EXPECT_EQ(list[6].perturbation.trials, 1u);
+  // Switch 1 fails alone (deterministic), then under 5 % jitter over the trials.
+  EXPECT_EQ(list[7].perturbation.kind, PerturbationKind::kFailure);
+  EXPECT_EQ(list[7].perturbation.trials, 1u);
+  EXPECT_EQ(list[8].perturbation_text(), "failure 5%");
+  EXPECT_EQ(list[8].perturbation.trials, 20u);
+  EXPECT_EQ(list[8].fail_switch, 1u);
   EXPECT_EQ(list[8].fail_fraction, 0.5);
+  EXPECT_EQ(list[8].replan_time_limit_s, 2);
+  EXPECT_EQ(list[8].replan_moves, 1000u);
+  EXPECT_EQ(list[8].straggler_rank, 0u);
+  EXPECT_EQ(list[8].execution, sim::Execution::kOrdered);
+  EXPECT_EQ(list[8].seed, 1u);
+  EXPECT_EQ(list[8].system.switches, 2u);
+  EXPECT_EQ(list[8].system.link_gbps, 800);
   EXPECT_EQ(list[8].system.reconfig_delay_ps, 10 * kPsPerUs);
-  EXPECT_EQ(sweep::robustness_point(list[8]).key(), "L8-a100,10 us,flux,failure 5%");
 }
 
 TEST(RobustnessPreset, Variants) {
@@ -185,31 +177,54 @@ TEST(RobustnessPreset, Variants) {
   EXPECT_THROW((void)eval::perturbation_kind_from_string("meteor"), core::InputError);
 }
 
-eval::RobustnessConfig tiny(std::vector<std::string> schedulers) {
-  auto c = sweep::robustness_preset();
-  c.layers = {1};
-  c.gpus = {"a100"};
-  c.taus_ps = {10 * kPsPerUs};
-  c.schedulers = std::move(schedulers);
-  c.jitters = {0, 0.2};
-  c.straggler_factors = {1.5};
-  c.failure_jitters = {};
-  c.trials = 3;
-  c.seed = 11;
-  return c;
+// A study: its points, in the CSV's order.
+struct Study {
+  std::vector<eval::RobustPoint> points;
+  template <class F>
+  void set(F f) {
+    for (eval::RobustPoint& p : points) f(p);
+  }
+};
+
+// The robustness preset cut down by axis overrides, as flux evaluate does.
+Study study(sweep::SweepSpec spec) {
+  std::vector<sweep::Point> points = spec.points();
+  sweep::preset_order(spec, points);
+  Study s;
+  for (const sweep::Point& p : points) s.points.push_back(*p.robust);
+  return s;
+}
+
+sweep::SweepSpec tiny_spec(const std::vector<std::string>& schedulers) {
+  sweep::SweepSpec s = sweep::preset_spec("robustness");
+  s.set_axis("layers", {"1"});
+  s.set_axis("gpu", {"a100"});
+  s.set_axis("tau", {"10us"});
+  s.set_axis("scheduler", schedulers);
+  s.set_axis("jitter", {"0%", "20%"});
+  s.set_axis("straggler_factor", {"1", "1.5"});
+  s.set_axis("fail_at", {"0%"});
+  s.set_axis("trials", {"3"});
+  s.set_axis("seed", {"11"});
+  return s;
+}
+
+// 1 layer on A100, tau 10 us: none, jitter 20 % (3 trials), straggler x1.5.
+Study tiny(const std::vector<std::string>& schedulers) {
+  return study(tiny_spec(schedulers));
 }
 
 // tiny() with the failure points only: alone and under 20 % jitter.
-eval::RobustnessConfig tiny_failure(std::vector<std::string> schedulers) {
-  auto c = tiny(std::move(schedulers));
-  c.jitters = {0};
-  c.straggler_factors = {};
-  c.failure_jitters = {0, 0.2};
+Study tiny_failure(const std::vector<std::string>& schedulers) {
+  sweep::SweepSpec s = tiny_spec(schedulers);
+  s.set_axis("straggler_factor", {"1"});
+  s.set_axis("fail_at", {"0%", "50%"});
+  s.filters = {sweep::Expr::parse("fail_at > 0 || jitter == 0", "filter")};
   // Fast re-plans that end by their move budget, not the clock (even under
   // the sanitizers); the limit also caps flux's bounds, which take a share.
-  c.replan_moves = 200;
-  c.replan_time_limit_s = 3;
-  return c;
+  s.set_axis("replan_moves", {"200"});
+  s.set_axis("replan_time_limit", {"3s"});
+  return study(s);
 }
 
 std::filesystem::path temp_csv(const std::string& stem) {
@@ -230,15 +245,40 @@ std::string csv_without_wall_times(const std::vector<eval::RobustRow>& rows) {
   return out;
 }
 
-// The pending points of `c`, each measured in this process (flux evaluate
-// runs them through the sweep runner) and added to `rows`; the count run.
-std::size_t run_pending(const eval::RobustnessConfig& c, std::vector<eval::RobustRow>& rows) {
-  const auto points = eval::pending_robust_points(c, rows);
-  for (const auto& p : points) eval::add_robust_row(c, rows, eval::run_robust_point(p));
-  return points.size();
+std::string key(const eval::RobustPoint& p) {
+  return p.job.name + "," + p.scheduler + "," + p.perturbation_text();
+}
+std::string key(const eval::RobustRow& r) {
+  eval::RobustPoint p;
+  p.job.name = r.job;
+  p.scheduler = r.scheduler;
+  p.perturbation = {r.perturbation, r.jitter, r.straggler_factor, r.trials};
+  return key(p);
 }
 
-std::vector<eval::RobustRow> run(const eval::RobustnessConfig& c) {
+// The points of `c` without a row in `rows` (each row checked against its
+// point: eval::check_resume), measured in this process (flux evaluate runs
+// them through the sweep runner); `rows` end in the points' order; the
+// count run.
+std::size_t run_pending(const Study& c, std::vector<eval::RobustRow>& rows) {
+  std::vector<eval::RobustRow> out;
+  std::size_t ran = 0;
+  for (const eval::RobustPoint& p : c.points) {
+    const auto it = std::find_if(rows.begin(), rows.end(),
+                                 [&](const eval::RobustRow& r) { return key(r) == key(p); });
+    if (it != rows.end()) {
+      eval::check_resume(p, *it, static_cast<std::size_t>(it - rows.begin()));
+      out.push_back(*it);
+    } else {
+      out.push_back(eval::run_robust_point(p));
+      ++ran;
+    }
+  }
+  rows = std::move(out);
+  return ran;
+}
+
+std::vector<eval::RobustRow> run(const Study& c) {
   std::vector<eval::RobustRow> rows;
   run_pending(c, rows);
   return rows;
@@ -283,7 +323,7 @@ TEST(RobustnessSweep, CommonRandomNumbersAndSameSeedSameRows) {
   }
   EXPECT_EQ(csv_without_wall_times(both), csv_without_wall_times(run(tiny({"flux", "ideal"}))));
   auto other = tiny({"flux", "ideal"});
-  other.seed = 12;
+  other.set([](eval::RobustPoint& p) { p.seed = 12; });
   const auto moved = run(other);
   EXPECT_NE(moved[1].iteration_time_s.max, both[1].iteration_time_s.max);  // jittered
   EXPECT_EQ(moved[0].iteration_time_s.max, both[0].iteration_time_s.max);  // unperturbed
@@ -312,8 +352,8 @@ TEST(RobustnessSweep, CsvRoundTripAndResume) {
   EXPECT_EQ(csv_without_wall_times(partial), csv_without_wall_times(rows));
   // Another seed cannot resume these rows.
   auto other = c;
-  other.seed = 99;
-  EXPECT_THROW((void)eval::pending_robust_points(other, partial), core::InputError);
+  other.set([](eval::RobustPoint& p) { p.seed = 99; });
+  EXPECT_THROW((void)run_pending(other, partial), core::InputError);
   // A sweep point's outcome reads back as its row.
   const auto again = eval::parse_robust_csv_row(eval::robust_csv_row(rows[1]));
   EXPECT_EQ(eval::robust_csv_row(again), eval::robust_csv_row(rows[1]));
@@ -377,8 +417,8 @@ TEST(RobustnessSweep, FailureRowsDeliverEveryByteAndRepeat) {
   EXPECT_EQ(csv_without_wall_times(partial), csv);
   // Another re-plan budget cannot resume the failure rows.
   auto other = c;
-  other.replan_moves = 7;
-  EXPECT_THROW((void)eval::pending_robust_points(other, back), core::InputError);
+  other.set([](eval::RobustPoint& p) { p.replan_moves = 7; });
+  EXPECT_THROW((void)run_pending(other, back), core::InputError);
   std::filesystem::remove(file);
 }
 
@@ -416,41 +456,40 @@ TEST(RobustnessSweep, ReadsACsvFromBeforeTheFailureColumns) {
 }
 
 TEST(RobustnessSweep, ConfigurationErrors) {
-  auto field_of = [](const eval::RobustnessConfig& c) {
+  auto field_of = [](const Study& c) {
     try {
-      c.validate();
+      for (const eval::RobustPoint& p : c.points) p.validate();
     } catch (const core::InputError& e) {
       return e.field();
     }
     return std::string("(none)");
   };
+  auto axis_error = [](const char* axis, const std::vector<std::string>& values) {
+    try {
+      tiny_spec({"flux"}).set_axis(axis, values);
+    } catch (const core::InputError& e) {
+      return e.field() + ": " + e.problem();
+    }
+    return std::string("(none)");
+  };
   auto c = tiny({"flux"});
-  c.trials = 0;
+  c.set([](eval::RobustPoint& p) { p.perturbation.trials = 0; });
   EXPECT_EQ(field_of(c), "trials");
-  c = tiny({"flux", "flux"});
-  EXPECT_EQ(field_of(c), "schedulers");
-  c = tiny({"nope-robust"});
-  EXPECT_EQ(field_of(c), "schedulers");
+  EXPECT_EQ(axis_error("scheduler", {"flux", "flux"}), "scheduler: listed twice");
+  EXPECT_NE(axis_error("scheduler", {"nope-robust"}), "(none)");
   c = tiny({"flux"});
-  c.straggler_rank = 8;
+  c.set([](eval::RobustPoint& p) { p.straggler_rank = 8; });
   EXPECT_EQ(field_of(c), "straggler_rank");
-  c = tiny({"flux"});
-  c.jitters = {0.1, 0.1};
-  EXPECT_EQ(field_of(c), "jitters");
-  c = tiny({"flux"});
-  c.gpus = {"b200"};
-  EXPECT_EQ(field_of(c), "gpu");
+  EXPECT_EQ(axis_error("jitter", {"10%", "0.1"}), "jitter: listed twice");
+  EXPECT_NE(axis_error("gpu", {"b200"}), "(none)");
   c = tiny_failure({"flux"});
-  c.fail_switch = 2;
+  c.set([](eval::RobustPoint& p) { p.fail_switch = 2; });
   EXPECT_EQ(field_of(c), "fail_switch");
   c = tiny_failure({"flux"});
-  c.system.switches = 1;
+  c.set([](eval::RobustPoint& p) { p.system.switches = 1; });
   EXPECT_EQ(field_of(c), "switches");
   c = tiny_failure({"flux"});
-  c.failure_jitters = {0, 0};
-  EXPECT_EQ(field_of(c), "failure_jitters");
-  c = tiny_failure({"flux"});
-  c.fail_fraction = 0;
+  c.set([](eval::RobustPoint& p) { p.fail_fraction = 0; });
   EXPECT_EQ(field_of(c), "fail_fraction");
 }
 

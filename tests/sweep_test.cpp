@@ -106,12 +106,12 @@ TEST(SweepSpec, ProductFilteredInAxisOrder) {
             (std::vector<std::string>{"2,2,4,10us,ideal", "2,2,4,1ms,ideal", "2,2,4,1ms,bvn",
                                       "2,4,2,10us,ideal", "2,4,2,1ms,ideal", "2,4,2,1ms,bvn",
                                       "2,8,1,10us,ideal", "2,8,1,1ms,ideal", "2,8,1,1ms,bvn"}));
-  const eval::EvalConfig& c = p[2].config;
-  EXPECT_EQ(c.named_jobs.at(0).training.tp, 2u);
-  EXPECT_EQ(c.named_jobs.at(0).training.dp, 4u);
-  EXPECT_EQ(c.named_jobs.at(0).training.model.layers, 2u);
-  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{core::kPsPerMs}));
-  EXPECT_EQ(c.schedulers, (std::vector<std::string>{"bvn"}));
+  const eval::EvalPoint& c = p[2].config;
+  EXPECT_EQ(c.job.training.tp, 2u);
+  EXPECT_EQ(c.job.training.dp, 4u);
+  EXPECT_EQ(c.job.training.model.layers, 2u);
+  EXPECT_EQ(c.tau_ps, core::kPsPerMs);
+  EXPECT_EQ(c.scheduler, "bvn");
   EXPECT_TRUE(p[2].invalid.empty());
   EXPECT_GT(p[2].memory_bytes, kPointMemoryBaseBytes);
 }
@@ -332,7 +332,7 @@ class SweepCsv : public ::testing::Test {
   std::string row(std::size_t i, const std::string& status = "ok") const {
     Outcome o;
     o.status = *status_of(status);
-    return csv_row(points_[i], o);
+    return csv_row(spec_, points_[i], o);
   }
 
   std::filesystem::path dir_;
@@ -433,10 +433,10 @@ TEST(SweepSpec, RelativeRoutingFilesAreTheSweepFilesDirectorys) {
   const std::vector<Point> from_file = SweepSpec::parse(text, "d/s.toml", false, "/x/d").points();
   ASSERT_EQ(from_file.size(), 2u);
   EXPECT_EQ(from_file[0].values[from_file[0].values.size() - 2], "file:r.json");  // as written
-  EXPECT_EQ(from_file[0].config.training.moe.routing.file, "/x/d/r.json");
-  EXPECT_EQ(from_file[1].config.training.moe.routing.file, "/abs/r.json");
+  EXPECT_EQ(from_file[0].config.job.training.moe.routing.file, "/x/d/r.json");
+  EXPECT_EQ(from_file[1].config.job.training.moe.routing.file, "/abs/r.json");
   const std::vector<Point> from_text = SweepSpec::parse(text, "<dict>", false).points();
-  EXPECT_EQ(from_text[0].config.training.moe.routing.file, "r.json");
+  EXPECT_EQ(from_text[0].config.job.training.moe.routing.file, "r.json");
 }
 
 // The presets compiled into flux are the files in sweeps/, byte for byte.
@@ -457,33 +457,48 @@ TEST(SweepPresets, CompiledInAreTheShippedFiles) {
   EXPECT_EQ(preset_spec("paper-fig2").points().size(), 70u);  // 2 layers x 7 delays x 5
 }
 
-// A sweep file as an evaluation: the rectangle of jobs x delays x schedulers.
-TEST(SweepPresets, EvaluationConfigOfASweepFile) {
-  const eval::EvalConfig c = evaluation_config(SweepSpec::parse(
+// A preset with axis overrides (flux evaluate's options), its points in the
+// CSV's order; a sweep CSV names each column once.
+TEST(SweepPresets, AxisOverridesAndUniqueColumns) {
+  SweepSpec s = SweepSpec::parse(
       "name = \"mine\"\n[axes]\nmodel = \"8b\"\nlayers = [2, 1]\ntp = 2\ndp = 2\n"
       "switches = 3\ntau = [\"1ms\", \"10us\"]\nscheduler = [\"ideal\", \"bvn\"]\n",
-      "s.toml", false));
-  EXPECT_EQ(c.layers, (std::vector<std::uint32_t>{2, 1}));
-  EXPECT_EQ(c.taus_ps, (std::vector<core::TimePs>{core::kPsPerMs, 10 * core::kPsPerUs}));
-  EXPECT_EQ(c.schedulers, (std::vector<std::string>{"ideal", "bvn"}));
-  EXPECT_EQ(c.system.switches, 3u);
-  EXPECT_EQ(c.training.tp, 2u);
-  EXPECT_EQ(c.file_stem, "mine");
-  EXPECT_TRUE(c.named_jobs.empty());
-  const std::vector<eval::EvalConfig> pending = eval::pending_points(c, {});
-  ASSERT_EQ(pending.size(), 8u);
-  const Point p = evaluation_point(pending[1]);
-  EXPECT_EQ(p.key(), "L2,1 ms,bvn");
-  EXPECT_GT(p.memory_bytes, kPointMemoryBaseBytes);
+      "s.toml", false);
+  s.set_axis("gpu", {"h100"});  // a new axis, in the table's order
+  ASSERT_EQ(s.axes.size(), 8u);
+  EXPECT_EQ(s.axes[4].name, "gpu");
+  s.set_axis("layers", {"2", "1"});
+  std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 8u);
+  preset_order(s, points);  // job, tau ascending, scheduler
+  EXPECT_EQ(points[1].config.job.name, "L2");
+  EXPECT_EQ(points[1].config.tau_ps, 10 * core::kPsPerUs);
+  EXPECT_EQ(points[1].config.scheduler, "bvn");
+  EXPECT_EQ(points[1].config.job.training.gpu.name, "h100");
+  EXPECT_EQ(points[4].config.job.name, "L1");
+  EXPECT_EQ(error_of([&] { s.set_axis("tau", {"1us", "1000ns"}); }), "tau = 1 us: listed twice");
+  EXPECT_EQ(error_of([&] { s.set_axis("layers", {"x"}); }), "layers = x: must be an integer");
+  EXPECT_EQ(error_of([&] { s.set_axis("nope", {"1"}); }), "nope: not a sweep axis");
 
-  const auto err = [](const std::string& text) {
-    return error_of([&] { (void)evaluation_config(SweepSpec::parse(text, "s.toml", false)); });
-  };
-  EXPECT_EQ(err("[axes]\nscheduler = \"ideal\"\nlayers = 2\nswitches = [2, 4]\n"),
-            "s.toml: axes.switches = 4: an evaluation varies only job (and a MoE job's routing), "
-            "layers, tau and scheduler");
-  EXPECT_EQ(err("filter = \"layers > 1\"\n[axes]\nscheduler = \"ideal\"\nlayers = [1, 2]\n"),
-            "s.toml: filter = layers > 1: an evaluation is a whole product: no filters");
+  const std::vector<std::string> header = eval::csv_fields(csv_header(s));
+  std::set<std::string> unique(header.begin(), header.end());
+  EXPECT_EQ(unique.size(), header.size()) << csv_header(s);
+  EXPECT_EQ(std::count(header.begin(), header.end(), "switches"), 1);
+  EXPECT_EQ(std::count(header.begin(), header.end(), "gpu_measured"), 1);
+  Outcome ok;
+  ok.metrics = eval::csv_row(eval::measure(points[1].config));
+  const std::vector<std::string> row = eval::csv_fields(csv_row(s, points[1], ok));
+  ASSERT_EQ(row.size(), header.size());
+  EXPECT_EQ(row[static_cast<std::size_t>(std::find(header.begin(), header.end(), "gpu_measured") -
+                                         header.begin())],
+            "h100");
+  EXPECT_EQ(eval::csv_fields(csv_row(s, points[1], Outcome{})).size(), header.size());
+  // A CSV of the version before: every metric again after the axes.
+  const ResultFile::Upgrade up = csv_upgrade(s);
+  EXPECT_EQ(up.header, legacy_csv_header(s));
+  Outcome old = ok;
+  const std::string legacy = points[1].key() + ",ok,,0," + ok.metrics;
+  EXPECT_EQ(up.row(legacy), csv_row(s, points[1], ok));
 }
 
 // A trials axis makes every point a robustness point: the row is
@@ -495,27 +510,29 @@ TEST(SweepSpec, TrialsGivePercentileRows) {
       "[[plot]]\nx = \"jitter\"\ny = \"iteration_p95_s\"\n",
       "s.toml", false);
   ASSERT_TRUE(s.robust());
-  EXPECT_NE(csv_header(s).find(",point_status,point_error,wall_s,job,layers,"), std::string::npos);
+  EXPECT_NE(csv_header(s).find(",point_status,point_error,wall_s,job,gpu,tau_s,"),
+            std::string::npos)
+      << csv_header(s);
   const std::vector<Point> points = s.points();
   ASSERT_EQ(points.size(), 2u);
   ASSERT_TRUE(points[1].robust.has_value());
   const Outcome out = run_point(points[1]);
   ASSERT_EQ(out.status, PointStatus::kOk) << out.error;
 
-  eval::RobustnessConfig c;
-  c.training.model = workload::ModelConfig::llama3("8b");
-  c.training.tp = 4;
-  c.training.dp = 2;
-  c.layers = {1};
-  c.gpus = {"a100"};
-  c.taus_ps = {10 * core::kPsPerUs};
-  c.schedulers = {"ideal"};
-  c.jitters = {0.05};
-  c.trials = 3;
+  // The same point measured in this process.
+  eval::RobustPoint c;
+  c.job.name = "L1-a100";
+  c.job.training.model = workload::ModelConfig::llama3("8b");
+  c.job.training.model.layers = 1;
+  c.job.training.tp = 4;
+  c.job.training.dp = 2;
+  c.job.training.gpu = workload::GpuSpec::preset("a100");
+  c.tau_ps = 10 * core::kPsPerUs;
+  c.system.reconfig_delay_ps = c.tau_ps;
+  c.scheduler = "ideal";
+  c.perturbation = {eval::PerturbationKind::kJitter, 0.05, 1, 3};
   c.seed = 7;
-  std::vector<eval::RobustRow> rows;
-  for (const eval::RobustPoint& p : c.point_list()) rows.push_back(eval::run_robust_point(p));
-  ASSERT_EQ(rows.size(), 1u);
+  std::vector<eval::RobustRow> rows = {eval::run_robust_point(c)};
   // Everything but the four wall times (the last columns).
   const auto head = [](const std::string& row) {
     std::vector<std::string> f = eval::csv_fields(row);
@@ -671,26 +688,13 @@ TEST(SweepSpec, RobustnessAxes) {
             "fail_switch = 2: no such switch: the system has 2 (numbered from 0)");
 }
 
-// The robustness preset's file gathered into its study; a file that is not
-// such a product is refused naming it.
-TEST(SweepPresets, RobustnessConfig) {
-  const eval::RobustnessConfig c = robustness_preset();
-  EXPECT_EQ(c.preset, "robustness");
-  EXPECT_EQ(c.points(), 216u);
-  EXPECT_EQ(c.jitters, (std::vector<double>{0, 0.02, 0.05, 0.10, 0.20}));
-  EXPECT_EQ(c.straggler_factors, (std::vector<double>{1.1, 1.5}));
-  EXPECT_EQ(c.failure_jitters, (std::vector<double>{0, 0.05}));
-  EXPECT_NO_THROW(c.validate());
-  const auto err = [](const std::string& text) {
-    return error_of([&] { (void)robustness_config(SweepSpec::parse(text, "r.toml", false)); });
-  };
-  EXPECT_EQ(err("[axes]\nscheduler = \"ideal\"\n"),
-            "r.toml: axes: not a robustness sweep: it needs a trials, straggler or failure axis");
-  // A straggler under jitter has no place in the study's perturbations.
-  EXPECT_NE(err("[axes]\nlayers = 1\ntp = 4\ndp = 2\njitter = [0, 0.05]\n"
-                "straggler_factor = [1, 2]\nscheduler = \"ideal\"\n")
-                .find("r.toml: axes = sweep: a robustness evaluation is jobs"),
-            std::string::npos);
+// The robustness preset's file: its filters leave the 216 points of the study.
+TEST(SweepPresets, RobustnessPreset) {
+  const SweepSpec s = preset_spec("robustness");
+  EXPECT_TRUE(s.robust());
+  const std::vector<Point> points = s.points();
+  EXPECT_EQ(points.size(), 216u);
+  for (const Point& p : points) EXPECT_TRUE(p.invalid.empty()) << p.key() << ": " << p.invalid;
 }
 
 // MoE axes: a model, EP and routing per point; routing_iterations runs each
@@ -746,8 +750,7 @@ TEST(SweepSpec, MoeAxesAndUncertainRouting) {
                              "s.toml", false)
                 .points()
                 .front()
-                .config.named_jobs.front()
-                .training.moe.routing.capacity_factor,
+                .config.job.training.moe.routing.capacity_factor,
             0.0);
 }
 
@@ -787,8 +790,8 @@ TEST(SweepSpec, PlanForTheExpectedRouting) {
   EXPECT_EQ(expected.replanned_max_s, draw.replanned_max_s);
   ASSERT_TRUE(expected.planned_p50_s && expected.planned_max_s);
 
-  const eval::EvalConfig& c = points[1].config;
-  workload::TrainingConfig t = c.named_jobs.front().training;
+  const eval::EvalPoint& c = points[1].config;
+  workload::TrainingConfig t = c.job.training;
   std::vector<core::Workload> actual;
   for (std::uint64_t i : {1, 2}) {
     t.moe.routing.iteration = i;
@@ -796,8 +799,7 @@ TEST(SweepSpec, PlanForTheExpectedRouting) {
   }
   t.moe.routing = workload::RoutingSpec::parse("uniform");
   const core::Workload uniform = workload::generate_llama(t);
-  core::System sys = c.system;
-  sys.reconfig_delay_ps = c.taus_ps.front();
+  const core::System sys = c.point_system();
   const runtime::UncertainResult u =
       runtime::run_uncertain(uniform, actual, sys, "greedy", c.sched, c.sim);
   EXPECT_EQ(*expected.planned_p50_s, core::ps_to_seconds(u.planned_iteration_ps.p50));
@@ -814,18 +816,22 @@ TEST(SweepSpec, PlanForTheExpectedRouting) {
 
 // The MoE preset: each job with each routing is a job of the evaluation.
 TEST(SweepPresets, MoePreset) {
-  const eval::EvalConfig c = evaluation_preset("moe");
+  const std::vector<Point> points = preset_spec("moe").points();
   std::vector<std::string> jobs;
-  for (const eval::EvalJob& j : c.named_jobs) jobs.push_back(j.name);
+  for (const Point& p : points) {
+    if (std::find(jobs.begin(), jobs.end(), p.config.job.name) == jobs.end()) {
+      jobs.push_back(p.config.job.name);
+    }
+  }
   EXPECT_EQ(jobs,
             (std::vector<std::string>{"mixtral-8x7b-ep8-uniform", "mixtral-8x7b-ep8-zipf:1.2",
                                       "deepseek-v3-256-uniform", "deepseek-v3-256-zipf:1.2"}));
-  EXPECT_EQ(c.taus_ps.size(), 4u);
-  EXPECT_EQ(c.schedulers.size(), 5u);
+  ASSERT_EQ(points.size(), 4u * 4u * 5u);
+  const eval::EvalPoint& c = points.back().config;
   EXPECT_EQ(c.routing_iterations, 2u);
-  EXPECT_EQ(c.named_jobs[3].training.moe.ep, 16u);
-  EXPECT_EQ(c.named_jobs[3].scaleup_size, 8u);
-  EXPECT_EQ(c.named_jobs[0].scaleup_size, 1u);
+  EXPECT_EQ(c.job.training.moe.ep, 16u);
+  EXPECT_EQ(c.job.scaleup_size, 8u);
+  EXPECT_EQ(points.front().config.job.scaleup_size, 1u);
   EXPECT_EQ(c.system.duplex, core::Duplex::kFull);
   EXPECT_EQ(c.channels, 2u);
 }

@@ -1,36 +1,35 @@
-// flux evaluate --preset paper-fig2 -o results/: the paper's Figure 2 as a
-// sweep of layers x tau x schedulers; every point scheduled, validated and
-// simulated. The preset is a shipped sweep file (sweeps/paper-fig2.toml,
-// compiled in; flux::sweep::evaluation_preset) that the options change; its
-// points run through the sweep runner, each in a process of its own, -j at
-// once. Writes fig2.csv after every point (an interrupted sweep resumes from
-// it), summary.txt, fig2.gp and, through gnuplot, fig2.png and fig2.svg.
-// --preset robustness is sweeps/robustness.toml (sweep::robustness_preset),
-// its perturbation options mapped onto the study's lists, run the same way
-// into robustness.csv.
+// flux evaluate --preset paper-fig2 -o results/: a preset is a shipped sweep
+// file (sweeps/<preset>.toml, compiled in: flux::sweep::preset_spec) and
+// this command is `flux sweep` on it with the command line's options set as
+// axis overrides (--layers, --tau, --schedulers, --model, --gpu, the
+// robustness lists and options) or applied to every point (the system's,
+// the schedulers' and the training job's other options). Its points run
+// through the sweep runner, each in a process of its own, -j at once, into
+// <stem>.csv (fig2.csv, jobs.csv, robustness.csv, moe.csv: the metric
+// columns; rewritten after every point, so an interrupted run resumes),
+// summary.txt and the preset's plots (the sweep's plot writer, gnuplot).
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <numeric>
 #include <set>
 #include <string_view>
 
 #include "cli_common.hpp"
 #include "cli_options.hpp"
 #include "commands.hpp"
+#include "flux/core/numbers.hpp"
 #include "flux/eval/evaluate.hpp"
 #include "flux/eval/robustness.hpp"
-#include "flux/frontend/gnuplot.hpp"
 #include "flux/frontend/memory.hpp"
 #include "flux/frontend/options.hpp"
+#include "flux/frontend/sweep_driver.hpp"
 #include "flux/io/output.hpp"
 #include "flux/io/save.hpp"
+#include "flux/sim/perturb.hpp"
 #include "flux/sweep/presets.hpp"
 #include "flux/sweep/runner.hpp"
 #include "report.hpp"
@@ -41,7 +40,7 @@ namespace {
 struct EvaluateOptions {
   std::string preset = "paper-fig2";
   std::string output = "results";
-  std::vector<std::uint32_t> layers;
+  std::vector<std::string> layers;
   std::vector<std::string> taus;
   std::vector<std::string> schedulers;
   frontend::TrainingOptions training;
@@ -51,22 +50,14 @@ struct EvaluateOptions {
   bool full = false;
   bool fresh = false;
   bool no_plot = false;
-  // The robustness preset's axes and options (eval::kRobustnessOptions).
+  // The robustness preset's lists and options (eval::kRobustnessOptions).
   std::vector<std::string> jitters;
   std::vector<std::string> straggler_factors;
   std::vector<std::string> failure_jitters;
-  std::vector<std::function<void(eval::RobustnessConfig&)>> robust;
+  std::vector<std::function<void(eval::RobustOptions&)>> robust;
 };
 
 constexpr double kFullLimitS = 600;
-
-// "8 layers" for a layer sweep's point, else the job's name.
-std::string job_label(const eval::EvalRow& r) {
-  if (r.job != eval::layer_job_name(r.layers)) return r.job;
-  std::string s = std::to_string(r.layers);
-  s += " layers";
-  return s;
-}
 
 // Which options the command line gave (their defaults do not count).
 struct Given {
@@ -76,299 +67,343 @@ struct Given {
   [[nodiscard]] bool has(std::string_view flag) const { return system_flags.contains(flag); }
 };
 
-// The command line's system and scheduler options over a preset's: the
-// preset file's values unless the command line gives them.
-void apply_run_options(const EvaluateOptions& o, const Given& given,
-                       const std::vector<std::string>& schedulers, core::System& system,
-                       sched::SchedulerOptions& sched) {
-  const core::System preset_system = system;
-  system = o.system.to_system();  // each job's domains checked by validate()
-  core::for_each_option(core::kSystemOptions, [&](const auto& option) {
-    if (!given.has(option.flag)) system.*option.member = preset_system.*option.member;
-  });
-  const double preset_limit_s = sched.time_limit_s;
-  // The options given, for the schedulers that run ("flux-robust" runs
-  // flux); evaluate has no --scheduler.
-  frontend::SchedulerRun run = o.run;
-  run.scheduler.clear();
-  for (const std::string& name : schedulers) {
-    try {
-      run.also_for.push_back(eval::scheduler_variant(name).base);
-    } catch (const core::InputError&) {
-      // an unknown name is the configuration's to report
-    }
+// Sets an axis from a list option; its errors name the option.
+void set_axis(sweep::SweepSpec& spec, std::string_view axis, const std::string& flag,
+              const std::vector<std::string>& values) {
+  try {
+    spec.set_axis(axis, values);
+  } catch (const core::InputError& e) {
+    throw core::InputError("", flag, e.value(), e.problem());
   }
-  sched = run.resolve();
-  if (!given.time_limit) sched.time_limit_s = preset_limit_s;
-  if (o.full && !given.time_limit) sched.time_limit_s = kFullLimitS;
 }
 
-eval::EvalConfig make_config(const EvaluateOptions& o, const Given& given) {
-  if (!o.jitters.empty() || !o.straggler_factors.empty() || !o.failure_jitters.empty() ||
-      !o.robust.empty()) {
+std::string real_text(double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+// The robustness lists as axes: jitter (every jitter of either list),
+// straggler_factor (1 and the factors) and fail_at (0 and, with failure
+// jitters, the preset's instant); which of their combinations are points
+// is `keep` (a jitter alone, a straggler alone, a failure alone or under
+// jitter). Lists not given are the preset's.
+struct RobustLists {
+  std::vector<std::string> jitters, factors, failure_jitters;
+  std::string fail_at = "50%";
+
+  [[nodiscard]] static bool contains(const std::vector<std::string>& list, double v, bool percent) {
+    return std::any_of(list.begin(), list.end(), [&](const std::string& t) {
+      return (percent ? sim::parse_percent("", t) : std::stod(t)) == v;
+    });
+  }
+  [[nodiscard]] bool keep(const eval::RobustPoint& p) const {
+    const eval::RobustPerturbation& q = p.perturbation;
+    switch (q.kind) {
+      case eval::PerturbationKind::kFailure:
+        return q.straggler_factor == 1 && contains(failure_jitters, q.jitter, true);
+      case eval::PerturbationKind::kStraggler:
+        return q.jitter == 0 && contains(factors, q.straggler_factor, false);
+      default:
+        return contains(jitters, q.jitter, true);
+    }
+  }
+};
+
+// A list option's values checked one by one and for repeats (by value).
+std::vector<std::string> checked_list(const std::vector<std::string>& list, const char* flag,
+                                      bool percent) {
+  std::vector<double> values;
+  for (const std::string& t : list) {
+    double v = 0;
+    if (percent) {
+      v = sim::parse_percent(flag, t);
+    } else {
+      char* end = nullptr;
+      v = std::strtod(t.c_str(), &end);
+      if (t.empty() || end != t.c_str() + t.size() || !(v > 0 && v <= 1000)) {
+        throw core::InputError("", flag, t, "expected a factor in (0, 1000]");
+      }
+    }
+    values.push_back(v);
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {  // every value read first, then repeats
+    if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+        values.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw core::InputError("", flag, list[i], "listed twice");
+    }
+  }
+  return list;
+}
+
+// The preset's robustness lists, from its points.
+RobustLists preset_lists(const sweep::SweepSpec& spec) {
+  RobustLists l;
+  for (const sweep::Point& p : spec.points()) {
+    const eval::RobustPerturbation& q = p.robust->perturbation;
+    const std::string j = core::percent_text(q.jitter);
+    const auto add = [](std::vector<std::string>& list, const std::string& v, bool percent) {
+      const double x = percent ? sim::parse_percent("", v) : std::stod(v);
+      if (!RobustLists::contains(list, x, percent)) list.push_back(v);
+    };
+    switch (q.kind) {
+      case eval::PerturbationKind::kFailure:
+        add(l.failure_jitters, j, true);
+        l.fail_at = core::percent_text(p.robust->fail_fraction);
+        break;
+      case eval::PerturbationKind::kStraggler:
+        add(l.factors, real_text(q.straggler_factor), false);
+        break;
+      default:
+        add(l.jitters, j, true);
+    }
+  }
+  return l;
+}
+
+// The robustness options as axes (trials, seed, straggler_rank, ...);
+// `lists`: the points `keep` takes.
+void robust_overrides(const EvaluateOptions& o, sweep::SweepSpec& spec, RobustLists& lists) {
+  const bool listed =
+      !o.jitters.empty() || !o.straggler_factors.empty() || !o.failure_jitters.empty();
+  if (listed) {
+    lists = preset_lists(spec);
+    if (!o.jitters.empty()) lists.jitters = checked_list(o.jitters, "--jitters", true);
+    if (!o.straggler_factors.empty()) {
+      lists.factors = checked_list(o.straggler_factors, "--straggler-factors", false);
+    }
+    if (!o.failure_jitters.empty()) {
+      lists.failure_jitters = o.failure_jitters == std::vector<std::string>{"none"}
+                                  ? std::vector<std::string>{}
+                                  : checked_list(o.failure_jitters, "--failure-jitters", true);
+    }
+    std::vector<std::string> jitter = lists.jitters;
+    for (const std::string& j : lists.failure_jitters) {
+      if (!RobustLists::contains(jitter, sim::parse_percent("", j), true)) jitter.push_back(j);
+    }
+    if (!lists.factors.empty() && !RobustLists::contains(jitter, 0, true)) jitter.push_back("0%");
+    std::vector<std::string> factors = {"1"};
+    for (const std::string& f : lists.factors) {
+      if (std::stod(f) != 1) factors.push_back(f);
+    }
+    spec.filters.clear();  // the lists say which combinations run: `keep`
+    set_axis(spec, "jitter", "--jitters", jitter);
+    set_axis(spec, "straggler_factor", "--straggler-factors", factors);
+    std::vector<std::string> fail_at = {"0%"};
+    if (!lists.failure_jitters.empty()) fail_at.push_back(lists.fail_at);
+    set_axis(spec, "fail_at", "--failure-jitters", fail_at);
+  }
+  if (o.robust.empty()) return;
+  // The preset's values, the options given over them.
+  const eval::RobustPoint first = *spec.points().front().robust;
+  eval::RobustOptions r{first.perturbation.trials, first.seed, first.straggler_rank,
+                        first.replan_time_limit_s, first.replan_moves};
+  if (const sweep::Axis* t = spec.axis("trials")) r.trials = std::stoul(t->values.front());
+  for (const auto& set : o.robust) set(r);
+  set_axis(spec, "trials", "--trials", {std::to_string(r.trials)});
+  set_axis(spec, "seed", "--perturb-seed", {std::to_string(r.seed)});
+  set_axis(spec, "straggler_rank", "--straggler-rank", {std::to_string(r.straggler_rank)});
+  set_axis(spec, "replan_time_limit", "--replan-time-limit",
+           {real_text(r.replan_time_limit_s) + "s"});
+  set_axis(spec, "replan_moves", "--replan-moves", {std::to_string(r.replan_moves)});
+}
+
+// The options that are not axes, applied to every point: the system's
+// given options, the schedulers' (the time limit the preset's unless given
+// or --full) and the training job's.
+void apply_to_point(const EvaluateOptions& o, const Given& given, const core::System& cli_system,
+                    const sched::SchedulerOptions& cli_sched, sweep::Point& p) {
+  eval::EvalJob& job = p.robust ? p.robust->job : p.config.job;
+  core::System& system = p.robust ? p.robust->system : p.config.system;
+  sched::SchedulerOptions& sched = p.robust ? p.robust->sched : p.config.sched;
+  core::for_each_option(core::kSystemOptions, [&](const auto& option) {
+    if (given.has(option.flag)) system.*option.member = cli_system.*option.member;
+  });
+  if (given.has("--scaleup-size")) job.scaleup_size = cli_system.scaleup_size;
+  if (given.has("--scaleup-gbps")) job.scaleup_gbps = cli_system.scaleup_gbps;
+  if (p.robust) {
+    system.scaleup_size = job.scaleup_size;
+    system.scaleup_gbps = job.scaleup_gbps;
+  }
+  const double limit_s = sched.time_limit_s;
+  sched = cli_sched;
+  if (!given.time_limit) sched.time_limit_s = o.full ? kFullLimitS : limit_s;
+  frontend::TrainingOptions t = o.training;
+  t.model.clear();  // axes
+  t.gpu.clear();
+  const std::uint32_t layers = job.training.model.layers;
+  job.training = t.resolve(job.training);
+  job.training.model.layers = layers;
+  p.memory_bytes = sweep::point_memory_bytes(p.config);
+}
+
+// Throws the first point's configuration error, named by its option.
+void validate_points(const std::vector<sweep::Point>& points) {
+  for (const sweep::Point& p : points) {
+    try {
+      if (p.robust) {
+        p.robust->validate();
+      } else {
+        p.config.validate();
+      }
+    } catch (const core::InputError& e) {
+      if (e.field() == "schedulers" || e.field() == "scheduler") {
+        throw core::InputError("", "--schedulers", e.value(), e.problem());
+      }
+      throw frontend::option_error(e, eval::kRobustnessOptions, core::kSystemOptions,
+                                   sched::kSchedulerOptions);
+    }
+  }
+}
+
+// The preset with the command line's options, its points in the CSV's order.
+std::vector<sweep::Point> make_points(const EvaluateOptions& o, const Given& given,
+                                      sweep::SweepSpec& spec) {
+  try {
+    spec = sweep::preset_spec(o.preset);
+  } catch (const core::InputError& e) {
+    if (!e.source().empty()) throw;  // the shipped file itself
+    throw frontend::option_error(e);
+  }
+  const bool robust = spec.robust();
+  if (!robust && (!o.jitters.empty() || !o.straggler_factors.empty() ||
+                  !o.failure_jitters.empty() || !o.robust.empty())) {
     throw core::InputError(
         "", "--preset", o.preset,
         "--jitters, --straggler-factors, --failure-jitters, --trials, "
         "--perturb-seed, --straggler-rank, --replan-time-limit and --replan-moves "
-        "only apply "
-        "to --preset robustness");
-  }
-  eval::EvalConfig c;
-  try {
-    c = sweep::evaluation_preset(o.preset);
-  } catch (const core::InputError& e) {
-    if (!e.source().empty()) throw;  // the shipped file itself
-    throw frontend::option_error(e);
+        "only apply to --preset robustness");
   }
   const bool training_given = !o.training.model.empty() || !o.training.gpu.empty() ||
                               !o.training.overrides.empty() || !o.layers.empty();
-  if (!c.named_jobs.empty() && training_given) {
+  if (spec.axis("job") != nullptr && training_given) {
     throw core::InputError("", o.layers.empty() ? "--model/--gpu/--tp/--dp" : "--layers", "",
-                           "preset " + c.preset + " runs named jobs: their layout is fixed");
+                           "preset " + o.preset + " runs named jobs: their layout is fixed");
   }
-  if (!o.layers.empty()) c.layers = o.layers;
-  if (!o.taus.empty()) {
-    c.taus_ps.clear();
-    for (const std::string& t : o.taus) c.taus_ps.push_back(core::parse_duration(t, "--tau"));
+  if (!o.training.model.empty()) set_axis(spec, "model", "--model", {o.training.model});
+  if (!o.layers.empty()) set_axis(spec, "layers", "--layers", o.layers);
+  if (!o.training.gpu.empty()) set_axis(spec, "gpu", "--gpu", {o.training.gpu});
+  if (!o.taus.empty()) set_axis(spec, "tau", "--tau", o.taus);
+  if (!o.schedulers.empty()) set_axis(spec, "scheduler", "--schedulers", o.schedulers);
+  RobustLists lists;
+  if (robust) robust_overrides(o, spec, lists);
+  const bool listed =
+      !o.jitters.empty() || !o.straggler_factors.empty() || !o.failure_jitters.empty();
+
+  const core::System cli_system = o.system.to_system();
+  frontend::SchedulerRun run = o.run;
+  run.scheduler.clear();  // the options given, for the schedulers that run
+  for (const std::string& name : spec.axis("scheduler")->values) {
+    run.also_for.push_back(eval::scheduler_variant(name).base);
   }
-  if (!o.schedulers.empty()) c.schedulers = o.schedulers;
-  c.training = o.training.resolve(c.training);
-  apply_run_options(o, given, c.schedulers, c.system, c.sched);
-  for (eval::EvalJob& j : c.named_jobs) {  // a named job's fabric, unless given
-    if (given.has("--scaleup-size")) j.scaleup_size = c.system.scaleup_size;
-    if (given.has("--scaleup-gbps")) j.scaleup_gbps = c.system.scaleup_gbps;
+  const sched::SchedulerOptions cli_sched = run.resolve();
+  std::vector<sweep::Point> points = spec.points();
+  if (robust && listed) {
+    std::erase_if(points, [&](const sweep::Point& p) { return !lists.keep(*p.robust); });
   }
-  try {
-    c.validate();
-  } catch (const core::InputError& e) {
-    throw frontend::option_error(e, core::kSystemOptions, sched::kSchedulerOptions);
-  }
-  return c;
+  for (sweep::Point& p : points) apply_to_point(o, given, cli_system, cli_sched, p);
+  validate_points(points);
+  sweep::preset_order(spec, points);
+  spec.name = sweep::preset_stem(o.preset);  // the plots' file names
+  return points;
 }
 
-// sweeps/robustness.toml with the command line's options over its axes.
-eval::RobustnessConfig make_robust_config(const EvaluateOptions& o, const Given& given) {
-  eval::RobustnessConfig c;
-  try {
-    c = sweep::robustness_config(sweep::preset_spec(o.preset));
-  } catch (const core::InputError& e) {
-    if (!e.source().empty()) throw;  // the shipped file itself
-    throw frontend::option_error(e);
+std::string progress_line(const sweep::Point& p, const std::string& metrics) {
+  char buf[512];
+  if (p.robust) {
+    const eval::RobustRow r = eval::parse_robust_csv_row(metrics);
+    std::snprintf(buf, sizeof buf,
+                  "%s, tau %-7s %-13s %-9s %5g%% x%-4g p50 %10.2f ms  p95 %10.2f ms  "
+                  "peak p95 %-10s%s (%.2f s)",
+                  r.job.c_str(), core::format_duration(r.tau_ps).c_str(), r.scheduler.c_str(),
+                  std::string(eval::to_string(r.perturbation)).c_str(), 100 * r.jitter,
+                  r.straggler_factor, r.iteration_time_s.p50 * 1e3, r.iteration_time_s.p95 * 1e3,
+                  human_bytes(static_cast<double>(r.peak_nic_bytes.p95)).c_str(),
+                  r.all_delivered ? "" : "  BYTES MISSING", r.solve_time_s + r.sim_time_s);
+    return buf;
   }
-  if (!o.layers.empty()) c.layers = o.layers;
-  if (!o.training.gpu.empty()) c.gpus = {o.training.gpu};
-  c.training = o.training.resolve(c.training);
-  if (!o.taus.empty()) {
-    c.taus_ps.clear();
-    for (const std::string& t : o.taus) c.taus_ps.push_back(core::parse_duration(t, "--tau"));
-  }
-  if (!o.schedulers.empty()) c.schedulers = o.schedulers;
-  if (!o.jitters.empty()) {
-    c.jitters.clear();
-    for (const std::string& j : o.jitters) c.jitters.push_back(sim::parse_percent("--jitters", j));
-  }
-  if (!o.straggler_factors.empty()) {
-    c.straggler_factors.clear();
-    for (const std::string& f : o.straggler_factors) {
-      char* end = nullptr;
-      const double v = std::strtod(f.c_str(), &end);
-      if (f.empty() || end != f.c_str() + f.size() || !(v > 0 && v <= 1000)) {
-        throw core::InputError("", "--straggler-factors", f, "expected a factor in (0, 1000]");
-      }
-      c.straggler_factors.push_back(v);
+  const eval::EvalRow r = eval::parse_csv_row(metrics);
+  const std::string job =
+      r.job == eval::layer_job_name(r.layers) ? std::to_string(r.layers) + " layers" : r.job;
+  std::snprintf(
+      buf, sizeof buf, "%s, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f s)",
+      job.c_str(), core::format_duration(r.tau_ps).c_str(), r.scheduler.c_str(),
+      r.iteration_time_s * 1e3, human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
+      static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(), r.solve_time_s);
+  return buf;
+}
+
+void run_evaluate(const EvaluateOptions& o, const Given& given) {
+  sweep::SweepSpec spec;
+  const std::vector<sweep::Point> points = make_points(o, given, spec);
+  const std::filesystem::path dir = o.output;
+  // Before any point is measured: the directory, and no other run writing it.
+  io::prepare_output_directory(dir, "-o");
+  const io::DirectoryLock lock(dir, ".flux-evaluate.lock", "flux evaluate");
+  const std::filesystem::path csv = dir / (spec.name + ".csv");
+  sweep::PresetCsv results(csv, points, o.fresh);
+  std::string factors;
+  for (const sweep::Axis& a : spec.axes) {
+    if (a.values.size() > 1) {
+      factors += (factors.empty() ? "" : " x ") + std::to_string(a.values.size()) + " " + a.name;
     }
   }
-  if (!o.failure_jitters.empty()) {
-    c.failure_jitters.clear();
-    if (o.failure_jitters != std::vector<std::string>{"none"}) {
-      for (const std::string& j : o.failure_jitters) {
-        c.failure_jitters.push_back(sim::parse_percent("--failure-jitters", j));
-      }
-    }
+  const double limit_s = points.front().robust ? points.front().robust->sched.time_limit_s
+                                               : points.front().config.sched.time_limit_s;
+  std::fprintf(stderr,
+               "flux evaluate: preset %s, %zu points (%s%s), results in %s/\n"
+               "flux evaluate: scheduler time limit %.0f s per instance%s\n",
+               o.preset.c_str(), points.size(), factors.c_str(),
+               spec.filters.empty() && !spec.robust() ? "" : ", filtered", dir.string().c_str(),
+               limit_s, o.full ? " (--full)" : " (--full: 600 s)");
+  if (results.resumed() != 0) {
+    std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", results.resumed(),
+                 csv.string().c_str());
   }
-  for (const auto& set : o.robust) set(c);
-  apply_run_options(o, given, c.schedulers, c.system, c.sched);
-  try {
-    c.validate();
-  } catch (const core::InputError& e) {
-    throw frontend::option_error(e, eval::kRobustnessOptions, core::kSystemOptions,
-                                 sched::kSchedulerOptions);
-  }
-  return c;
-}
-
-// <stem>.png and <stem>.svg through gnuplot, each checked complete before it
-// is renamed into place; false when gnuplot is not installed.
-// `script(png, svg)` is the gnuplot script drawing into those files.
-using Script = std::function<std::string(const std::string& png, const std::string& svg)>;
-
-bool plot(const std::string& stem, const std::filesystem::path& dir, const Script& script_of) {
-  const std::filesystem::path png_file = dir / (stem + ".png");
-  const std::filesystem::path svg_file = dir / (stem + ".svg");
-  io::OutputFile png(io::resolve_output(png_file, false));
-  io::OutputFile svg(io::resolve_output(svg_file, false));
-  // gnuplot opens its outputs by name: the descriptors we pass it (3, 4).
-  const std::string script = script_of("/proc/self/fd/3", "/proc/self/fd/4");
-  if (!frontend::run_gnuplot(script, {png.fd(), svg.fd()})) return false;
-  frontend::check_plot(png, png_file, frontend::kPngEndView);
-  frontend::check_plot(svg, svg_file, "</svg>");
-  png.commit();
-  svg.commit();
-  return true;
-}
-
-// After the sweep: summary.txt, <stem>.gp and, through gnuplot, the plots.
-void finish(const std::filesystem::path& dir, const std::string& stem, const std::string& summary,
-            bool no_plot, const Script& script_of) {
-  const std::filesystem::path csv = dir / (stem + ".csv");
-  const std::filesystem::path gp = dir / (stem + ".gp");
-  // The script as a user reruns it in the directory: gnuplot <stem>.gp.
-  const std::string script = script_of(stem + ".png", stem + ".svg");
-  io::save_files({{(dir / "summary.txt").string(), [&](std::ostream& out) { out << summary; }},
-                  {gp.string(), [&](std::ostream& out) { out << script; }}});
-  std::printf("%s", summary.c_str());
-  std::printf("\nwrote %s, %s, %s\n", csv.string().c_str(), (dir / "summary.txt").string().c_str(),
-              gp.string().c_str());
-  if (no_plot) return;
-  if (!plot(stem, dir, script_of)) {
-    std::printf(
-        "gnuplot is not installed: no plots (apt-get install gnuplot-nox, then gnuplot %s)\n",
-        gp.string().c_str());
-    return;
-  }
-  std::printf("plotted %s and %s\n", (dir / (stem + ".png")).string().c_str(),
-              (dir / (stem + ".svg")).string().c_str());
-}
-
-// Runs a preset's pending points through the sweep runner, each in a
-// process of its own, -j at once: on_ok(metrics, done) for each that
-// succeeds (done counts the resumed ones too); after all, core::Error
-// naming the first that failed (the others' rows saved).
-void run_preset_points(const std::vector<sweep::Point>& points, const EvaluateOptions& o,
-                       std::size_t total, const std::filesystem::path& csv,
-                       const std::function<void(const std::string&, std::size_t)>& on_ok) {
-  std::vector<std::size_t> todo(points.size());
-  std::iota(todo.begin(), todo.end(), std::size_t{0});
+  const std::vector<std::size_t> todo = results.pending();
   sweep::RunOptions run;
   run.jobs = o.jobs;
   // One point at a time has no budget to keep; several share 80% of the
   // memory available (as flux sweep does by default).
   if (o.jobs > 1) run.memory_budget_bytes = frontend::available_memory() / 5 * 4;
-  const std::size_t resumed = total - points.size();
+  const std::size_t done_before = points.size() - todo.size();
   std::vector<std::string> failed;
   sweep::run_points(points, todo, run,
                     [&](std::size_t index, const sweep::Outcome& out, const sweep::RunProgress& p) {
-                      const std::string& key = points[index].key();
+                      const sweep::Point& point = points[index];
                       if (out.status != sweep::PointStatus::kOk) {
                         const std::string reason =
                             std::string(sweep::to_string(out.status)) + ": " + out.error;
-                        std::fprintf(stderr, "[%3zu/%zu] %s: %s\n", resumed + p.done, total,
-                                     key.c_str(), reason.c_str());
-                        failed.push_back(key + ": " + reason);
+                        std::fprintf(stderr, "[%3zu/%zu] %s: %s\n", done_before + p.done,
+                                     points.size(), point.key().c_str(), reason.c_str());
+                        failed.push_back(point.key() + ": " + reason);
                         return;
                       }
-                      on_ok(out.metrics, resumed + p.done);
+                      results.add(index, out.metrics);
+                      std::fprintf(stderr, "[%3zu/%zu] %s\n", done_before + p.done, points.size(),
+                                   progress_line(point, out.metrics).c_str());
                     });
+  results.write();
   if (!failed.empty()) {
-    throw core::Error(std::to_string(failed.size()) + " of " + std::to_string(points.size()) +
+    throw core::Error(std::to_string(failed.size()) + " of " + std::to_string(todo.size()) +
                       " points failed (the others are in " + csv.string() +
                       "; a rerun retries the failed ones), the first: " + failed.front());
   }
-}
-
-void run_robustness(const EvaluateOptions& o, const Given& given) {
-  const eval::RobustnessConfig c = make_robust_config(o, given);
-  const std::filesystem::path dir = o.output;
-  io::prepare_output_directory(dir, "-o");
-  const io::DirectoryLock lock(dir, ".flux-evaluate.lock", "flux evaluate");
-  const std::filesystem::path csv = dir / (c.file_stem + ".csv");
-  std::vector<eval::RobustRow> rows;
-  if (!o.fresh && std::filesystem::exists(csv)) rows = eval::read_robust_csv(csv);
-  std::fprintf(stderr,
-               "flux evaluate: preset %s, %zu points (%zu jobs x %zu delays x %zu schedulers x "
-               "%zu perturbations, %u trials per jitter), results in %s/\n",
-               c.preset.c_str(), c.points(), c.jobs().size(), c.taus_ps.size(), c.schedulers.size(),
-               c.perturbations().size(), c.trials, dir.string().c_str());
-  if (!rows.empty()) {
-    std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
-                 csv.string().c_str());
+  std::string summary;
+  if (spec.robust()) {
+    std::vector<eval::RobustPoint> rp;
+    for (const sweep::Point& p : points) rp.push_back(*p.robust);
+    summary = eval::robustness_summary(rp, results.robust_rows());
+  } else {
+    std::vector<eval::EvalPoint> ep;
+    for (const sweep::Point& p : points) ep.push_back(p.config);
+    summary = eval::summary_table(ep, results.eval_rows());
   }
-  std::vector<sweep::Point> points;
-  for (const eval::RobustPoint& one : eval::pending_robust_points(c, rows)) {
-    points.push_back(sweep::robustness_point(one));
-  }
-  const std::size_t n = c.points();
-  run_preset_points(points, o, n, csv, [&](const std::string& metrics, std::size_t done) {
-    const eval::RobustRow r = eval::parse_robust_csv_row(metrics);
-    eval::add_robust_row(c, rows, r);
-    eval::write_robust_csv(csv, rows);
-    std::fprintf(stderr,
-                 "[%3zu/%zu] %s, tau %-7s %-13s %-9s %5g%% x%-4g p50 %10.2f ms  p95 %10.2f ms  "
-                 "peak p95 %-10s%s (%.2f s)\n",
-                 done, n, r.job.c_str(), core::format_duration(r.tau_ps).c_str(),
-                 r.scheduler.c_str(), std::string(eval::to_string(r.perturbation)).c_str(),
-                 100 * r.jitter, r.straggler_factor, r.iteration_time_s.p50 * 1e3,
-                 r.iteration_time_s.p95 * 1e3,
-                 human_bytes(static_cast<double>(r.peak_nic_bytes.p95)).c_str(),
-                 r.all_delivered ? "" : "  BYTES MISSING", r.solve_time_s + r.sim_time_s);
-  });
-  eval::write_robust_csv(csv, rows);
-  finish(dir, c.file_stem, eval::robustness_summary(c, rows), o.no_plot,
-         [&](const std::string& png, const std::string& svg) {
-           return eval::robustness_gnuplot(c, rows, png, svg);
-         });
-}
-
-void run_evaluate(const EvaluateOptions& o, const Given& given) {
-  if (o.preset == "robustness") {
-    run_robustness(o, given);
-    return;
-  }
-  const eval::EvalConfig c = make_config(o, given);
-  const std::filesystem::path dir = o.output;
-  // Before any point is solved: the directory, and no other run writing it.
-  io::prepare_output_directory(dir, "-o");
-  const io::DirectoryLock lock(dir, ".flux-evaluate.lock", "flux evaluate");
-  const std::filesystem::path csv = dir / (c.file_stem + ".csv");
-  std::vector<eval::EvalRow> rows;
-  if (!o.fresh && std::filesystem::exists(csv)) rows = eval::read_csv(csv);
-
-  const std::size_t jobs = c.jobs().size();
-  const std::size_t total = jobs * c.taus_ps.size() * c.schedulers.size();
-  std::fprintf(stderr,
-               "flux evaluate: preset %s, %zu points (%zu %s x %zu delays x %zu "
-               "schedulers), results in %s/\n"
-               "flux evaluate: scheduler time limit %.0f s per instance%s\n",
-               c.preset.c_str(), total, jobs, c.named_jobs.empty() ? "layer counts" : "jobs",
-               c.taus_ps.size(), c.schedulers.size(), dir.string().c_str(), c.sched.time_limit_s,
-               o.full ? " (--full)" : " (--full: 600 s)");
-  if (!rows.empty()) {
-    std::fprintf(stderr, "flux evaluate: resuming: %zu rows already in %s\n", rows.size(),
-                 csv.string().c_str());
-  }
-  // The points not in the CSV, each in a process of its own (flux::sweep).
-  std::vector<sweep::Point> points;
-  for (const eval::EvalConfig& one : eval::pending_points(c, rows)) {
-    points.push_back(sweep::evaluation_point(one));
-  }
-  run_preset_points(points, o, total, csv, [&](const std::string& metrics, std::size_t done) {
-    const eval::EvalRow r = eval::parse_csv_row(metrics);
-    eval::add_row(c, rows, r);
-    eval::write_csv(csv, rows);
-    std::fprintf(stderr,
-                 "[%3zu/%zu] %s, tau %-7s %-13s %10.2f ms  peak %-10s %7llu reconf.  %-8s (%.2f "
-                 "s)\n",
-                 done, total, job_label(r).c_str(), core::format_duration(r.tau_ps).c_str(),
-                 r.scheduler.c_str(), r.iteration_time_s * 1e3,
-                 human_bytes(static_cast<double>(r.peak_nic_bytes)).c_str(),
-                 static_cast<unsigned long long>(r.reconfigurations), r.status.c_str(),
-                 r.solve_time_s);
-  });
-  eval::write_csv(csv, rows);
-  finish(dir, c.file_stem, eval::summary_table(c, rows), o.no_plot,
-         [&](const std::string& png, const std::string& svg) {
-           return eval::gnuplot_script(c, rows, png, svg);
-         });
+  const std::filesystem::path summary_file = dir / "summary.txt";
+  io::save_file(summary_file, [&](std::ostream& out) { out << summary; });
+  std::printf("%s\nwrote %s, %s\n", summary.c_str(), csv.string().c_str(),
+              summary_file.string().c_str());
+  frontend::write_plots(spec, points, results.sweep_rows(spec), dir, !o.no_plot, stdout);
 }
 
 }  // namespace
@@ -386,13 +421,16 @@ void register_evaluate(CLI::App& app) {
   cmd->add_option("-o,--output", o->output, "directory for fig2.csv, summary.txt and the plots")
       ->capture_default_str();
   cmd->add_option("--layers", o->layers, "layer counts, e.g. 8,16 (default: the preset's)")
+      ->type_name("UINT")
       ->delimiter(',');
   cmd->add_option("--tau", o->taus, "delays, e.g. 1us,10us,1ms (default: the preset's)")
       ->delimiter(',');
   cmd->add_option("--schedulers", o->schedulers,
                   "schedulers, the first compared with the rest (default: the preset's)")
       ->delimiter(',');
-  add_training_options(*cmd, o->training, sweep::evaluation_preset("paper-fig2").training, false);
+  add_training_options(*cmd, o->training,
+                       sweep::preset_spec("paper-fig2").points().front().config.job.training,
+                       false);
   add_system_options(*cmd, o->system, {"--tau"});  // --tau is the sweep's list
   add_scheduler_options(*cmd, o->run, false, false);
   cmd->add_option("--jitters", o->jitters,
@@ -405,8 +443,7 @@ void register_evaluate(CLI::App& app) {
                   "robustness: a point with switch 1 dark mid-iteration (re-planned) per jitter, "
                   "e.g. 0,5% (default); none: no failure point")
       ->delimiter(',');
-  const auto robust_defaults = sweep::robustness_preset();
-  add_overrides(*cmd, eval::kRobustnessOptions, o->robust, &robust_defaults);
+  add_overrides(*cmd, eval::kRobustnessOptions, o->robust);
   cmd->add_option("-j,--jobs", o->jobs,
                   "points at once, each in a process of its own (default 1; more share 80% of "
                   "the available memory by their estimates)")

@@ -87,7 +87,8 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const io::DirectoryLock lock(dir, ".flux-sweep-" + spec.name + ".lock", "flux sweep");
   frontend::check_sweep_outputs(spec, points, dir, o.spec, !o.no_plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
-  sweep::ResultFile results(csv, sweep::csv_header(spec), points, o.fresh);
+  sweep::ResultFile results(csv, sweep::csv_header(spec), points, o.fresh,
+                            sweep::csv_upgrade(spec));
 
   std::size_t resumed = 0;
   const std::vector<std::size_t> todo =
@@ -107,7 +108,7 @@ void run_sweep(const SweepOptions& o, sweep::MpiSession* mpi) {
   const auto on_done = [&](std::size_t index, const sweep::Outcome& out,
                            const sweep::RunProgress& p) {
     const sweep::Point& point = points[index];
-    results.append(point.key(), sweep::csv_row(point, out));
+    results.append(point.key(), sweep::csv_row(spec, point, out));
     std::fprintf(stderr, "[%zu/%zu] %zu failed, %zu running, ETA %s | %s: %s (%.2f s)%s%s\n",
                  p.done, p.total, p.failed, p.running, eta(p).c_str(), point.key().c_str(),
                  std::string(sweep::to_string(out.status)).c_str(), out.wall_s,

@@ -63,7 +63,7 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
       spec, points, dir, py::isinstance<py::dict>(spec_arg) ? "" : path_arg(spec_arg, "spec"),
       plot);
   const std::filesystem::path csv = dir / (spec.name + ".csv");
-  sweep::ResultFile results(csv, sweep::csv_header(spec), points, fresh);
+  sweep::ResultFile results(csv, sweep::csv_header(spec), points, fresh, sweep::csv_upgrade(spec));
   std::size_t resumed = 0;
   const std::vector<std::size_t> todo =
       frontend::points_to_run(points, results, retry_failed, resumed);
@@ -78,7 +78,7 @@ py::dict run_sweep(py::handle spec_arg, py::handle output, unsigned jobs,
   const auto on_done = [&](std::size_t index, const sweep::Outcome& out,
                            const sweep::RunProgress& p) {
     const sweep::Point& point = points[index];
-    results.append(point.key(), sweep::csv_row(point, out));
+    results.append(point.key(), sweep::csv_row(spec, point, out));
     if (progress.is_none()) return;
     py::gil_scoped_acquire gil;
     if (raised) return;

@@ -1,7 +1,7 @@
-// The sweep behind `flux evaluate`: validation and the run loop
-// (include/flux/eval/evaluate.hpp). Each point: generate the workload (once
-// per job), run the scheduler through the registry (which validates its
-// schedule), replay it in the simulator, keep the metrics.
+// One point of a study measured (include/flux/eval/evaluate.hpp): generate
+// the workload, run the scheduler through the registry (which validates its
+// schedule), replay it in the simulator, keep the metrics. The loop over
+// points is the sweep runner's (src/sweep).
 //
 // A scheduler that cannot schedule a folded workload (rotornet, bvn: their
 // circuits depend on the number of accelerators) runs on the folded workload
@@ -27,56 +27,6 @@
 namespace flux::eval {
 namespace {
 
-std::size_t rank_of(const std::vector<std::string>& names, const std::string& name) {
-  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
-
-std::vector<std::string> job_names(const EvalConfig& c) {
-  std::vector<std::string> names;
-  for (const EvalJob& j : c.jobs()) names.push_back(j.name);
-  return names;
-}
-
-void sort_rows(const EvalConfig& c, std::vector<EvalRow>& rows) {
-  const std::vector<std::string> jobs = job_names(c);
-  std::stable_sort(rows.begin(), rows.end(), [&](const EvalRow& a, const EvalRow& b) {
-    return std::tuple(rank_of(jobs, a.job), a.tau_ps, rank_of(c.schedulers, a.scheduler)) <
-           std::tuple(rank_of(jobs, b.job), b.tau_ps, rank_of(c.schedulers, b.scheduler));
-  });
-}
-
-// The configuration columns of a row must be the sweep's. Rows of jobs the
-// sweep does not run are kept as they are.
-void check_same_config(const EvalConfig& c, const std::vector<EvalJob>& jobs, const EvalRow& r,
-                       std::size_t index) {
-  const auto job =
-      std::find_if(jobs.begin(), jobs.end(), [&](const EvalJob& j) { return j.name == r.job; });
-  if (job == jobs.end()) return;
-  auto mismatch = [&](const std::string& field, const std::string& have, const std::string& want) {
-    detail::throw_resume_mismatch(index, field, have, want);
-  };
-  const workload::TrainingConfig& t = job->training;
-  if (r.model != t.model.name) mismatch("model", r.model, t.model.name);
-  if (r.gpu != t.gpu.name) mismatch("gpu", r.gpu, t.gpu.name);
-  if (r.tp != t.tp) mismatch("tp", std::to_string(r.tp), std::to_string(t.tp));
-  if (r.dp != t.dp) mismatch("dp", std::to_string(r.dp), std::to_string(t.dp));
-  if (r.layers != t.model.layers) {
-    mismatch("layers", std::to_string(r.layers), std::to_string(t.model.layers));
-  }
-  if (r.scaleup_size != job->scaleup_size) {
-    mismatch("scaleup_size", std::to_string(r.scaleup_size), std::to_string(job->scaleup_size));
-  }
-  if (r.switches != c.system.switches) {
-    mismatch("switches", std::to_string(r.switches), std::to_string(c.system.switches));
-  }
-  if (r.link_gbps != c.system.link_gbps) {
-    mismatch("link_gbps", std::to_string(r.link_gbps), std::to_string(c.system.link_gbps));
-  }
-  if (r.time_limit_s != c.sched.time_limit_s) {
-    mismatch("time_limit_s", std::to_string(r.time_limit_s), std::to_string(c.sched.time_limit_s));
-  }
-}
-
 // The folded workload as a cluster of its own (see the top of the file).
 core::Workload as_own_cluster(const core::Workload& w) {
   core::WorkloadData d = w.data();
@@ -86,19 +36,21 @@ core::Workload as_own_cluster(const core::Workload& w) {
 
 // A job's workload as the evaluation runs it: generated, its sends split
 // into the configuration's channels.
-core::Workload generate(const EvalConfig& config, const EvalJob& job,
-                        const workload::TrainingConfig& t) {
+core::Workload generate(const EvalPoint& config, const workload::TrainingConfig& t) {
   core::Workload w = workload::generate_llama(t);
   if (config.channels == 1) return w;
-  return workload::split_sends(w, config.channels, job.scaleup_size);
+  return workload::split_sends(w, config.channels, config.job.scaleup_size);
 }
 
-EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Workload& job_workload,
-                core::TimePs tau, const std::string& name) {
-  core::System sys = config.system;
-  sys.reconfig_delay_ps = tau;
-  sys.scaleup_size = job.scaleup_size;
-  sys.scaleup_gbps = job.scaleup_gbps;
+}  // namespace
+
+EvalRow measure(const EvalPoint& config) {
+  config.validate();
+  const EvalJob& job = config.job;
+  const std::string& name = config.scheduler;
+  const core::TimePs tau = config.tau_ps;
+  const core::System sys = config.point_system();
+  const core::Workload job_workload = generate(config, job.training);
   std::optional<core::Workload> own;
   if (job_workload.fold().folded() && !sched::make_scheduler(name)->schedules_folded()) {
     own.emplace(as_own_cluster(job_workload));
@@ -149,7 +101,7 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
     const auto make = [&](std::uint32_t i) {
       workload::TrainingConfig t = job.training;
       t.moe.routing.iteration = moe.routing.iteration + i + 1;
-      core::Workload b = generate(config, job, t);
+      core::Workload b = generate(config, t);
       return std::make_shared<const core::Workload>(own ? as_own_cluster(b) : std::move(b));
     };
     std::optional<core::Workload> expected;
@@ -162,7 +114,7 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
       workload::TrainingConfig t = job.training;
       t.moe.routing.kind = workload::RoutingKind::kUniform;
       t.moe.routing.zipf_s = 0;
-      core::Workload e = generate(config, job, t);
+      core::Workload e = generate(config, t);
       expected.emplace(own ? as_own_cluster(e) : std::move(e));
       const auto t1 = std::chrono::steady_clock::now();
       expected_plan = sched::run_scheduler(name, *expected, sys, config.sched);
@@ -187,8 +139,6 @@ EvalRow measure(const EvalConfig& config, const EvalJob& job, const core::Worklo
   return row;
 }
 
-}  // namespace
-
 std::string_view to_string(PlanRouting p) {
   return p == PlanRouting::kExpected ? "expected" : "draw";
 }
@@ -205,30 +155,43 @@ std::string layer_job_name(std::uint32_t layers) {
   return name;
 }
 
-std::vector<EvalJob> EvalConfig::jobs() const {
-  if (!named_jobs.empty()) return named_jobs;
-  std::vector<EvalJob> out;
-  for (std::uint32_t l : layers) {
-    EvalJob j;
-    j.name = layer_job_name(l);
-    j.training = training;
-    j.training.model.layers = l;
-    j.scaleup_size = system.scaleup_size;
-    j.scaleup_gbps = system.scaleup_gbps;
-    out.push_back(std::move(j));
-  }
-  return out;
+core::System EvalPoint::point_system() const {
+  core::System sys = system;
+  sys.reconfig_delay_ps = tau_ps;
+  sys.scaleup_size = job.scaleup_size;
+  sys.scaleup_gbps = job.scaleup_gbps;
+  return sys;
 }
 
-void EvalConfig::validate() const {
-  if (layers.empty() == named_jobs.empty()) {
-    throw core::InputError("", "layers", "",
-                           named_jobs.empty() ? "at least one layer count"
-                                              : "a sweep has layer counts or jobs, not both");
+void check_resume(const EvalPoint& c, const EvalRow& r, std::size_t index) {
+  auto mismatch = [&](const std::string& field, const std::string& have, const std::string& want) {
+    detail::throw_resume_mismatch(index, field, have, want);
+  };
+  const EvalJob* job = &c.job;
+  const workload::TrainingConfig& t = job->training;
+  if (r.model != t.model.name) mismatch("model", r.model, t.model.name);
+  if (r.gpu != t.gpu.name) mismatch("gpu", r.gpu, t.gpu.name);
+  if (r.tp != t.tp) mismatch("tp", std::to_string(r.tp), std::to_string(t.tp));
+  if (r.dp != t.dp) mismatch("dp", std::to_string(r.dp), std::to_string(t.dp));
+  if (r.layers != t.model.layers) {
+    mismatch("layers", std::to_string(r.layers), std::to_string(t.model.layers));
   }
-  for (std::uint32_t l : layers) {
-    if (l == 0) throw core::InputError("", "layers", "0", "must be positive");
+  if (r.scaleup_size != job->scaleup_size) {
+    mismatch("scaleup_size", std::to_string(r.scaleup_size), std::to_string(job->scaleup_size));
   }
+  if (r.switches != c.system.switches) {
+    mismatch("switches", std::to_string(r.switches), std::to_string(c.system.switches));
+  }
+  if (r.link_gbps != c.system.link_gbps) {
+    mismatch("link_gbps", std::to_string(r.link_gbps), std::to_string(c.system.link_gbps));
+  }
+  if (r.time_limit_s != c.sched.time_limit_s) {
+    mismatch("time_limit_s", std::to_string(r.time_limit_s), std::to_string(c.sched.time_limit_s));
+  }
+}
+
+void EvalPoint::validate() const {
+  if (job.training.model.layers == 0) throw core::InputError("", "layers", "0", "must be positive");
   if (routing_iterations > kMaxRoutingIterations) {
     throw core::InputError("", "routing_iterations", std::to_string(routing_iterations),
                            "must be at most " + std::to_string(kMaxRoutingIterations));
@@ -241,103 +204,16 @@ void EvalConfig::validate() const {
     throw core::InputError("", "channels", std::to_string(channels),
                            "must be from 1 to " + std::to_string(workload::kMaxChannels));
   }
-  if (taus_ps.empty()) throw core::InputError("", "tau", "", "at least one delay");
-  detail::check_unique_axes(layers, taus_ps);
-  if (schedulers.empty()) throw core::InputError("", "schedulers", "", "at least one scheduler");
   const auto names = sched::scheduler_names();
-  for (const std::string& s : schedulers) {
-    if (std::find(names.begin(), names.end(), s) == names.end()) (void)sched::make_scheduler(s);
-    if (std::count(schedulers.begin(), schedulers.end(), s) > 1) {
-      throw core::InputError("", "schedulers", s, "listed twice");
-    }
+  if (std::find(names.begin(), names.end(), scheduler) == names.end()) {
+    (void)sched::make_scheduler(scheduler);
   }
-  core::System sys = system;
-  for (core::TimePs tau : taus_ps) {
-    sys.reconfig_delay_ps = tau;
-    sys.validate();
-  }
+  const core::System sys = point_system();
+  sys.validate();
   sim.validate();
   sched.validate();
-  const std::vector<EvalJob> all = jobs();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    for (std::size_t k = 0; k < i; ++k) {
-      if (all[k].name == all[i].name)
-        throw core::InputError("", "jobs", all[i].name, "listed twice");
-    }
-    all[i].training.validate();
-    sys.scaleup_size = all[i].scaleup_size;
-    sys.scaleup_gbps = all[i].scaleup_gbps;
-    sys.validate_for(all[i].training.generated_ranks());
-  }
-}
-
-namespace {
-
-// The (job, tau, scheduler) of the rows, checked against the configuration.
-std::set<std::tuple<std::string, core::TimePs, std::string>> measured(
-    const EvalConfig& config, const std::vector<EvalJob>& jobs, const std::vector<EvalRow>& rows) {
-  std::set<std::tuple<std::string, core::TimePs, std::string>> have;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    check_same_config(config, jobs, rows[i], i);
-    have.insert({rows[i].job, rows[i].tau_ps, rows[i].scheduler});
-  }
-  return have;
-}
-
-}  // namespace
-
-std::vector<EvalConfig> pending_points(const EvalConfig& config, const std::vector<EvalRow>& rows) {
-  config.validate();
-  const std::vector<EvalJob> jobs = config.jobs();
-  const auto have = measured(config, jobs, rows);
-  std::vector<EvalConfig> out;
-  for (const EvalJob& job : jobs) {
-    for (core::TimePs tau : config.taus_ps) {
-      for (const std::string& name : config.schedulers) {
-        if (have.count({job.name, tau, name}) != 0) continue;
-        EvalConfig one = config;
-        one.layers.clear();
-        one.named_jobs = {job};
-        one.taus_ps = {tau};
-        one.schedulers = {name};
-        out.push_back(std::move(one));
-      }
-    }
-  }
-  return out;
-}
-
-void add_row(const EvalConfig& config, std::vector<EvalRow>& rows, EvalRow row) {
-  rows.push_back(std::move(row));
-  sort_rows(config, rows);
-}
-
-void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row) {
-  config.validate();
-  const std::vector<EvalJob> jobs = config.jobs();
-  const auto have = measured(config, jobs, rows);
-  const std::size_t total = jobs.size() * config.taus_ps.size() * config.schedulers.size();
-  std::size_t done = 0;
-  for (const EvalJob& job : jobs) {
-    std::optional<core::Workload> w;  // generated when first needed
-    for (core::TimePs tau : config.taus_ps) {
-      for (const std::string& name : config.schedulers) {
-        if (have.count({job.name, tau, name}) != 0) {
-          ++done;
-          const auto it = std::find_if(rows.begin(), rows.end(), [&](const EvalRow& r) {
-            return r.job == job.name && r.tau_ps == tau && r.scheduler == name;
-          });
-          if (on_row) on_row(done, total, *it, true);
-          continue;
-        }
-        if (!w) w.emplace(generate(config, job, job.training));
-        EvalRow row = measure(config, job, *w, tau, name);
-        add_row(config, rows, row);
-        ++done;
-        if (on_row) on_row(done, total, row, false);
-      }
-    }
-  }
+  job.training.validate();
+  sys.validate_for(job.training.generated_ranks());
 }
 
 }  // namespace flux::eval

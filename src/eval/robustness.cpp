@@ -1,5 +1,5 @@
-// The robustness study (include/flux/eval/robustness.hpp): its points,
-// their validation and measurement, and resuming a CSV. Each point plans
+// A robustness point (include/flux/eval/robustness.hpp): its validation,
+// its measurement, and the check of a row it resumes. Each point plans
 // on its own (a robust variant at jitter 0, or under a straggler alone, is
 // its plain scheduler's plan) and runs sim::simulate_trials with the
 // study's seed, so trial k of every scheduler sees the same compute (common
@@ -18,7 +18,6 @@
 // replan_moves as flux's move budget.
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -32,20 +31,6 @@ namespace flux::eval {
 namespace {
 
 constexpr std::string_view kRobustSuffix = "-robust";
-
-// The point's identity within a study (resume key and sort order).
-using Key = std::tuple<std::string, core::TimePs, std::string, PerturbationKind, double, double>;
-Key key_of(const RobustRow& r) {
-  return {r.job, r.tau_ps, r.scheduler, r.perturbation, r.jitter, r.straggler_factor};
-}
-Key key_of(const RobustPoint& p) {
-  return {p.job.name,
-          p.tau_ps,
-          p.scheduler,
-          p.perturbation.kind,
-          p.perturbation.jitter,
-          p.perturbation.straggler_factor};
-}
 
 std::string show(double v) {
   std::ostringstream o;
@@ -198,15 +183,6 @@ RobustRow measure(const RobustPoint& p, const core::Workload& w, const core::Sys
   return r;
 }
 
-template <class T>
-void check_unique(const std::vector<T>& list, const char* field) {
-  for (const T& v : list) {
-    if (std::count(list.begin(), list.end(), v) > 1) {
-      throw core::InputError("", field, show(static_cast<double>(v)), "listed twice");
-    }
-  }
-}
-
 }  // namespace
 
 std::string_view to_string(PerturbationKind k) {
@@ -295,8 +271,16 @@ void RobustPoint::validate() const {
 std::string RobustPoint::perturbation_text() const {
   const RobustPerturbation& p = perturbation;
   std::string s(to_string(p.kind));
-  if (p.jitter > 0) s += " " + show(100 * p.jitter) + "%";
-  if (p.straggler_factor != 1) s += " x" + show(p.straggler_factor);
+  // Appended piece by piece: GCC 12 reports a false -Wrestrict on " " + string.
+  if (p.jitter > 0) {
+    s += ' ';
+    s += show(100 * p.jitter);
+    s += '%';
+  }
+  if (p.straggler_factor != 1) {
+    s += " x";
+    s += show(p.straggler_factor);
+  }
   return s;
 }
 
@@ -311,153 +295,8 @@ RobustRow run_robust_point(const RobustPoint& point) {
   return measure(point, w, sys, plan_jitter, plan);
 }
 
-std::vector<EvalJob> RobustnessConfig::jobs() const {
-  std::vector<EvalJob> out;
-  for (std::uint32_t l : layers) {
-    for (const std::string& g : gpus) {
-      EvalJob j;
-      j.name = layer_job_name(l) + "-" + g;
-      j.training = training;
-      j.training.model.layers = l;
-      j.training.gpu = workload::GpuSpec::preset(g);
-      j.scaleup_size = system.scaleup_size;
-      j.scaleup_gbps = system.scaleup_gbps;
-      out.push_back(std::move(j));
-    }
-  }
-  return out;
-}
-
-std::vector<RobustPerturbation> RobustnessConfig::perturbations() const {
-  std::vector<RobustPerturbation> out;
-  for (double j : jitters) {
-    if (j == 0) out.push_back({PerturbationKind::kNone, 0, 1, 1});
-  }
-  for (double j : jitters) {
-    if (j > 0) out.push_back({PerturbationKind::kJitter, j, 1, trials});
-  }
-  for (double f : straggler_factors) out.push_back({PerturbationKind::kStraggler, 0, f, 1});
-  for (double j : failure_jitters) {
-    out.push_back({PerturbationKind::kFailure, j, 1, j > 0 ? trials : 1u});
-  }
-  return out;
-}
-
-std::size_t RobustnessConfig::points() const {
-  return layers.size() * gpus.size() * taus_ps.size() * schedulers.size() * perturbations().size();
-}
-
-std::vector<RobustPoint> RobustnessConfig::point_list() const {
-  std::vector<RobustPoint> out;
-  const std::vector<RobustPerturbation> perts = perturbations();
-  for (const EvalJob& job : jobs()) {
-    for (core::TimePs tau : taus_ps) {
-      for (const std::string& s : schedulers) {
-        for (const RobustPerturbation& p : perts) {
-          RobustPoint q;
-          q.job = job;
-          q.tau_ps = tau;
-          q.scheduler = s;
-          q.perturbation = p;
-          q.straggler_rank = straggler_rank;
-          q.fail_switch = fail_switch;
-          q.fail_fraction = fail_fraction;
-          q.replan_time_limit_s = replan_time_limit_s;
-          q.replan_moves = replan_moves;
-          q.seed = seed;
-          q.execution = execution;
-          q.system = system;
-          q.system.reconfig_delay_ps = tau;
-          q.sched = sched;
-          out.push_back(std::move(q));
-        }
-      }
-    }
-  }
-  return out;
-}
-
-void RobustnessConfig::validate() const {
-  core::check_options(kRobustnessOptions, *this);
-  if (layers.empty()) throw core::InputError("", "layers", "", "at least one layer count");
-  for (std::uint32_t l : layers) {
-    if (l == 0) throw core::InputError("", "layers", "0", "must be positive");
-  }
-  if (gpus.empty()) throw core::InputError("", "gpu", "", "at least one GPU");
-  if (taus_ps.empty()) throw core::InputError("", "tau", "", "at least one delay");
-  detail::check_unique_axes(layers, taus_ps);
-  if (schedulers.empty()) throw core::InputError("", "schedulers", "", "at least one scheduler");
-  for (const std::string& s : schedulers) {
-    (void)scheduler_variant(s);
-    if (std::count(schedulers.begin(), schedulers.end(), s) > 1) {
-      throw core::InputError("", "schedulers", s, "listed twice");
-    }
-  }
-  if (jitters.empty() && straggler_factors.empty() && failure_jitters.empty()) {
-    throw core::InputError("", "jitters", "", "at least one jitter, straggler factor or failure");
-  }
-  check_unique(jitters, "jitters");
-  check_unique(straggler_factors, "straggler_factors");
-  check_unique(failure_jitters, "failure_jitters");
-  // Each list's values on their own, naming the list.
-  for (const auto& [list, field] :
-       {std::pair{&jitters, "jitters"}, std::pair{&failure_jitters, "failure_jitters"}}) {
-    for (double j : *list) {
-      try {
-        sim::Perturbation p;
-        p.compute_jitter = j;
-        p.validate();
-        workload::RobustPlanning{j}.validate();
-      } catch (const core::InputError& e) {
-        throw core::InputError("", field, show(j), e.problem());
-      }
-    }
-  }
-  for (double f : straggler_factors) {
-    try {
-      sim::Perturbation p;
-      p.straggler = sim::Straggler{0, f};
-      p.validate();
-    } catch (const core::InputError& e) {
-      throw core::InputError("", "straggler_factors", show(f), e.problem());
-    }
-  }
-  for (const RobustPoint& p : point_list()) p.validate();
-}
-
-std::vector<RobustPoint> pending_robust_points(const RobustnessConfig& config,
-                                               const std::vector<RobustRow>& rows) {
-  config.validate();
-  std::vector<RobustPoint> points = config.point_list();
-  std::map<Key, std::size_t> index;
-  for (std::size_t i = 0; i < points.size(); ++i) index.emplace(key_of(points[i]), i);
-  std::vector<bool> measured(points.size(), false);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto it = index.find(key_of(rows[i]));
-    if (it == index.end()) continue;
-    check_same_config(points[it->second], rows[i], i);
-    measured[it->second] = true;
-  }
-  std::vector<RobustPoint> out;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!measured[i]) out.push_back(std::move(points[i]));
-  }
-  return out;
-}
-
-void add_robust_row(const RobustnessConfig& config, std::vector<RobustRow>& rows, RobustRow row) {
-  std::map<Key, std::size_t> order;
-  const std::vector<RobustPoint> points = config.point_list();
-  for (std::size_t i = 0; i < points.size(); ++i) order.emplace(key_of(points[i]), i);
-  const Key key = key_of(row);
-  std::erase_if(rows, [&](const RobustRow& r) { return key_of(r) == key; });
-  rows.push_back(std::move(row));
-  const auto rank = [&](const RobustRow& r) {
-    const auto it = order.find(key_of(r));
-    return it == order.end() ? points.size() : it->second;
-  };
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](const RobustRow& a, const RobustRow& b) { return rank(a) < rank(b); });
+void check_resume(const RobustPoint& point, const RobustRow& row, std::size_t index) {
+  check_same_config(point, row, index);
 }
 
 }  // namespace flux::eval

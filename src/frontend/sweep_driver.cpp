@@ -26,7 +26,7 @@ void check_sweep_outputs(const sweep::SweepSpec& spec, const std::vector<sweep::
   if (!spec_file.empty()) inputs.push_back({spec_file, "the sweep file"});
   std::set<std::string> routing;
   for (const sweep::Point& p : points) {
-    const workload::RoutingSpec& r = p.config.training.moe.routing;
+    const workload::RoutingSpec& r = p.config.job.training.moe.routing;
     if (r.kind == workload::RoutingKind::kFile && routing.insert(r.file).second) {
       inputs.push_back({r.file, "a routing file (axes.routing)"});
     }

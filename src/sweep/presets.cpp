@@ -1,26 +1,55 @@
-// The presets of `flux evaluate` as sweep files (include/flux/sweep/presets.hpp).
-// A preset file is an ordinary sweep file: the rectangle jobs x delays x
-// schedulers that eval::EvalConfig describes, the other axes fixed.
+// The presets of `flux evaluate` as sweep files (include/flux/sweep/presets.hpp):
+// their points' row order and their CSV (fig2.csv, jobs.csv, moe.csv,
+// robustness.csv: the metric columns alone).
 #include "flux/sweep/presets.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <tuple>
 
 #include "flux/core/error.hpp"
 #include "flux/core/time.hpp"
+#include "flux/io/save.hpp"
+#include "flux/sim/perturb.hpp"
+#include "flux/sweep/results.hpp"
 
 namespace flux::sweep {
 namespace {
 
-// The CSV stem each preset has always written.
-std::string file_stem(std::string_view preset) {
-  if (preset == "paper-fig2") return "fig2";
-  if (preset == "real-jobs") return "jobs";
-  return std::string(preset);
+std::string text(double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
 }
 
-template <typename T>
-void add_unique(std::vector<T>& list, const T& v) {
-  if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+// A row's identity in a preset's CSV, from its point or from the row.
+std::string key_of(const Point& p) {
+  if (p.robust) {
+    const eval::RobustPoint& r = *p.robust;
+    return r.job.name + "," + std::to_string(r.tau_ps) + "," + r.scheduler + "," +
+           std::string(eval::to_string(r.perturbation.kind)) + "," + text(r.perturbation.jitter) +
+           "," + text(r.perturbation.straggler_factor);
+  }
+  return p.config.job.name + "," + std::to_string(p.config.tau_ps) + "," + p.config.scheduler;
+}
+std::string key_of(const eval::RobustRow& r) {
+  return r.job + "," + std::to_string(r.tau_ps) + "," + r.scheduler + "," +
+         std::string(eval::to_string(r.perturbation)) + "," + text(r.jitter) + "," +
+         text(r.straggler_factor);
+}
+std::string key_of(const eval::EvalRow& r) {
+  return r.job + "," + std::to_string(r.tau_ps) + "," + r.scheduler;
+}
+
+// The index of `v` among an axis's values read as numbers by `read`; 0 without the axis.
+template <class Read>
+std::size_t index_in(const SweepSpec& spec, std::string_view axis, double v, Read read) {
+  const Axis* a = spec.axis(axis);
+  if (a == nullptr) return 0;
+  for (std::size_t i = 0; i < a->values.size(); ++i) {
+    if (read(a->values[i]) == v) return i;
+  }
+  return a->values.size();
 }
 
 }  // namespace
@@ -34,149 +63,140 @@ SweepSpec preset_spec(const std::string& name) {
   throw core::InputError("", "preset", name, "unknown preset (known: " + known + ")");
 }
 
-eval::EvalConfig evaluation_config(const SweepSpec& spec) {
-  const bool jobs = std::any_of(spec.axes.begin(), spec.axes.end(),
-                                [](const Axis& a) { return a.name == "job"; });
-  for (const Axis& a : spec.axes) {
-    // A MoE job with each routing is a job of its own ("<job>-<routing>").
-    const bool as_job = a.name == "job" || (jobs && a.name == "routing");
-    if (a.values.size() > 1 && !as_job && a.name != "layers" && a.name != "tau" &&
-        a.name != "scheduler") {
-      throw core::InputError(spec.source, "axes." + a.name, a.values[1],
-                             "an evaluation varies only job (and a MoE job's routing), layers, "
-                             "tau and scheduler");
+std::string preset_stem(std::string_view preset) {
+  if (preset == "paper-fig2") return "fig2";
+  if (preset == "real-jobs") return "jobs";
+  return std::string(preset);
+}
+
+void preset_order(const SweepSpec& spec, std::vector<Point>& points) {
+  std::vector<std::string> jobs;
+  const Axis* schedulers = spec.axis("scheduler");
+  using Rank = std::tuple<std::size_t, core::TimePs, std::size_t, int, std::size_t, std::size_t>;
+  std::vector<std::pair<Rank, std::size_t>> ranks;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    const std::string& job = p.robust ? p.robust->job.name : p.config.job.name;
+    if (std::find(jobs.begin(), jobs.end(), job) == jobs.end()) jobs.push_back(job);
+    const std::string& scheduler = p.robust ? p.robust->scheduler : p.config.scheduler;
+    Rank r{static_cast<std::size_t>(std::find(jobs.begin(), jobs.end(), job) - jobs.begin()),
+           p.robust ? p.robust->tau_ps : p.config.tau_ps,
+           schedulers == nullptr
+               ? 0
+               : static_cast<std::size_t>(
+                     std::find(schedulers->values.begin(), schedulers->values.end(), scheduler) -
+                     schedulers->values.begin()),
+           0,
+           0,
+           0};
+    if (p.robust) {
+      const eval::RobustPerturbation& q = p.robust->perturbation;
+      std::get<3>(r) = static_cast<int>(q.kind);
+      std::get<4>(r) = index_in(spec, "jitter", q.jitter, [](const std::string& v) {
+        return sim::parse_percent("jitter", v);
+      });
+      std::get<5>(r) = index_in(spec, "straggler_factor", q.straggler_factor,
+                                [](const std::string& v) { return std::stod(v); });
+    }
+    ranks.push_back({r, i});
+  }
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Point> sorted;
+  sorted.reserve(points.size());
+  for (const auto& [rank, i] : ranks) sorted.push_back(std::move(points[i]));
+  points = std::move(sorted);
+}
+
+PresetCsv::PresetCsv(std::filesystem::path file, const std::vector<Point>& points, bool fresh)
+    : file_(std::move(file)),
+      points_(&points),
+      robust_(!points.empty() && points.front().robust.has_value()),
+      rows_(points.size()) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < points.size(); ++i) index.emplace(key_of(points[i]), i);
+  if (fresh || !std::filesystem::exists(file_)) return;
+  const auto keep = [&](const std::string& key, const auto& row, std::size_t n, const auto& check,
+                        const std::string& metrics) {
+    ++resumed_;
+    const auto it = index.find(key);
+    if (it == index.end()) {
+      others_.push_back(metrics);
+      return;
+    }
+    check(points[it->second], row, n);
+    rows_[it->second] = metrics;
+  };
+  if (robust_) {
+    const std::vector<eval::RobustRow> rows = eval::read_robust_csv(file_);
+    for (std::size_t n = 0; n < rows.size(); ++n) {
+      keep(
+          key_of(rows[n]), rows[n], n,
+          [](const Point& p, const eval::RobustRow& r, std::size_t i) {
+            eval::check_resume(*p.robust, r, i);
+          },
+          eval::robust_csv_row(rows[n]));
+    }
+  } else {
+    const std::vector<eval::EvalRow> rows = eval::read_csv(file_);
+    for (std::size_t n = 0; n < rows.size(); ++n) {
+      keep(
+          key_of(rows[n]), rows[n], n,
+          [](const Point& p, const eval::EvalRow& r, std::size_t i) {
+            eval::check_resume(p.config, r, i);
+          },
+          eval::csv_row(rows[n]));
     }
   }
-  if (!spec.filters.empty()) {
-    throw core::InputError(spec.source, "filter", spec.filters.front().text(),
-                           "an evaluation is a whole product: no filters");
-  }
-  const bool named = jobs;
-  const std::vector<Point> points = spec.points();
-  eval::EvalConfig c = points.front().config;
-  c.preset = spec.name;
-  c.file_stem = spec.name;
-  c.named_jobs.clear();
-  c.taus_ps.clear();
-  c.schedulers.clear();
-  for (const Point& p : points) {
-    if (!p.invalid.empty()) throw core::InputError(spec.source, "axes", p.key(), p.invalid);
-    const eval::EvalJob& job = p.config.named_jobs.front();
-    if (named) {
-      if (std::none_of(c.named_jobs.begin(), c.named_jobs.end(),
-                       [&](const eval::EvalJob& j) { return j.name == job.name; })) {
-        c.named_jobs.push_back(job);
-      }
-    } else {
-      add_unique(c.layers, job.training.model.layers);
-    }
-    add_unique(c.taus_ps, p.config.taus_ps.front());
-    add_unique(c.schedulers, p.config.schedulers.front());
-  }
-  // A layer sweep's jobs run on the system's scale-up fabric (EvalConfig::jobs).
-  const eval::EvalJob& first = points.front().config.named_jobs.front();
-  c.training = first.training;
-  c.system.scaleup_size = first.scaleup_size;
-  c.system.scaleup_gbps = first.scaleup_gbps;
-  return c;
 }
 
-eval::EvalConfig evaluation_preset(const std::string& name) {
-  eval::EvalConfig c = evaluation_config(preset_spec(name));
-  c.preset = name;
-  c.file_stem = file_stem(name);
-  return c;
+std::vector<std::size_t> PresetCsv::pending() const {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].empty()) out.push_back(i);
+  }
+  return out;
 }
 
-Point evaluation_point(const eval::EvalConfig& one) {
-  Point p;
-  p.values = {one.named_jobs.front().name, core::format_duration(one.taus_ps.front()),
-              one.schedulers.front()};
-  p.config = one;
-  p.memory_bytes = point_memory_bytes(one);
-  return p;
+void PresetCsv::add(std::size_t index, const std::string& metrics) {
+  rows_.at(index) = metrics;
+  write();
 }
 
-eval::RobustnessConfig robustness_config(const SweepSpec& spec) {
-  if (!spec.robust()) {
-    throw core::InputError(spec.source, "axes", "",
-                           "not a robustness sweep: it needs a trials, straggler or failure axis");
+void PresetCsv::write() const {
+  std::string text = (robust_ ? eval::robust_csv_header() : eval::csv_header()) + "\n";
+  for (const std::string& r : rows_) {
+    if (!r.empty()) text += r + "\n";
   }
-  const std::vector<Point> points = spec.points();
-  eval::RobustnessConfig c;
-  c.preset = spec.name;
-  c.file_stem = spec.name;
-  const eval::RobustPoint& first = *points.front().robust;
-  c.training = first.job.training;
-  c.straggler_rank = first.straggler_rank;
-  c.fail_switch = first.fail_switch;
-  c.replan_time_limit_s = first.replan_time_limit_s;
-  c.replan_moves = first.replan_moves;
-  c.seed = first.seed;
-  c.execution = first.execution;
-  c.system = first.system;
-  c.sched = first.sched;
-  std::vector<std::string> keys;
-  for (const Point& p : points) {
-    if (!p.invalid.empty()) throw core::InputError(spec.source, "axes", p.key(), p.invalid);
-    const eval::RobustPoint& r = *p.robust;
-    const eval::RobustPerturbation& q = r.perturbation;
-    add_unique(c.layers, r.job.training.model.layers);
-    add_unique(c.gpus, r.job.training.gpu.name);
-    add_unique(c.taus_ps, r.tau_ps);
-    add_unique(c.schedulers, r.scheduler);
-    switch (q.kind) {
-      case eval::PerturbationKind::kNone:
-      case eval::PerturbationKind::kJitter:
-        if (q.straggler_factor == 1) add_unique(c.jitters, q.jitter);
-        break;
-      case eval::PerturbationKind::kStraggler:
-        if (q.jitter == 0) add_unique(c.straggler_factors, q.straggler_factor);
-        break;
-      case eval::PerturbationKind::kFailure:
-        if (q.straggler_factor == 1) add_unique(c.failure_jitters, q.jitter);
-        c.fail_fraction = r.fail_fraction;
-        break;
-    }
-    if (q.jitter > 0) c.trials = q.trials;
-    keys.push_back(r.job.name + "," + core::format_duration(r.tau_ps) + "," + r.scheduler + "," +
-                   r.perturbation_text());
-  }
-  c.system.reconfig_delay_ps = core::System{}.reconfig_delay_ps;
-  // The gathered study has exactly the file's points.
-  std::vector<std::string> want;
-  for (const eval::RobustPoint& r : c.point_list()) {
-    want.push_back(r.job.name + "," + core::format_duration(r.tau_ps) + "," + r.scheduler + "," +
-                   r.perturbation_text());
-  }
-  std::sort(keys.begin(), keys.end());
-  std::sort(want.begin(), want.end());
-  if (keys != want) {
-    throw core::InputError(
-        spec.source, "axes", spec.name,
-        "a robustness evaluation is jobs (layers x gpu) x tau x scheduler x perturbations (a "
-        "jitter, a straggler alone, a failure alone or under jitter) with one value of every "
-        "other axis: the filters must leave exactly that product (" +
-            std::to_string(keys.size()) + " points for " + std::to_string(want.size()) + ")");
-  }
-  return c;
+  for (const std::string& r : others_) text += r + "\n";
+  io::save_file(file_, [&](std::ostream& out) { out << text; });
 }
 
-eval::RobustnessConfig robustness_preset() {
-  return robustness_config(preset_spec("robustness"));
+std::map<std::string, std::string> PresetCsv::sweep_rows(const SweepSpec& spec) const {
+  std::map<std::string, std::string> out;
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].empty()) continue;
+    Outcome o;
+    o.metrics = rows_[i];
+    out[(*points_)[i].key()] = csv_row(spec, (*points_)[i], o);
+  }
+  return out;
 }
 
-Point robustness_point(const eval::RobustPoint& one) {
-  Point p;
-  p.values = {one.job.name, core::format_duration(one.tau_ps), one.scheduler,
-              one.perturbation_text()};
-  p.robust = one;
-  eval::EvalConfig c;
-  c.training = one.job.training;
-  c.named_jobs = {one.job};
-  p.config = c;
-  p.memory_bytes = point_memory_bytes(c);
-  return p;
+std::vector<eval::EvalRow> PresetCsv::eval_rows() const {
+  std::vector<eval::EvalRow> out;
+  for (const std::string& r : rows_) {
+    if (!r.empty()) out.push_back(eval::parse_csv_row(r));
+  }
+  return out;
+}
+
+std::vector<eval::RobustRow> PresetCsv::robust_rows() const {
+  std::vector<eval::RobustRow> out;
+  for (const std::string& r : rows_) {
+    if (!r.empty()) out.push_back(eval::parse_robust_csv_row(r));
+  }
+  return out;
 }
 
 }  // namespace flux::sweep

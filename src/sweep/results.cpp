@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -116,13 +117,60 @@ std::string_view to_string(PointStatus s) {
   return "?";
 }
 
+std::vector<std::string> metric_columns(const SweepSpec& spec) {
+  // Metrics that are by construction the value of the axis of their name.
+  static constexpr std::string_view kSameAsAxis[] = {
+      "scheduler", "layers", "tp", "dp", "switches", "seed", "straggler_rank", "scaleup_size"};
+  std::vector<std::string> out = split(spec.metrics_header());
+  for (std::string& m : out) {
+    if (spec.axis(m) == nullptr) continue;
+    const bool same =
+        std::find(std::begin(kSameAsAxis), std::end(kSameAsAxis), m) != std::end(kSameAsAxis);
+    m = same ? std::string() : m + kMeasuredSuffix;
+  }
+  return out;
+}
+
 std::string csv_header(const SweepSpec& spec) {
+  std::string h;
+  for (const Axis& a : spec.axes) h += a.name + ",";
+  h += kPointColumns;
+  for (const std::string& m : metric_columns(spec)) {
+    if (!m.empty()) h += "," + m;
+  }
+  return h;
+}
+
+std::string legacy_csv_header(const SweepSpec& spec) {
   std::string h;
   for (const Axis& a : spec.axes) h += a.name + ",";
   return h + kPointColumns + "," + spec.metrics_header();
 }
 
-std::string csv_row(const Point& point, const Outcome& o) {
+std::string metrics_of(const SweepSpec& spec, const std::string& metrics) {
+  const std::vector<std::string> columns = metric_columns(spec);
+  const std::vector<std::string> f = split(metrics);
+  std::string out;
+  bool first = true;
+  for (std::size_t i = 0; i < f.size() && i < columns.size(); ++i) {
+    if (columns[i].empty()) continue;
+    out += (first ? "" : ",") + f[i];
+    first = false;
+  }
+  return out;
+}
+
+ResultFile::Upgrade csv_upgrade(const SweepSpec& spec) {
+  const std::size_t keys = spec.axes.size() + split(kPointColumns).size();
+  return {legacy_csv_header(spec), [spec, keys](const std::string& line) {
+            const std::vector<std::string> f = split(line);
+            std::string metrics;
+            for (std::size_t i = keys; i < f.size(); ++i) metrics += (i == keys ? "" : ",") + f[i];
+            return join(f, keys, ",") + "," + metrics_of(spec, metrics);
+          }};
+}
+
+std::string csv_row(const SweepSpec& spec, const Point& point, const Outcome& o) {
   std::string error = o.error;
   for (char& c : error) {
     if (c == ',' || c == '\n' || c == '\r' || c == '"') c = c == ',' ? ';' : ' ';
@@ -131,16 +179,17 @@ std::string csv_row(const Point& point, const Outcome& o) {
   auto [end, ec] = std::to_chars(wall, wall + sizeof wall, std::round(o.wall_s * 1e3) / 1e3);
   std::string row = point.key() + "," + std::string(to_string(o.status)) + "," + error + "," +
                     std::string(wall, end) + ",";
-  if (!o.metrics.empty()) return row + o.metrics;
+  if (!o.metrics.empty()) return row + metrics_of(spec, o.metrics);
   // A failed point: every metric column empty.
-  const std::size_t metrics =
-      split(point.robust ? eval::robust_csv_header() : eval::csv_header()).size();
-  return row + std::string(metrics - 1, ',');
+  const std::vector<std::string> columns = metric_columns(spec);
+  const auto kept = std::count_if(columns.begin(), columns.end(),
+                                  [](const std::string& c) { return !c.empty(); });
+  return row + std::string(static_cast<std::size_t>(kept) - 1, ',');
 }
 
 ResultFile::ResultFile(std::filesystem::path file, std::string header,
-                       const std::vector<Point>& points, bool fresh)
-    : file_(std::move(file)), header_(std::move(header)) {
+                       const std::vector<Point>& points, bool fresh, Upgrade upgrade)
+    : file_(std::move(file)), header_(std::move(header)), upgrade_(std::move(upgrade)) {
   key_columns_ = column(split(header_), "point_status");
   // Never through a symlink, and a new file is this run's own (O_EXCL): the
   // CSV is not a user's path to follow (docs/formats.md, "Resume").
@@ -184,7 +233,8 @@ void ResultFile::load(const std::vector<Point>& points, bool fresh) {
   std::istringstream in(text);
   std::string line;
   std::getline(in, line);
-  if (line != header_) {
+  const bool upgrade = line != header_ && upgrade_.row && line == upgrade_.header;
+  if (line != header_ && !upgrade) {
     throw core::InputError(file_.string(), "line 1", shown(line.substr(0, 60)),
                            "written by another sweep (other axes or columns): use another "
                            "output directory (-o) or start over (--fresh)");
@@ -193,8 +243,13 @@ void ResultFile::load(const std::vector<Point>& points, bool fresh) {
   for (const Point& p : points) keys.insert(p.key());
   const std::string again =
       ": use another output directory (-o), start over (--fresh) or remove the row";
+  const std::size_t file_columns = upgrade ? split(upgrade_.header).size() : columns;
   for (std::size_t n = 2; std::getline(in, line); ++n) {
-    const std::vector<std::string> f = split(line);
+    std::vector<std::string> f = split(line);
+    if (upgrade && f.size() == file_columns) {
+      line = upgrade_.row(line);  // a row of an earlier version: its columns now
+      f = split(line);
+    }
     if (f.size() != columns) {
       throw core::InputError(file_.string(), "line " + std::to_string(n),
                              std::to_string(f.size()) + " columns",
@@ -221,6 +276,7 @@ void ResultFile::load(const std::vector<Point>& points, bool fresh) {
   if (torn_ != 0 && ::ftruncate(fd_, static_cast<off_t>(whole)) != 0) {
     io_fail(file_, "cannot cut off a torn row");
   }
+  if (upgrade) rewrite_sorted({});  // in this version's columns from now on
 }
 
 ResultFile::~ResultFile() {
@@ -331,6 +387,50 @@ std::string plot_stem(const SweepSpec& spec, const PlotSpec& plot) {
   return spec.name + "-" + plot.y + "-by-" + plot.x;
 }
 
+namespace {
+
+// A column or an axis in words with its unit: iteration_time_s ->
+// "iteration time (s)", peak_nic_p95_bytes -> "peak NIC p95 (bytes)".
+std::string words(std::string_view name) {
+  static const std::pair<std::string_view, std::string_view> kNames[] = {
+      {"tau", "reconfiguration delay (s)"},
+      {"link_gbps", "link rate (Gb/s)"},
+      {"scaleup_gbps", "scale-up rate (Gb/s)"},
+      {"time_limit", "scheduler time limit (s)"}};
+  for (const auto& [n, w] : kNames) {
+    if (n == name) return std::string(w);
+  }
+  std::string text(name);
+  for (char& c : text) c = c == '_' ? ',' : c;
+  std::vector<std::string> parts = split(text);
+  std::string unit;
+  std::string out;
+  if (parts.size() > 1 && (parts.back() == "s" || parts.back() == "bytes")) {
+    unit = " (" + parts.back() + ")";
+    parts.pop_back();
+  }
+  for (const std::string& w : parts) {
+    out += (out.empty() ? "" : " ") + (w == "nic" ? std::string("NIC") : w);
+  }
+  return out + unit;
+}
+
+// Metrics that count something: whole numbers.
+bool integer_metric(std::string_view y) {
+  static constexpr std::string_view kCounts[] = {
+      "reconfigurations",    "circuits_set_up",     "sends",         "sim_events",
+      "replanned_sends_p50", "replanned_sends_max", "cluster_ranks", "uncertain_runs"};
+  return y.ends_with("_bytes") ||
+         std::find(std::begin(kCounts), std::end(kCounts), y) != std::end(kCounts);
+}
+
+// More than two decades between the least and the largest positive value.
+bool spans_decades(double lo, double hi) {
+  return lo > 0 && hi / lo > 100;
+}
+
+}  // namespace
+
 std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
                            const std::vector<Point>& points,
                            const std::map<std::string, std::string>& rows, const std::string& png) {
@@ -350,6 +450,15 @@ std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
   const std::vector<std::size_t> others = varying(spec, plot.x);
   std::vector<std::string> series;
   std::map<std::string, std::string> data;
+  // The x values as plotted, and the y values' range.
+  const auto x_of = [&](const std::string& xv) {
+    if (named) return static_cast<double>(std::find(xs.begin(), xs.end(), xv) - xs.begin());
+    if (type == AxisType::kDuration) return core::ps_to_seconds(core::parse_duration(xv));
+    std::string v = xv;
+    if (!v.empty() && v.back() == '%') v.pop_back();
+    return std::stod(v);
+  };
+  double y_lo = INFINITY, y_hi = -INFINITY;
   for (const Point& p : points) {
     const auto it = rows.find(p.key());
     if (it == rows.end()) continue;
@@ -357,35 +466,46 @@ std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
     if (f[status_col] != "ok" || f[y_col].empty()) continue;
     const std::string s = label(spec, p, others);
     if (data.count(s) == 0) series.push_back(s);
-    const std::string& xv = p.values[x_axis];
-    std::ostringstream x;
-    if (named) {
-      x << (std::find(xs.begin(), xs.end(), xv) - xs.begin());
-    } else if (type == AxisType::kDuration) {
-      x << core::ps_to_seconds(core::parse_duration(xv));
-    } else {
-      std::string v = xv;
-      if (!v.empty() && v.back() == '%') v.pop_back();
-      x << v;
+    if (const std::optional<double> y = number(f[y_col])) {
+      y_lo = std::min(y_lo, *y);
+      y_hi = std::max(y_hi, *y);
     }
+    std::ostringstream x;
+    x << x_of(p.values[x_axis]);
     data[s] += x.str() + " " + f[y_col] + "\n";
   }
+  double x_lo = INFINITY, x_hi = -INFINITY;
+  for (const std::string& v : xs) {
+    x_lo = std::min(x_lo, x_of(v));
+    x_hi = std::max(x_hi, x_of(v));
+  }
+  const bool log_x = plot.log_x || (!named && spans_decades(x_lo, x_hi));
+  const bool log_y = plot.log_y || spans_decades(y_lo, y_hi);
   std::ostringstream g;
   g << "# " << plot.y << " by " << plot.x << " of sweep " << spec.name
     << " (flux sweep; data inline)\n";
   for (std::size_t k = 0; k < series.size(); ++k) {
     g << "$s" << k << " << EOD\n" << data[series[k]] << "EOD\n";
   }
-  g << "set terminal pngcairo size 900,600 font ',10'\nset output '" << png << "'\n"
+  // noenhanced: an underscore in a label or a title is an underscore.
+  g << "set terminal pngcairo size 900,600 font ',10' noenhanced\nset output '" << png << "'\n"
     << "set key outside right\nset grid\n"
-    << "set xlabel '" << plot.x << (type == AxisType::kDuration ? " (s)" : "") << "'\n"
-    << "set ylabel '" << plot.y << "'\n";
-  if (plot.log_x) g << "set logscale x\n";
-  if (plot.log_y) g << "set logscale y\n";
-  if (named) {
+    << "set xlabel '" << words(plot.x) << "'\n"
+    << "set ylabel '" << words(plot.y) << "'\n";
+  if (log_x) g << "set logscale x\n";
+  if (log_y) g << "set logscale y\n";
+  if (named || (type == AxisType::kInteger && !log_x)) {
+    // Ticks at the axis's values alone: an integer axis has no 1.5.
     g << "set xtics (";
-    for (std::size_t i = 0; i < xs.size(); ++i) g << (i ? ", " : "") << "'" << xs[i] << "' " << i;
-    g << ")\nset xrange [-0.5:" << xs.size() - 0.5 << "]\n";
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      g << (i ? ", " : "") << "'" << xs[i] << "' " << x_of(xs[i]);
+    }
+    g << ")\n";
+    if (named) g << "set xrange [-0.5:" << xs.size() - 0.5 << "]\n";
+  }
+  if (integer_metric(plot.y) && !log_y) {
+    g << "set format y '%.0f'\n";
+    if (y_hi - y_lo <= 10) g << "set ytics 1\n";
   }
   if (series.empty()) {
     g << "set label 'no finished points' at graph 0.5, graph 0.5 center\n"

@@ -102,9 +102,7 @@ Outcome run_point(const Point& point) {
     if (point.robust) {
       o.metrics = eval::robust_csv_row(eval::run_robust_point(*point.robust));
     } else {
-      std::vector<eval::EvalRow> rows;
-      eval::run_evaluation(point.config, rows, nullptr);
-      o.metrics = eval::csv_row(rows.at(0));
+      o.metrics = eval::csv_row(eval::measure(point.config));
     }
   } catch (const std::bad_alloc&) {
     o.status = PointStatus::kMemory;

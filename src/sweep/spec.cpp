@@ -51,10 +51,10 @@ struct EvalSetup {
   sched::SchedulerOptions sched;
   sim::SimOptions sim;
   std::uint32_t trials = 0;              ///< 0: no trials axis (one simulation)
-  std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalConfig's)
-  eval::PlanRouting plan_routing = eval::PlanRouting::kDraw;  ///< EvalConfig's
-  double routing_replan_limit_s = 0;                          ///< EvalConfig's
-  std::uint32_t channels = 1;                                 ///< EvalConfig's
+  std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalPoint's)
+  eval::PlanRouting plan_routing = eval::PlanRouting::kDraw;  ///< EvalPoint's
+  double routing_replan_limit_s = 0;                          ///< EvalPoint's
+  std::uint32_t channels = 1;                                 ///< EvalPoint's
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0
@@ -64,7 +64,7 @@ struct EvalSetup {
   /// Sets `axis` to `v` (checked by the file reader's type first); throws
   /// core::InputError for an unknown model, gpu, job or scheduler.
   void apply(std::string_view axis, const std::string& v);
-  [[nodiscard]] eval::EvalConfig config() const;
+  [[nodiscard]] eval::EvalPoint config() const;
   /// The point as a robustness point (SweepSpec::robust()).
   [[nodiscard]] eval::RobustPoint robust_point() const;
   /// The job's name: a job axis's (a MoE job's with its routing appended),
@@ -195,15 +195,12 @@ std::string EvalSetup::name(bool robust_point) const {
   return robust_point ? n + "-" + job.training.gpu.name : n;
 }
 
-eval::EvalConfig EvalSetup::config() const {
-  eval::EvalConfig c;
-  c.preset = "sweep";
-  eval::EvalJob j = job;
-  j.name = name(false);
-  c.training = j.training;
-  c.named_jobs = {j};
-  c.taus_ps = {tau_ps};
-  c.schedulers = {scheduler};
+eval::EvalPoint EvalSetup::config() const {
+  eval::EvalPoint c;
+  c.job = job;
+  c.job.name = name(false);
+  c.tau_ps = tau_ps;
+  c.scheduler = scheduler;
   c.system = system;
   c.sched = sched;
   c.sim = sim;
@@ -227,7 +224,7 @@ eval::RobustPoint EvalSetup::robust_point() const {
            : q.jitter > 0            ? eval::PerturbationKind::kJitter
                                      : eval::PerturbationKind::kNone;
   // Without jitter every trial is the same: one.
-  q.trials = q.jitter > 0 ? (trials > 0 ? trials : eval::RobustnessConfig{}.trials) : 1;
+  q.trials = q.jitter > 0 ? (trials > 0 ? trials : eval::RobustOptions{}.trials) : 1;
   p.seed = sim.perturbation.seed;
   p.system = system;
   p.system.scaleup_size = job.scaleup_size;
@@ -361,6 +358,7 @@ class Reader {
                        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
   }
 
+ public:
   // One value, checked on its own, as the CSV writes it.
   std::string value(const AxisInfo& info, const std::string& path, const Json& v) const {
     if (v.is_string() && has_control(v.get<std::string>())) {
@@ -427,6 +425,7 @@ class Reader {
     fail_json(path, v, "unknown axis type");
   }
 
+ private:
   // `s` once applied on its own: the axis's own range (a straggler factor,
   // fail_at, a replan time limit; an unknown model, gpu, job, scheduler).
   static std::string checked(const AxisInfo& info, const std::string& s) {
@@ -604,8 +603,8 @@ std::string Point::key() const {
   return k;
 }
 
-std::uint64_t point_memory_bytes(const eval::EvalConfig& config) {
-  const workload::WorkloadSize size = workload::estimate_llama_size(config.jobs().front().training);
+std::uint64_t point_memory_bytes(const eval::EvalPoint& config) {
+  const workload::WorkloadSize size = workload::estimate_llama_size(config.job.training);
   // Split sends: up to channels times the sends, channels^2 the dependencies.
   const std::uint64_t ch = config.channels;
   const std::uint64_t w = size.tasks > UINT64_MAX / ch || size.deps > UINT64_MAX / ch / ch
@@ -633,6 +632,88 @@ SweepSpec SweepSpec::parse(std::string_view text, const std::string& source, boo
   SweepSpec spec = Reader(source, std::move(lines)).read(root);
   spec.base = base;
   return spec;
+}
+
+const Axis* SweepSpec::axis(std::string_view axis_name) const {
+  const auto it =
+      std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == axis_name; });
+  return it == axes.end() ? nullptr : &*it;
+}
+
+void SweepSpec::set_axis(std::string_view axis_name, const std::vector<std::string>& values) {
+  const std::vector<AxisInfo> table = axis_table();
+  const auto info = std::find_if(table.begin(), table.end(),
+                                 [&](const AxisInfo& a) { return a.name == axis_name; });
+  if (info == table.end())
+    throw core::InputError("", std::string(axis_name), "", "not a sweep axis");
+  const std::string field(axis_name);
+  if (values.empty()) throw core::InputError("", field, "", "give at least one value");
+  const Reader reader(source, {});
+  Axis axis{field, {}};
+  std::vector<double> seen;  // the values as numbers, for "listed twice"
+  for (const std::string& text : values) {
+    Json v = text;
+    if (info->type == AxisType::kInteger) {
+      std::int64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec != std::errc() || end != text.data() + text.size()) {
+        throw core::InputError("", field, text, "must be an integer");
+      }
+      v = n;
+    } else if (info->type == AxisType::kReal || info->type == AxisType::kFactor) {
+      double d = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      if (ec != std::errc() || end != text.data() + text.size()) {
+        throw core::InputError("", field, text, "must be a number");
+      }
+      v = d;
+    }
+    std::string value;
+    try {
+      value = reader.value(*info, field, v);
+    } catch (const core::InputError& e) {
+      throw core::InputError("", field, text, e.problem());
+    }
+    double number = 0;
+    std::string shown = text;
+    switch (info->type) {
+      case AxisType::kName:
+        number =
+            static_cast<double>(std::find(values.begin(), values.end(), text) - values.begin());
+        break;
+      case AxisType::kDuration: {
+        const core::TimePs ps = core::parse_duration(value, field);
+        number = static_cast<double>(ps);
+        shown = core::format_duration(ps);
+        break;
+      }
+      case AxisType::kPercent:
+        number = sim::parse_percent(field, value);
+        break;
+      default:
+        number = std::stod(value);
+    }
+    if (std::find(seen.begin(), seen.end(), number) != seen.end()) {
+      throw core::InputError("", field, shown, "listed twice");
+    }
+    seen.push_back(number);
+    axis.values.push_back(std::move(value));
+  }
+  const auto at =
+      std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == axis_name; });
+  if (at != axes.end()) {
+    *at = std::move(axis);
+    return;
+  }
+  // A new axis, in axis_table() order.
+  const auto rank = [&](const std::string& n) {
+    return std::find_if(table.begin(), table.end(),
+                        [&](const AxisInfo& a) { return a.name == n; }) -
+           table.begin();
+  };
+  const auto before = std::find_if(axes.begin(), axes.end(),
+                                   [&](const Axis& a) { return rank(a.name) > rank(field); });
+  axes.insert(before, std::move(axis));
 }
 
 namespace {

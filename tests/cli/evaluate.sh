@@ -29,9 +29,9 @@ awk -F, 'NR > 1 {
   }' "$csv" && pass || fail "CSV invariants"
 
 if command -v gnuplot >/dev/null 2>&1; then
-  [ -s "$out/fig2.png" ] && pass || fail "no fig2.png"
-  expect_grep svg '<svg' "$out/fig2.svg"
-  [ ! -e "$out/fig2.png.tmp" ] && pass || fail "temporary plot left behind"
+  [ -s "$out/fig2-iteration_time_s-by-tau.png" ] && pass || fail "no fig2-iteration_time_s-by-tau.png"
+  expect_grep gp_words "^set ylabel 'iteration time \(s\)'$" "$out/fig2-iteration_time_s-by-tau.gp"
+  [ -z "$(ls "$out" | grep '\.tmp')" ] && pass || fail "temporary plot left behind"
 else
   echo "gnuplot not installed: plots not checked"
 fi
@@ -69,7 +69,7 @@ expect_ok jobs_file -- "$FLUX" sweep "$SWEEPS/real-jobs.toml" --dry-run
 expect_grep jobs_points '^20 points$' "$DIR/jobs_file.out"
 
 expect_error preset 2 '--preset = fig3: unknown preset' -- "$FLUX" evaluate --preset fig3 -o "$DIR/x"
-expect_error sched 2 '--scheduler = magic' -- "$FLUX" evaluate --schedulers flux-milp,magic -o "$DIR/x"
+expect_error sched 2 '--schedulers = magic' -- "$FLUX" evaluate --schedulers flux-milp,magic -o "$DIR/x"
 expect_error tau 2 '--tau = 5' -- "$FLUX" evaluate --tau 5 -o "$DIR/x"
 echo "1,2,3" > "$DIR/bad.csv"; mkdir -p "$DIR/bad"; cp "$DIR/bad.csv" "$DIR/bad/fig2.csv"
 expect_error corrupt 2 'fig2.csv: line 1' -- "$FLUX" evaluate --layers 1 --tau 1us -o "$DIR/bad"

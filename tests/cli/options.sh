@@ -170,12 +170,13 @@ expect_error max_time 1 '^flux: error: the iteration has not finished within the
 
 # --- evaluate: one scheduler plots; a list value twice is refused -------------
 expect_ok eval_ideal -- "$FLUX" evaluate --layers 1 --tau 1us,10us --schedulers ideal -o "$DIR/e20"
-expect_grep eval_layout '^set multiplot layout 1,1 ' "$DIR/e20/fig2.gp"
-! grep -Eq '^plot *$' "$DIR/e20/fig2.gp" && pass || fail "fig2.gp has an empty plot command"
+gp20=$DIR/e20/fig2-iteration_time_s-by-tau.gp
+expect_grep eval_layout "^plot \\\$s0 using 1:2 with linespoints title 'all'" "$gp20"
+! grep -Eq '^plot *$' "$gp20" && pass || fail "the plot has an empty plot command"
 ! grep -q 'against the best other scheduler' "$DIR/e20/summary.txt" && pass ||
   fail "summary.txt compares ideal with nothing"
 if command -v gnuplot >/dev/null; then
-  [ -s "$DIR/e20/fig2.png" ] && [ -s "$DIR/e20/fig2.svg" ] && pass || fail "no plots for one scheduler"
+  [ -s "$DIR/e20/fig2-iteration_time_s-by-tau.png" ] && pass || fail "no plot for one scheduler"
 fi
 expect_error eval_tau_twice 2 '^flux: error: --tau = 1 us: listed twice$' -- \
   "$FLUX" evaluate --layers 1 --tau 1us,1000ns --schedulers ideal -o "$DIR/e21"

@@ -1,9 +1,10 @@
 #pragma once
-// The evaluation: a sweep of workloads x reconfiguration delays x schedulers,
-// each schedule checked by the validator and replayed by the simulator, one
-// row of metrics per point. The presets (the paper's Figure 2, real jobs) are
-// shipped sweep files, sweeps/<name>.toml, turned into an EvalConfig by
-// sweep::evaluation_preset. docs/results.md has what they measure.
+// One point of a study measured: a workload generated, scheduled (the
+// schedule checked by the validator), replayed by the simulator, one row of
+// metrics, and that row's CSV format (fig2.csv, jobs.csv, moe.csv and the
+// metric columns of a sweep's CSV). The grid of points is a sweep file's
+// (src/sweep); the presets are shipped sweep files, sweeps/<name>.toml.
+// docs/results.md has what they measure.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -33,11 +34,11 @@ struct EvalJob {
 /// The job name of a layer sweep's point: "L8".
 std::string layer_job_name(std::uint32_t layers);
 
-/// EvalConfig::routing_iterations at most (each is a generation, a plan
+/// EvalPoint::routing_iterations at most (each is a generation, a plan
 /// and two simulations).
 inline constexpr std::uint32_t kMaxRoutingIterations = 64;
 
-/// What an uncertain-routing plan is made for (EvalConfig::plan_routing;
+/// What an uncertain-routing plan is made for (EvalPoint::plan_routing;
 /// docs/model.md, "Uncertain routing").
 enum class PlanRouting : std::uint8_t {
   kDraw,      ///< the routing's own iteration (last iteration's routing)
@@ -47,35 +48,26 @@ std::string_view to_string(PlanRouting p);
 /// "draw" or "expected"; throws core::InputError (field plan_routing).
 PlanRouting plan_routing_from_string(std::string_view s);
 
-struct EvalConfig {
-  /// The preset's name (sweep::evaluation_preset builds the presets from
-  /// their shipped sweep files, sweeps/<name>.toml).
-  std::string preset = "paper-fig2";
-  workload::TrainingConfig training;  ///< model, tp, dp, gpu, ...; layers from `layers`
-  /// A layer sweep: one workload per entry, `training` with that many layers
-  /// on the sweep's system. Empty when `named_jobs` is used.
-  std::vector<std::uint32_t> layers;
-  /// Or a sweep over training jobs, each with its own scale-up fabric.
-  std::vector<EvalJob> named_jobs;
-  /// Output files are <stem>.csv, <stem>.gp, <stem>.png, <stem>.svg.
-  std::string file_stem = "fig2";
-  std::vector<core::TimePs> taus_ps;    ///< reconfiguration delays
-  std::vector<std::string> schedulers;  ///< registry names
-  /// Switches and link rate; its reconfiguration delay is replaced by each
-  /// of taus_ps in turn.
+/// One point of a study (sweep::Point::config): one job, one delay, one
+/// scheduler and the options it runs under. The study's grid is the sweep
+/// file's points (src/sweep); this is what one of them measures.
+struct EvalPoint {
+  EvalJob job;  ///< its name is the row's `job`; its scale-up fabric is the system's
+  core::TimePs tau_ps = core::System{}.reconfig_delay_ps;
+  std::string scheduler;  ///< a registry name
+  /// Switches, link rate, duplex; its delay is tau_ps, its scale-up the job's.
   core::System system;
-  sched::SchedulerOptions sched;  ///< every scheduler run (time limit, threads, ...)
-  sim::SimOptions sim;            ///< every simulation
-  /// MoE jobs: also run each point's plan on this many later iterations of
+  sched::SchedulerOptions sched;
+  sim::SimOptions sim;
+  /// MoE jobs: also run the point's plan on this many later iterations of
   /// its routing, and re-plan each (EvalRow's uncertain fields); 0: no.
   /// At most kMaxRoutingIterations.
   std::uint32_t routing_iterations = 0;
   /// With routing_iterations: the routing the plan run on those iterations
   /// is made for (the re-plans are made for each iteration's own).
   PlanRouting plan_routing = PlanRouting::kDraw;
-  /// With routing_iterations: each re-plan's time limit in seconds (an
-  /// online re-plan must fit in an iteration); 0: sched.time_limit_s, as the
-  /// point's own plan.
+  /// With routing_iterations: each re-plan's time limit in seconds; 0:
+  /// sched.time_limit_s, as the point's own plan.
   double routing_replan_limit_s = 0;
   /// Every send between scale-up domains split into this many channels
   /// (workload/split.hpp); 1: whole sends.
@@ -83,8 +75,8 @@ struct EvalConfig {
 
   /// Throws core::InputError naming the field.
   void validate() const;
-  /// The sweep's workloads: named_jobs, or one job per layer count.
-  [[nodiscard]] std::vector<EvalJob> jobs() const;
+  /// The system the point runs on: `system` with tau_ps and the job's fabric.
+  [[nodiscard]] core::System point_system() const;
 };
 
 /// One point of the sweep. Times in seconds as in every Flux file.
@@ -122,7 +114,7 @@ struct EvalRow {
   std::uint64_t cluster_ranks = 0;
   /// A MoE job's routing (RoutingSpec::to_string); empty for a dense one.
   std::string routing;
-  /// Uncertain routing (EvalConfig::routing_iterations > 0; docs/model.md,
+  /// Uncertain routing (EvalPoint::routing_iterations > 0; docs/model.md,
   /// "Uncertain routing"): the plan made for this routing's iteration 0 run
   /// on iterations 1 .. N (planned), and the scheduler re-planning each
   /// (re-planned): nearest-rank p50 and max of the iteration times, and the
@@ -132,6 +124,18 @@ struct EvalRow {
   std::optional<double> replanned_p50_s, replanned_max_s;
   std::optional<double> replan_wall_max_s;
 };
+
+/// Measures one point: generates the job's workload (split into its
+/// channels), runs the scheduler through the registry (validated), replays
+/// the schedule in the simulator and, with routing_iterations, runs the plan
+/// on later routings and re-plans each. Throws core::InputError for a point
+/// that does not validate.
+EvalRow measure(const EvalPoint& point);
+
+/// Throws core::InputError ("row N was measured with F = X, this sweep uses
+/// Y") when `row` (the index-th of a CSV being resumed) was measured under
+/// another configuration than `point`.
+void check_resume(const EvalPoint& point, const EvalRow& row, std::size_t index);
 
 /// Reads a CSV written by write_csv() (or by a version before jobs: rows get
 /// job "L<layers>", scale-up size 1 and a cluster of tp * dp accelerators);
@@ -151,34 +155,9 @@ EvalRow parse_csv_row(const std::string& line);
 /// The comma-separated fields of a line (no quoting, as these CSVs have none).
 std::vector<std::string> csv_fields(const std::string& line);
 
-/// Progress of a sweep: `done` of `total` points finished, the latest row.
-using Progress =
-    std::function<void(std::size_t done, std::size_t total, const EvalRow& row, bool resumed)>;
-
-/// Runs the sweep. Rows already in `rows` (same configuration, checked:
-/// core::InputError otherwise) are kept and not recomputed; each new row is
-/// appended to `rows` and `on_row` is called after it, so the caller can save
-/// the CSV after every point and an interrupted sweep resumes where it
-/// stopped. Rows end sorted by (the job's place in config.jobs(), tau,
-/// scheduler's order in config).
-void run_evaluation(const EvalConfig& config, std::vector<EvalRow>& rows, const Progress& on_row);
-
-/// The points of `config` not yet in `rows`, each an EvalConfig of one job,
-/// one delay and one scheduler, in the sweep's order: what a runner of
-/// separate processes (flux::sweep) runs with run_evaluation one by one.
-/// Validates `config` and checks `rows` against it as run_evaluation does.
-std::vector<EvalConfig> pending_points(const EvalConfig& config, const std::vector<EvalRow>& rows);
-/// Adds a measured row to `rows`, kept in run_evaluation's order.
-void add_row(const EvalConfig& config, std::vector<EvalRow>& rows, EvalRow row);
-
 /// A terminal summary: per layer count, tau x scheduler tables of iteration
 /// time (with flux-milp's status and gap), peak NIC memory and
 /// reconfigurations.
-std::string summary_table(const EvalConfig& config, const std::vector<EvalRow>& rows);
-
-/// A self-contained gnuplot script (data inline) drawing the three panels of
-/// Figure 2 for every layer count into `png` and `svg`.
-std::string gnuplot_script(const EvalConfig& config, const std::vector<EvalRow>& rows,
-                           const std::string& png, const std::string& svg);
+std::string summary_table(const std::vector<EvalPoint>& points, const std::vector<EvalRow>& rows);
 
 }  // namespace flux::eval

@@ -1,12 +1,11 @@
 #pragma once
-// The robustness study behind `flux evaluate --preset robustness`
-// (docs/results.md, "Robustness"; its points are sweeps/robustness.toml, run
-// by the sweep runner): how each scheduler's iteration time and NIC memory
-// degrade when compute differs from the plan. Jobs (layer count x GPU) x
-// reconfiguration delays x schedulers x perturbations; each point
-// (RobustPoint) computes its schedule on the unperturbed workload, validates
-// it, and runs `trials` simulations with common random numbers (trial k of
-// every scheduler sees the same compute: sim/perturb.hpp).
+// A robustness point of `flux evaluate --preset robustness` or of a sweep
+// with a robustness axis (docs/results.md, "Robustness"; the grid is the
+// sweep file's, sweeps/robustness.toml): how a scheduler's iteration time
+// and NIC memory degrade when compute differs from the plan. A point
+// (RobustPoint: one job, delay, scheduler and perturbation) computes its schedule on the
+// unperturbed workload, validates it, and runs `trials` simulations with common random numbers
+// (trial k of every scheduler sees the same compute: sim/perturb.hpp).
 //
 // A scheduler named "<name>-robust" is <name> planned on the workload with
 // every compute duration at its p95 for the point's jitter
@@ -110,79 +109,42 @@ struct RobustPoint {
 /// core::InputError for a point that does not validate.
 RobustRow run_robust_point(const RobustPoint& point);
 
-struct RobustnessConfig {
-  std::string preset = "robustness";
-  /// Output files are <stem>.csv, <stem>.gp, <stem>.png, <stem>.svg.
-  std::string file_stem = "robustness";
-  /// Model, tp, dp; layers and GPU from `layers` and `gpus`.
-  workload::TrainingConfig training;
-  std::vector<std::uint32_t> layers;
-  std::vector<std::string> gpus;        ///< GPU presets (workload::GpuSpec::preset)
-  std::vector<core::TimePs> taus_ps;    ///< reconfiguration delays
-  std::vector<std::string> schedulers;  ///< registry names or "<name>-robust"
-  std::vector<double> jitters;          ///< coefficients of variation; 0: the unperturbed point
-  std::vector<double> straggler_factors;
+/// The robustness options of `flux evaluate --preset robustness` (and the
+/// bounds of the sweep axes of the same names): the values of every point.
+struct RobustOptions {
+  std::uint32_t trials = 20;  ///< per jittered point
+  std::uint64_t seed = 1;     ///< of the perturbations (sim::Perturbation::seed)
   std::uint32_t straggler_rank = 0;
-  /// Failure points, one per jitter (0: the failure alone, one trial); empty: none.
-  std::vector<double> failure_jitters;
-  std::uint32_t fail_switch = 1;  ///< goes dark (0-based; the system needs >= 2)
-  /// T = this x ideal's unperturbed iteration time of the job, in (0, 1].
-  double fail_fraction = 0.5;
   double replan_time_limit_s = 2;  ///< each re-plan's wall-clock budget, s
   /// flux's local search moves in a re-plan (SchedulerOptions::search_moves):
   /// a budget that ends well before the time limit keeps the re-plan
   /// deterministic (~0.2 s at 8 layers).
   std::uint64_t replan_moves = 1000;
-  std::uint32_t trials = 20;  ///< per jittered point
-  std::uint64_t seed = 1;     ///< of the perturbations (sim::Perturbation::seed)
-  /// Execution of task-level schedules under perturbation (ordered).
-  sim::Execution execution = sim::Execution::kOrdered;
-  core::System system;            ///< its tau replaced by each of taus_ps
-  sched::SchedulerOptions sched;  ///< every scheduler run
-
-  // The preset "robustness" is sweeps/robustness.toml
-  // (sweep::robustness_preset()): Llama 3 8B, 8 layers, TP4 x DP2 on A100
-  // and H100, tau 10 us and 1 ms, jitter 0, 2, 5, 10, 20 % (20 trials), rank
-  // 0 straggling at 1.1x and 1.5x, switch 1 failing at half of ideal's
-  // iteration time alone and under 5 % jitter; flux, flux-robust, rotornet,
-  // rotornet-vlb, bvn, ideal.
-
-  /// Throws core::InputError naming the field.
-  void validate() const;
-  /// One job per (layer count, GPU): "L8-a100".
-  [[nodiscard]] std::vector<EvalJob> jobs() const;
-  /// The perturbations in sweep order: jitter 0 (kNone), the other jitters,
-  /// each straggler factor, then each failure jitter.
-  [[nodiscard]] std::vector<RobustPerturbation> perturbations() const;
-  /// jobs x taus x schedulers x perturbations.
-  [[nodiscard]] std::size_t points() const;
-  /// Every point, in sweep order (job, tau, scheduler, perturbation).
-  [[nodiscard]] std::vector<RobustPoint> point_list() const;
 };
 
-/// The sweep's numeric options (core/option.hpp); the CLI's flags for
-/// `flux evaluate --preset robustness`.
+/// RobustOptions' table (core/option.hpp): the CLI's flags and the sweep
+/// axes' bounds.
 inline constexpr auto kRobustnessOptions = std::tuple{
-    core::NumberOption<RobustnessConfig, std::uint32_t>{
+    core::NumberOption<RobustOptions, std::uint32_t>{
         "trials", "--trials", "perturbed runs per jittered point (robustness preset)",
-        &RobustnessConfig::trials, 1, 1000000},
-    core::NumberOption<RobustnessConfig, std::uint64_t>{
+        &RobustOptions::trials, 1, 1000000},
+    core::NumberOption<RobustOptions, std::uint64_t>{
         "seed", "--perturb-seed",
         "seed of the perturbations (robustness preset; trial k of every scheduler draws the "
         "same compute)",
-        &RobustnessConfig::seed, 0, core::kMaxSeed},
-    core::NumberOption<RobustnessConfig, std::uint32_t>{
-        "straggler_rank", "--straggler-rank", "the rank that straggles (robustness preset)",
-        &RobustnessConfig::straggler_rank, 0, 1u << 30},
-    core::NumberOption<RobustnessConfig, double>{
+        &RobustOptions::seed, 0, core::kMaxSeed},
+    core::NumberOption<RobustOptions, std::uint32_t>{"straggler_rank", "--straggler-rank",
+                                                     "the rank that straggles (robustness preset)",
+                                                     &RobustOptions::straggler_rank, 0, 1u << 30},
+    core::NumberOption<RobustOptions, double>{
         "replan_time_limit", "--replan-time-limit",
         "wall-clock budget of each re-plan after the switch failure, with a unit (robustness "
         "preset)",
-        &RobustnessConfig::replan_time_limit_s, 0.0, 1e6, false, false, core::OptionUnit::kSeconds},
-    core::NumberOption<RobustnessConfig, std::uint64_t>{
+        &RobustOptions::replan_time_limit_s, 0.0, 1e6, false, false, core::OptionUnit::kSeconds},
+    core::NumberOption<RobustOptions, std::uint64_t>{
         "replan_moves", "--replan-moves",
         "flux: local search moves of each re-plan after the switch failure (robustness preset)",
-        &RobustnessConfig::replan_moves, 1, ~std::uint64_t{0}},
+        &RobustOptions::replan_moves, 1, ~std::uint64_t{0}},
 };
 
 /// One point: a scheduler's plan under one perturbation, over its trials.
@@ -232,24 +194,15 @@ std::string robust_csv_row(const RobustRow& row);
 /// Throws core::InputError naming the column.
 RobustRow parse_robust_csv_row(const std::string& line);
 
-/// The points of `config` without a row in `rows`, in sweep order. Throws
-/// core::InputError when a row of a point of the sweep was measured under
-/// another configuration (another seed, trials, system, ...).
-std::vector<RobustPoint> pending_robust_points(const RobustnessConfig& config,
-                                               const std::vector<RobustRow>& rows);
-/// Adds a measured row; `rows` stay in sweep order (rows of points not in
-/// the sweep last, in their order).
-void add_robust_row(const RobustnessConfig& config, std::vector<RobustRow>& rows, RobustRow row);
+/// Throws core::InputError ("row N was measured with F = X, this sweep uses
+/// Y") when `row` (the index-th of a CSV being resumed) was measured under
+/// another configuration than `point` (seed, trials, system, ...).
+void check_resume(const RobustPoint& point, const RobustRow& row, std::size_t index);
 
 /// Per job and tau: perturbation x scheduler tables of iteration time (p50
-/// and p95) and peak NIC memory (p95), and each scheduler's slowdown.
-std::string robustness_summary(const RobustnessConfig& config, const std::vector<RobustRow>& rows);
-
-/// A self-contained gnuplot script (data inline): per (job, tau) iteration
-/// time against jitter (p50 line, band to p95), against the straggler's
-/// factor, and per scheduler without and with the failure (p50, bar to p95),
-/// into `png` and `svg`.
-std::string robustness_gnuplot(const RobustnessConfig& config, const std::vector<RobustRow>& rows,
-                               const std::string& png, const std::string& svg);
+/// and p95) and peak NIC memory (p95), and each scheduler's slowdown; the
+/// jobs, delays, schedulers and perturbations in the points' order.
+std::string robustness_summary(const std::vector<RobustPoint>& points,
+                               const std::vector<RobustRow>& rows);
 
 }  // namespace flux::eval

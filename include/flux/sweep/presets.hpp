@@ -1,12 +1,13 @@
 #pragma once
-// The presets of `flux evaluate` (paper-fig2, real-jobs, robustness) are
+// The presets of `flux evaluate` (paper-fig2, real-jobs, robustness, moe) are
 // shipped sweep files, sweeps/<name>.toml, compiled into flux
 // (cmake/EmbedSweeps.cmake) so a binary finds them wherever it runs. `flux
-// evaluate --preset NAME` reads one, gathers its points into one
-// eval::EvalConfig (jobs x delays x schedulers) or, for robustness, one
-// eval::RobustnessConfig (jobs x delays x schedulers x perturbations), which
-// its options then change, and runs the points through the sweep runner
-// (runner.hpp) into the CSV users know (fig2.csv, jobs.csv, robustness.csv).
+// evaluate --preset NAME` reads one, sets its options as axis overrides
+// (SweepSpec::set_axis), and runs the points through the sweep runner
+// (runner.hpp), as `flux sweep` does, into the CSV users know (fig2.csv,
+// jobs.csv, robustness.csv, moe.csv: PresetCsv).
+#include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,30 +31,48 @@ const std::vector<PresetFile>& preset_files();
 /// and the name when there is no such preset.
 SweepSpec preset_spec(const std::string& name);
 
-/// The evaluation a sweep file describes: its points gathered into one
-/// EvalConfig. Only job, layers, tau and scheduler may take several values
-/// (the other axes, one each, set the configuration) and there are no
-/// filters; core::InputError naming the file and the axis otherwise.
-eval::EvalConfig evaluation_config(const SweepSpec& spec);
-/// evaluation_config of preset_spec(name), with the preset's name and its
-/// CSV's stem (paper-fig2: fig2, real-jobs: jobs).
-eval::EvalConfig evaluation_preset(const std::string& name);
+/// The stem of a preset's CSV: paper-fig2: fig2, real-jobs: jobs, else its name.
+std::string preset_stem(std::string_view preset);
 
-/// A sweep point of one eval::pending_points() configuration: its values are
-/// job, tau and scheduler; its memory estimate point_memory_bytes().
-Point evaluation_point(const eval::EvalConfig& one);
+/// Puts the points in a preset CSV's row order: by job (in the order the
+/// points first have it), tau (ascending), scheduler (the axis's order) and,
+/// in a robustness study, perturbation (none, the jitters, the stragglers,
+/// the failures, each in its axis's order).
+void preset_order(const SweepSpec& spec, std::vector<Point>& points);
 
-/// The robustness study a robustness sweep file describes: its points
-/// gathered into one RobustnessConfig. The file must be the product jobs
-/// (layers x gpu) x tau x scheduler x perturbations (jitter alone, a
-/// straggler alone, a failure alone or under jitter) with one value of every
-/// other axis; core::InputError naming the file otherwise.
-eval::RobustnessConfig robustness_config(const SweepSpec& spec);
-/// robustness_config of preset_spec("robustness"): sweeps/robustness.toml.
-eval::RobustnessConfig robustness_preset();
+/// A preset's CSV: the metric columns alone (eval::csv_header() or
+/// eval::robust_csv_header(): a row says its job, tau, scheduler and
+/// perturbation), one row per point in the points' order, then the rows of
+/// points the run does not have, as they were. Rewritten whole (through a
+/// temporary and a rename) after every point.
+class PresetCsv {
+ public:
+  /// Reads `file` unless `fresh` or missing (a CSV of an earlier version
+  /// too: eval::read_csv); a row of a point measured under another
+  /// configuration is a core::InputError (eval::check_resume).
+  PresetCsv(std::filesystem::path file, const std::vector<Point>& points, bool fresh);
 
-/// A sweep point of one eval::pending_robust_points() point: its values are
-/// job, tau, scheduler and RobustPoint::perturbation_text().
-Point robustness_point(const eval::RobustPoint& one);
+  /// The points without a row.
+  [[nodiscard]] std::vector<std::size_t> pending() const;
+  /// Rows read from the file.
+  [[nodiscard]] std::size_t resumed() const { return resumed_; }
+  /// Point `index`'s row (its metrics), then the file rewritten.
+  void add(std::size_t index, const std::string& metrics);
+  void write() const;
+  /// The rows of the points in the sweep's layout (sweep::csv_row), by point
+  /// key: for the sweep's summary and plots.
+  [[nodiscard]] std::map<std::string, std::string> sweep_rows(const SweepSpec& spec) const;
+  /// The rows of the points, parsed.
+  [[nodiscard]] std::vector<eval::EvalRow> eval_rows() const;
+  [[nodiscard]] std::vector<eval::RobustRow> robust_rows() const;
+
+ private:
+  std::filesystem::path file_;
+  const std::vector<Point>* points_;
+  bool robust_ = false;
+  std::vector<std::string> rows_;    ///< per point: its metrics, empty when not measured
+  std::vector<std::string> others_;  ///< rows of no point of this run, in file order
+  std::size_t resumed_ = 0;
+};
 
 }  // namespace flux::sweep

@@ -5,6 +5,7 @@
 // when the sweep ends; the summary and the gnuplot scripts.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,11 +38,25 @@ struct Outcome {
 
 /// Columns before the metrics (eval::csv_header()), after the axes.
 inline constexpr const char* kPointColumns = "point_status,point_error,wall_s";
+/// The suffix of a metric column named like an axis of the sweep whose value
+/// may differ from the axis's (docs/formats.md, "Sweep files"): the row's
+/// `trials` under a `trials` axis is `trials_measured`.
+inline constexpr const char* kMeasuredSuffix = "_measured";
 
-/// The header of a sweep's CSV: its axes, kPointColumns, the metrics.
+/// The metric columns of a sweep's CSV, one per metric of
+/// SweepSpec::metrics_header(): each column name once. A metric named like an
+/// axis is left out (empty) when it always equals the axis (scheduler,
+/// layers, tp, dp, switches, seed, straggler_rank, scaleup_size), else
+/// renamed <name>_measured (kMeasuredSuffix).
+std::vector<std::string> metric_columns(const SweepSpec& spec);
+/// The header of a sweep's CSV: its axes, kPointColumns, metric_columns().
 std::string csv_header(const SweepSpec& spec);
-/// One row (no line end).
-std::string csv_row(const Point& point, const Outcome& outcome);
+/// One row (no line end): the point's values, its outcome and the metrics
+/// of metric_columns().
+std::string csv_row(const SweepSpec& spec, const Point& point, const Outcome& outcome);
+/// The header flux wrote before metric_columns() (every metric, those named
+/// like an axis again), which ResultFile still resumes (csv_upgrade).
+std::string legacy_csv_header(const SweepSpec& spec);
 
 /// The CSV of a sweep being run.
 class ResultFile {
@@ -52,8 +67,14 @@ class ResultFile {
   /// file left as it was); then a last row without its line end (a crash
   /// while writing it) is cut off. A symlink or a file that is not regular
   /// is refused; a missing file is created (O_EXCL).
+  /// A file with `upgrade.header` instead is one of an earlier version: its
+  /// rows are converted by `upgrade.row` and the file rewritten with `header`.
+  struct Upgrade {
+    std::string header;
+    std::function<std::string(const std::string&)> row;
+  };
   ResultFile(std::filesystem::path file, std::string header, const std::vector<Point>& points,
-             bool fresh);
+             bool fresh, Upgrade upgrade = {});
   ~ResultFile();
   ResultFile(const ResultFile&) = delete;
   ResultFile& operator=(const ResultFile&) = delete;
@@ -84,7 +105,12 @@ class ResultFile {
   std::map<std::string, std::string> status_;  ///< key -> point_status
   std::vector<std::string> written_;           ///< keys in file order
   std::size_t torn_ = 0;
+  Upgrade upgrade_;
 };
+
+/// A sweep CSV of the version before metric_columns() (legacy_csv_header()),
+/// converted row by row.
+ResultFile::Upgrade csv_upgrade(const SweepSpec& spec);
 
 /// A terminal summary: point counts by status, then per point of the other
 /// axes the first scheduler's iteration time and each other's ratio to it.

@@ -1,11 +1,11 @@
 #pragma once
 // A sweep file (TOML or JSON; docs/formats.md, "Sweep files"): named axes
 // with lists of values, their cartesian product cut by filters, and the
-// outputs. Each point is one eval::EvalConfig of one job, one delay and one
-// scheduler, run by eval::run_evaluation as `flux evaluate` runs its points;
-// in a robustness sweep (an axis of AxisInfo::robust: trials, stragglers,
-// failures), one eval::RobustPoint run by eval::run_robust_point, as `flux
-// evaluate --preset robustness` runs its points.
+// outputs: the one grid of a study (`flux sweep`, `flux evaluate --preset`,
+// flux.sweep). Each point is one eval::EvalPoint (one job, one delay, one
+// scheduler), measured by eval::measure; in a robustness sweep (an axis of
+// AxisInfo::robust: trials, stragglers, failures), one eval::RobustPoint
+// measured by eval::run_robust_point.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -77,7 +77,7 @@ struct PlotSpec {
 /// One point of the product.
 struct Point {
   std::vector<std::string> values;  ///< one per SweepSpec::axes
-  eval::EvalConfig config;          ///< one job, one delay, one scheduler
+  eval::EvalPoint config;           ///< one job, one delay, one scheduler
   /// In a robustness sweep (SweepSpec::robust()): the point as a robustness
   /// point (one job, delay, scheduler and perturbation; its trials with
   /// common random numbers), run by eval::run_robust_point into a
@@ -126,14 +126,23 @@ struct SweepSpec {
   /// fail_at, ...): every point is a robustness point, and the CSV's metrics
   /// are eval::robust_csv_header()'s.
   [[nodiscard]] bool robust() const;
-  /// The metric columns of this sweep's CSV.
+  /// The metric columns of this sweep's rows (eval::csv_header() or
+  /// eval::robust_csv_header()).
   [[nodiscard]] std::string metrics_header() const;
+  /// The axis named `name`, or nullptr.
+  [[nodiscard]] const Axis* axis(std::string_view axis_name) const;
+  /// Sets axis `name` to `values` (adds it, in axis_table() order, when the
+  /// file has none): an override, as `flux evaluate`'s options are over a
+  /// preset. Each value is checked as the file's are (given as text: an
+  /// integer axis's as digits); two that mean the same (1us and 1000ns, 5%
+  /// and 0.05) are refused. core::InputError naming the axis and the value.
+  void set_axis(std::string_view axis_name, const std::vector<std::string>& values);
 };
 
 /// Memory a point is expected to need at its peak, bytes: the workload's
 /// estimate (core::workload_memory_bytes) times kPointMemoryFactor for the
 /// schedule, the simulator's state and the solver, plus kPointMemoryBaseBytes.
-std::uint64_t point_memory_bytes(const eval::EvalConfig& config);
+std::uint64_t point_memory_bytes(const eval::EvalPoint& config);
 inline constexpr std::uint64_t kPointMemoryFactor = 4;
 inline constexpr std::uint64_t kPointMemoryBaseBytes = std::uint64_t{64} << 20;
 
