@@ -7,16 +7,20 @@
 // schedules and unroutable workloads are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "brute_force.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/sched/bounds.hpp"
 #include "flux/sched/scheduler.hpp"
+#include "flux/schedule/timeline.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/builder.hpp"
@@ -178,26 +182,152 @@ TEST(WiringSched, BaselinesKeepTheirCircuitsInsideGroups) {
 }
 
 TEST(WiringSched, UnroutableSendsAreRefusedNamingTheSend) {
-  const core::System sys = rails(2, 2, 1, kUs);  // 8 ranks: 0 and 1 share a domain
+  const core::System sys = rails(2, 2, 1, kUs);  // 8 ranks: pods {0..3} and {4..7}
   workload::WorkloadBuilder b("cross", 8);
   b.add_send(Rank(0), Rank(2), testing::kOneUsBytes);  // rail 0, one pod: joined
-  b.add_send(Rank(0), Rank(3), testing::kOneUsBytes);  // rails 0 and 1: no switch
+  b.add_send(Rank(0), Rank(3), testing::kOneUsBytes);  // rails 0 and 1: forwarded by rank 1
+  b.add_send(Rank(0), Rank(5), testing::kOneUsBytes);  // another pod: no route
   const core::Workload w = std::move(b).build();
   try {
     (void)run_scheduler("greedy", w, sys, SchedulerOptions{});
     FAIL() << "no error";
   } catch (const core::InputError& e) {
-    EXPECT_EQ(e.field(), "tasks[1]");
-    EXPECT_NE(std::string(e.what()).find("no route from rank 0 (rail 0, pod 0) to rank 3 (rail 1, "
-                                         "pod 0)"),
+    EXPECT_EQ(e.field(), "tasks[2]");
+    EXPECT_EQ(std::string(e.what()),
+              "tasks[2] = send 2: no route from rank 0 (rail 0, pod 0) to rank 5 (rail 1, pod 1): "
+              "no switch joins them under --wiring rails, nor one of the source's scale-up domain "
+              "(pods of 2 domains)");
+  }
+  // A library caller handing the unrouted workload to a bound is told so.
+  workload::WorkloadBuilder b2("fwd", 8);
+  b2.add_send(Rank(0), Rank(3), testing::kOneUsBytes);
+  try {
+    (void)core::transmission_times(std::move(b2).build(), sys);
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("goes through rank 1 over the scale-up fabric"),
               std::string::npos)
         << e.what();
   }
-  // Two pods: ranks 0 and 4 are on rail 0 of pods 0 and 1.
-  workload::WorkloadBuilder b2("pods", 8);
-  b2.add_send(Rank(0), Rank(4), testing::kOneUsBytes);
-  EXPECT_THROW((void)run_scheduler("flux", std::move(b2).build(), sys, SchedulerOptions{}),
-               core::InputError);
+}
+
+// Any sends between distinct ranks, forwarded where no switch joins them
+// (rails, one pod: another rail goes through the source's domain-mate).
+core::Workload any_dag(std::uint64_t seed, std::uint32_t sends, std::uint32_t n) {
+  std::mt19937_64 rng(seed);
+  workload::WorkloadBuilder b("any-" + std::to_string(seed), n);
+  for (std::uint32_t v = 0; v < sends; ++v) {
+    const auto src = static_cast<std::uint32_t>(rng() % n);
+    const auto dst = static_cast<std::uint32_t>((src + 1 + rng() % (n - 1)) % n);
+    const TaskIndex t = b.add_send(Rank(src), Rank(dst), testing::kOneUsBytes * (1 + rng() % 4));
+    if (v > 0 && rng() % 3 == 0) {
+      b.add_dep(TaskIndex(static_cast<std::uint32_t>(rng() % v)), t,
+                static_cast<TimePs>(rng() % 3) * 2 * kUs);
+    }
+  }
+  return std::move(b).build();
+}
+
+// The routed workload by its definition (core/routes.hpp): two hops per
+// forwarded send, ids, bytes, release, tail and edges where they belong.
+TEST(WiringRoutes, ForwardedSendsBecomeTwoHops) {
+  const core::System sys = rails(2, 4, 1, kUs);  // 8 ranks, 4 domains, one pod
+  workload::WorkloadBuilder b("fwd", 8);
+  const TaskIndex a = b.add_send(Rank(0), Rank(2), 100);  // rail 0 to rail 0: a circuit
+  const TaskIndex x = b.add_send(Rank(0), Rank(3), 200);  // rail 0 to rail 1: via rank 1
+  const TaskIndex c = b.add_send(Rank(3), Rank(4), 300);  // rail 1 to rail 0: via rank 2
+  b.raise_release(x, 5);
+  b.raise_tail(x, 7);
+  b.add_dep(a, x, 11);
+  b.add_dep(x, c, 13);
+  const core::Workload w = std::move(b).build();
+  const core::Routed r(w, sys);
+  EXPECT_EQ(r.forwarded_sends(), 2u);
+  EXPECT_EQ(r.forwarded_bytes(), 500u);
+  const core::Workload& rw = r.workload();
+  ASSERT_EQ(rw.num_tasks(), 5u);
+  const auto t = rw.tasks();
+  // a; x's hops (0 -> 1 scale-up, 1 -> 3 circuit); c's hops (3 -> 2, 2 -> 4).
+  EXPECT_EQ(t[1].id, w.task(x).id);
+  EXPECT_EQ(t[1].dst, Rank(1));
+  EXPECT_EQ(t[1].release_ps, 5);
+  EXPECT_EQ(t[1].tail_ps, 0);
+  EXPECT_EQ(t[2].src, Rank(1));
+  EXPECT_EQ(t[2].dst, Rank(3));
+  EXPECT_EQ(t[2].tail_ps, 7);
+  EXPECT_EQ(t[2].id, 3u);  // above every id (0, 1, 2), in send order
+  EXPECT_EQ(t[4].id, 4u);
+  EXPECT_EQ(t[3].dst, Rank(2));
+  EXPECT_EQ(sys.fabric(t[1].src, t[1].dst), core::Fabric::kScaleUp);
+  EXPECT_TRUE(sys.joined(t[2].src, t[2].dst));
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>> deps;
+  for (const core::Dep& e : rw.deps())
+    deps.emplace_back(e.from.value(), e.to.value(), e.compute_ps);
+  std::sort(deps.begin(), deps.end());
+  const std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>> want = {
+      {0, 1, 11}, {1, 2, 0}, {2, 3, 13}, {3, 4, 0}};
+  EXPECT_EQ(deps, want);
+  // A full wiring routes nothing: the workload itself.
+  EXPECT_EQ(&core::Routed(w, testing::system_with(kUs, 1)).workload(), &w);
+  // Without domains nothing forwards: refused by name.
+  try {
+    (void)core::Routed(w, rails(1, 4, 1, kUs));
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("send 2: no route from rank 3 (rail 0, pod 0) to rank 4 "
+                                         "(rail 0, pod 1)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Forwarding on tiny instances: flux schedules the routed workload at the
+// brute force's optimum of it; bounds below it; every schedule replays.
+TEST(WiringRoutes, FluxEqualsTheBruteForceWithForwarding) {
+  int forwarded = 0;
+  for (TimePs tau : {TimePs{0}, 2 * kUs}) {
+    for (std::uint32_t planes : {1u, 2u}) {
+      const core::System sys = rails(2, 4, planes, tau);  // 6 ranks in 3 domains
+      for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const core::Workload w = any_dag(seed, 5, 6);
+        const core::Routed r(w, sys);
+        if (r.workload().num_tasks() > 8) continue;  // the brute force's reach
+        SCOPED_TRACE("planes " + std::to_string(planes) + " tau " + std::to_string(tau) + " seed " +
+                     std::to_string(seed));
+        forwarded += r.forwarded_sends() > 0;
+        const TimePs optimum = testing::brute_force(r.workload(), sys);
+        const schedule::Schedule f = run_scheduler("flux", w, sys, testing::exact_options());
+        EXPECT_EQ(f.makespan_ps, optimum);
+        ASSERT_TRUE(f.lower_bound_ps.has_value());
+        EXPECT_LE(*f.lower_bound_ps, optimum);
+        EXPECT_TRUE(schedule::validate(w, f).ok());
+        EXPECT_EQ(sim::simulate(w, f).metrics.iteration_time_ps, f.makespan_ps);
+        for (const char* name : {"greedy", "rotornet", "bvn", "ideal"}) {
+          if (tau == 0 && std::string(name) == "rotornet") continue;  // no slot without tau
+          const schedule::Schedule s = run_scheduler(name, w, sys, SchedulerOptions{});
+          EXPECT_GT(sim::simulate(w, s).metrics.iteration_time_ps, 0) << name;
+        }
+      }
+    }
+  }
+  EXPECT_GE(forwarded, 10);
+}
+
+// Tampered: a forwarded send's second hop starting before its first ends.
+TEST(WiringRoutes, ASecondHopBeforeTheFirstEndsIsRejected) {
+  const core::System sys = rails(2, 4, 1, kUs);
+  workload::WorkloadBuilder b("hop", 8);
+  b.add_send(Rank(0), Rank(3), testing::kOneUsBytes);
+  const core::Workload w = std::move(b).build();
+  schedule::Schedule s = run_scheduler("flux", w, sys, testing::exact_options());
+  ASSERT_EQ(s.tasks.size(), 2u);
+  ASSERT_TRUE(schedule::validate(w, s).ok());
+  for (schedule::TaskAssignment& a : s.tasks) {
+    if (a.task_id == 1) a.start_ps = 0;  // the circuit hop, at once
+  }
+  s.timelines = schedule::build_timelines(core::Routed(w, sys).workload(), s.system, s.tasks);
+  const auto report = schedule::validate(w, s);
+  EXPECT_FALSE(report.ok());
 }
 
 // Tampered: a circuit between two groups; a schedule claiming a smaller

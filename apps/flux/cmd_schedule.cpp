@@ -85,7 +85,9 @@ void run_schedule(const ScheduleOptions& o) {
     files.emplace_back(options.milp.export_path, [&model](std::ostream& out) { out << *model; });
   }
   io::save_files(files);
-  print_summary(report_stream({o.output.value_or("")}), s, w);
+  FILE* out = report_stream({o.output.value_or("")});
+  print_summary(out, s, w);
+  print_routes(out, core::Routed(w, system));
   print_notes(loaded.notes);
 }
 

@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "cli_options.hpp"
 #include "commands.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/formats/chrome_trace.hpp"
 #include "flux/formats/metrics_json.hpp"
 #include "flux/formats/schedule_json.hpp"
@@ -250,18 +251,18 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   for (io::InputSpec& in : o.system.inputs()) inputs.push_back(std::move(in));
   io::check_outputs(outputs, inputs);
   const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
-  const core::Workload& w = loaded.workload;
-  if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= w.accelerators()) {
-    throw core::InputError("", "--straggler", std::to_string(o.sim.perturbation.straggler->rank),
-                           "the rank is not an accelerator of " + o.input + " (it has " +
-                               std::to_string(w.accelerators()) + ")");
+  const std::uint32_t ranks = loaded.workload.accelerators();
+  if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= ranks) {
+    throw core::InputError(
+        "", "--straggler", std::to_string(o.sim.perturbation.straggler->rank),
+        "the rank is not an accelerator of " + o.input + " (it has " + std::to_string(ranks) + ")");
   }
   // --run-on B: the plan is made for (or read against) w and runs on B.
   std::optional<core::Workload> actual;
   if (o.run_on) {
     actual.emplace(formats::read_workload(*o.run_on));
     try {
-      sim::check_same_structure(w, *actual);
+      sim::check_same_structure(loaded.workload, *actual);
     } catch (const core::InputError& e) {
       throw e.with_source(*o.run_on);
     }
@@ -271,13 +272,21 @@ void run_simulate(SimulateOptions& o, const Given& given) {
       throw frontend::option_error(e, sim::kSimOptions);
     }
   }
-  const core::Workload& run_w = actual ? *actual : w;
   schedule::Schedule s;
   if (!o.schedule_file.empty()) {
     s = formats::read_schedule(o.schedule_file);
   } else {
-    s = blame_workload(o.input, [&] { return o.run.run(w, o.system.to_system(w)); });
+    s = blame_workload(
+        o.input, [&] { return o.run.run(loaded.workload, o.system.to_system(loaded.workload)); });
   }
+  // The workloads as the schedule's wiring routes them (core/routes.hpp):
+  // what the simulator runs, the metrics count and the trace shows.
+  const core::Routed routed =
+      blame_workload(o.input, [&] { return core::Routed(loaded.workload, s.system); });
+  const core::Workload& w = routed.workload();
+  std::optional<core::Routed> routed_actual;
+  if (actual) routed_actual.emplace(*actual, s.system);
+  const core::Workload& run_w = actual ? routed_actual->workload() : w;
   sim::TrialsResult trials;
   std::optional<runtime::FailureTrials> failed;
   try {
@@ -325,6 +334,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
   print_summary(out, run_w, s, r, o.sim.perturbation.any(), f, planned_for);
+  print_routes(out, routed);
   if (robust) print_trials(out, o.sim, trials);
   print_notes(loaded.notes);
 }

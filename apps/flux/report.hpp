@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/schedule/validator.hpp"
@@ -37,6 +38,10 @@ core::WorkloadSummary summary_before_writing(const core::Workload& w, const std:
 /// Prints notes (frontend::LoadedWorkload::notes) to stderr, warnings
 /// prefixed as such by the import already.
 void print_notes(const std::vector<std::string>& notes);
+
+/// "forwarded  12 sends through a scale-up peer (1.50 GiB)" when the
+/// wiring routes sends (core/routes.hpp); nothing otherwise.
+void print_routes(FILE* out, const core::Routed& routed);
 
 /// Calls f(). An InputError naming a workload field (tasks[...], deps[...],
 /// tasks: a time beyond core::kMaxTimePs once the workload meets the system)

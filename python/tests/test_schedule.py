@@ -46,6 +46,20 @@ def test_wiring_rails_and_file_match_the_cli(tmp_path, cli):
     assert f.makespan_ps == s.makespan_ps
     with pytest.raises(flux.InputError, match="no route from rank"):
         flux.schedule(w, flux.System(wiring="rails", ocs_radix=2), scheduler="greedy")
+
+
+def test_forwarded_sends_schedule_validate_and_simulate(tmp_path, cli):
+    job = tmp_path / "moe.json"
+    cli("generate", "moe", "--model", "mixtral-8x7b", "--dp", 8, "--ep", 8, "--layers", 1,
+        "--scaleup-size", 4, "-o", job)
+    w = flux.read_workload(job)
+    s = flux.schedule(w, flux.System(wiring="rails", ocs_radix=8), scheduler="greedy")
+    assert len(s.task_ids) > w.num_sends  # the forwarded sends' second hops
+    assert flux.validate(w, s).ok
+    r = flux.simulate(w, s)
+    assert r.iteration_time_ps == s.makespan_ps
+    r.write_trace(tmp_path / "t.json")
+    assert (tmp_path / "t.json").stat().st_size > 0
     with pytest.raises(flux.InputError, match="ocs.radix = 1: a switch needs at least 2 ports"):
         flux.System(wiring="rails", ocs_radix=1)
     with pytest.raises(flux.InputError, match="must be full, rails or file:PATH"):

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flux/core/error.hpp"
+#include "flux/core/routes.hpp"
 
 namespace flux::core {
 
@@ -51,21 +52,6 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system) 
   return p;
 }
 
-namespace {
-
-// "rank 5 (rail 1, pod 0)" under rails, "rank 5 (group 2)" otherwise.
-std::string where(Rank r, const System& system) {
-  std::string out = "rank " + std::to_string(r.value());
-  if (system.wiring.kind == WiringKind::kRails) {
-    const std::uint32_t domain = r.value() / system.scaleup_size;
-    return out + " (rail " + std::to_string(r.value() % system.scaleup_size) + ", pod " +
-           std::to_string(domain / system.ocs_radix) + ")";
-  }
-  return out + " (group " + std::to_string(system.ocs_group(r)) + ")";
-}
-
-}  // namespace
-
 void check_routes(const Workload& w, const System& system) {
   if (system.wiring.kind == WiringKind::kFull) return;
   const Fold& fold = w.fold();
@@ -92,9 +78,15 @@ void check_routes(const Workload& w, const System& system) {
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
     if (system.fabric(t.src, t.dst) != Fabric::kOcs || system.joined(t.src, t.dst)) continue;
-    throw InputError("", "tasks[" + std::to_string(i) + "]", "send " + std::to_string(t.id),
-                     "no route from " + where(t.src, system) + " to " + where(t.dst, system) +
-                         ": no switch joins them under --wiring " + to_string(system.wiring));
+    const std::string what = "send " + std::to_string(t.id);
+    const std::string field = "tasks[" + std::to_string(i) + "]";
+    if (const auto via = forwarder(t.src, t.dst, system)) {
+      throw InputError("", field, what,
+                       "goes through rank " + std::to_string(via->value()) +
+                           " over the scale-up fabric: schedule, check and run the routed "
+                           "workload (core::Routed)");
+    }
+    throw_no_route(i, t, system);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/schedule/validator.hpp"
 #include "schedulers.hpp"
 
@@ -105,10 +106,14 @@ void check_options_read(std::span<const std::string> schedulers, const Scheduler
   check("--solution", !options.milp.solution_path.empty(), options.milp.solution_path);
 }
 
-schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
+schedule::Schedule run_scheduler(std::string_view name, const core::Workload& unrouted,
                                  const core::System& system, const SchedulerOptions& options) {
   system.validate();
   options.validate();
+  // Sends no switch joins go through a forwarder (core/routes.hpp): the
+  // routed workload is the one scheduled.
+  const core::Routed routed(unrouted, system);
+  const core::Workload& w = routed.workload();
   // Where the workload meets the system: every time any scheduler computes
   // is checked here, once (core::transmission_times).
   (void)core::transmission_times(w, system);

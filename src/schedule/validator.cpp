@@ -66,6 +66,7 @@
 #include <utility>
 
 #include "flux/core/dag.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/core/system.hpp"
 
 namespace flux::schedule {
@@ -688,7 +689,21 @@ ValidationReport validate(const core::Workload& w, const Schedule& s,
                           const ValidationOptions& options) {
   options.validate();
   ValidationReport report;
-  Checker(w, s, options, report).run();
+  // The routed workload (core/routes.hpp) when the wiring forwards sends;
+  // when routing fails, the checks on `w` report why.
+  std::optional<core::Routed> routed;
+  try {
+    s.system.validate_for(w.accelerators());  // else the checks report the system
+    try {
+      routed.emplace(w, s.system);
+    } catch (const core::InputError& e) {
+      report.violations.push_back(std::string("routes: ").append(e.what()));
+      report.violation_count = 1;
+      return report;
+    }
+  } catch (const core::InputError&) {
+  }
+  Checker(routed ? routed->workload() : w, s, options, report).run();
   return report;
 }
 

@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "engine.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/schedule/validator.hpp"
 #include "ordered.hpp"
 
@@ -202,15 +204,42 @@ void SimOptions::validate() const {
   (void)resolved_execution();
 }
 
+namespace {
+
+// The planned and the actual workload as the schedule's wiring routes them
+// (core/routes.hpp); `other` when they are two workloads.
+class RoutedPair {
+ public:
+  RoutedPair(const core::Workload& planned, const core::Workload& actual,
+             const core::System& system)
+      : other(&planned != &actual), planned_(planned, system) {
+    if (other) actual_.emplace(actual, system);
+  }
+  const bool other;
+  [[nodiscard]] const core::Workload& planned() const { return planned_.workload(); }
+  [[nodiscard]] const core::Workload& actual() const {
+    return other ? actual_->workload() : planned();
+  }
+
+ private:
+  core::Routed planned_;
+  std::optional<core::Routed> actual_;
+};
+
+}  // namespace
+
 SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
                    const SimOptions& options) {
   return simulate_on(w, w, s, options);
 }
 
-SimResult simulate_on(const core::Workload& planned, const core::Workload& actual,
+SimResult simulate_on(const core::Workload& planned_unrouted, const core::Workload& actual_unrouted,
                       const schedule::Schedule& s, const SimOptions& options) {
+  const RoutedPair routed(planned_unrouted, actual_unrouted, s.system);
+  const bool other = routed.other;
+  const core::Workload& planned = routed.planned();
+  const core::Workload& actual = routed.actual();
   check_inputs(planned, s, options);
-  const bool other = &planned != &actual;
   if (other) check_same_structure(planned, actual);
   const Execution execution = options.resolved_execution(other);
   if (options.perturbation.any()) {
@@ -241,11 +270,15 @@ TrialsResult simulate_trials(const core::Workload& w, const schedule::Schedule& 
   return simulate_trials_on(w, w, s, options);
 }
 
-TrialsResult simulate_trials_on(const core::Workload& planned, const core::Workload& w,
-                                const schedule::Schedule& s, const SimOptions& options) {
+TrialsResult simulate_trials_on(const core::Workload& planned_unrouted,
+                                const core::Workload& w_unrouted, const schedule::Schedule& s,
+                                const SimOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  const RoutedPair routed(planned_unrouted, w_unrouted, s.system);
+  const bool other = routed.other;
+  const core::Workload& planned = routed.planned();
+  const core::Workload& w = routed.actual();
   check_inputs(planned, s, options);
-  const bool other = &planned != &w;
   if (other) check_same_structure(planned, w);
   TrialsResult r;
   r.execution = options.resolved_execution(other);

@@ -77,6 +77,25 @@ bad ungrouped 'accelerators 0 and 1 share switch 0 but not all their switches' \
   '{"format": "flux.wiring/v1", "accelerators": 32, "radix": 32, "switches": [{"ports": ['"$(seq -s, 0 31)"']}, {"ports": [0]}, {"ports": ['"$(seq -s, 1 31)"']}]}'
 [ ! -e "$DIR/x.json" ] && pass || fail "x.json written by a failing run"
 
+# Forwarding: an MoE all-to-all across domains of 4 reaches other rails
+# through the source's domain-mate on the destination's rail (core/routes.hpp).
+expect_ok moe -- "$FLUX" generate moe --model mixtral-8x7b --dp 8 --ep 8 --layers 1 \
+  --scaleup-size 4 -o "$DIR/moe.json"
+expect_ok moe-rails -- "$FLUX" schedule "$DIR/moe.json" --wiring rails --ocs-radix 8 \
+  --time-limit 1s -o "$DIR/moe-s.json"
+expect_grep moe-forwarded '^forwarded +[1-9][0-9]* sends through a scale-up peer to their rail' \
+  "$DIR/moe-rails.out"
+expect_ok moe-valid -- "$FLUX" validate "$DIR/moe.json" "$DIR/moe-s.json"
+expect_ok moe-replay -- "$FLUX" simulate "$DIR/moe.json" --schedule "$DIR/moe-s.json"
+expect_grep moe-equal '^schedule says .*\(equal\)$' "$DIR/moe-replay.out"
+expect_grep moe-sim-forwarded '^forwarded +[1-9]' "$DIR/moe-replay.out"
+expect_ok moe-bvn -- "$FLUX" simulate "$DIR/moe.json" --scheduler bvn --wiring rails --ocs-radix 8
+# Without domains nothing forwards: pods of 4 split the all-to-all.
+expect_ok moe1 -- "$FLUX" generate moe --model mixtral-8x7b --dp 8 --ep 8 --layers 1 \
+  -o "$DIR/moe1.json"
+expect_error moe-no-route 2 'no route from rank [0-9]+ \(rail 0, pod [01]\) to rank [0-9]+ \(rail 0, pod [01]\): no switch joins them under --wiring rails \(pods of 4 domains\)$' -- \
+  "$FLUX" schedule "$DIR/moe1.json" --wiring rails --ocs-radix 4 -o "$DIR/x.json"
+
 # Tampered: the schedule claims pods of 2 domains; its circuits then join
 # ranks no switch joins.
 sed 's/"ocs_radix": 8/"ocs_radix": 2/' "$DIR/rails.json" > "$DIR/tampered.json"

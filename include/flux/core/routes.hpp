@@ -1,0 +1,58 @@
+#pragma once
+// Routes for what no circuit joins (docs/model.md, "Wiring", Routes). Under
+// a wiring other than full, a send between scale-up domains whose endpoints
+// share no switch (rails: another rail) is forwarded over the scale-up
+// fabric: from its source a to a' = the accelerator of a's domain that
+// shares a switch with the destination b (rails: a's domain-mate on b's
+// rail), then over a circuit from a' to b, store and forward. The routed
+// workload replaces the send by its two hops:
+//
+//   hop 1: a -> a', the send's id, bytes, release, label and in-edges, on
+//          the scale-up fabric;
+//   hop 2: a' -> b, a new id (above every id of the workload, in send
+//          order), the same bytes, label and tail, and the send's
+//          out-edges, on a circuit; hop 1 -> hop 2 with no compute.
+//
+// Every entry point that meets a workload with a system (run_scheduler,
+// the validator, the simulator, the study engine, Python) schedules,
+// checks and runs the routed workload, so schedules name hops and all of
+// them agree; the routing is a function of the workload and the system.
+#include <cstdint>
+#include <optional>
+
+#include "flux/core/system.hpp"
+#include "flux/core/workload.hpp"
+
+namespace flux::core {
+
+/// A workload as the wiring carries it: `w` itself when nothing needs a
+/// route, else the routed copy it owns.
+class Routed {
+ public:
+  Routed(const Workload& w, const System& system);
+
+  [[nodiscard]] const Workload& workload() const { return routed_ ? *routed_ : *original_; }
+  /// Sends forwarded over the scale-up fabric, and the bytes they carry
+  /// (each once over the scale-up fabric, once over a circuit).
+  [[nodiscard]] std::uint64_t forwarded_sends() const { return forwarded_sends_; }
+  [[nodiscard]] std::uint64_t forwarded_bytes() const { return forwarded_bytes_; }
+
+ private:
+  const Workload* original_;
+  std::optional<Workload> routed_;
+  std::uint64_t forwarded_sends_ = 0;
+  std::uint64_t forwarded_bytes_ = 0;
+};
+
+/// The accelerator that forwards a send from `src` to `dst` (both in
+/// different domains, no switch joining them): the lowest-numbered one of
+/// src's domain that shares a switch with dst, if any.
+std::optional<Rank> forwarder(Rank src, Rank dst, const System& system);
+
+/// Throws the InputError of send `t` (tasks[index]) that has no route:
+/// "tasks[2] = send 2: no route from rank 0 (rail 0, pod 0) to rank 5 (rail
+/// 1, pod 1): no switch joins them under --wiring rails, nor one of the
+/// source's scale-up domain (pods of 2 domains)".
+[[noreturn]] void throw_no_route(std::size_t index, const Task& t, const System& system);
+
+}  // namespace flux::core
