@@ -477,12 +477,10 @@ std::string row_title(const SweepSpec& spec, const Point& p, const std::vector<s
 struct Range {
   double lo = INFINITY;
   double hi = -INFINITY;
-  double positive_lo = INFINITY;  ///< the least value > 0
   bool non_positive = false;
   void add(double v) {
     lo = std::min(lo, v);
     hi = std::max(hi, v);
-    if (v > 0) positive_lo = std::min(positive_lo, v);
     non_positive = non_positive || v <= 0;
   }
 };
@@ -548,7 +546,7 @@ std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
   std::vector<std::string> row_names, series;
   std::map<std::string, std::string> series_value;  // a line's value of the series axis
   std::map<std::pair<std::string, std::string>, std::string> data;
-  std::map<std::pair<std::string, std::size_t>, Range> ranges;  // (row, y)
+  std::map<std::tuple<std::string, std::string, std::size_t>, Range> ranges;  // (row, line, y)
   for (const auto& [point, f] : drawn) {
     const Point& p = *point;
     const std::string r = row_title(spec, p, row_axes);
@@ -567,7 +565,7 @@ std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
       const std::optional<double> y = number(f[y_cols[k]]);
       if (y) {
         const double v = *y * scale_of(plot.y[k]);
-        ranges[{r, k}].add(v);
+        ranges[{r, s, k}].add(v);
         line << ' ' << v;
       } else {
         line << " NaN";
@@ -626,7 +624,27 @@ std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
   for (std::size_t r = 0; r < n_rows; ++r) {
     for (std::size_t c = 0; c < n_cols; ++c) {
       const std::string& y = plot.y[c];
-      const Range range = ranges[{row_names[r], c}];
+      // The lines of this panel (its series but those omitted) and their range.
+      Range range;
+      const auto omitted = plot.omit.find(y);
+      std::string lines;
+      for (std::size_t k = 0; k < series.size(); ++k) {
+        if (data.count({row_names[r], series[k]}) == 0) continue;
+        if (omitted != plot.omit.end() &&
+            std::find(omitted->second.begin(), omitted->second.end(), series_value[series[k]]) !=
+                omitted->second.end()) {
+          continue;
+        }
+        const auto kept = ranges.find({row_names[r], series[k], c});
+        if (kept != ranges.end()) {
+          range.add(kept->second.lo);
+          range.add(kept->second.hi);
+        }
+        // A line keeps its colour and point type in every panel.
+        lines += (lines.empty() ? "" : ", \\\n     ") + block(r, k) +
+                 " using 1:" + std::to_string(c + 2) + " with linespoints linetype " +
+                 std::to_string(k + 1) + " title '" + series[k] + "'";
+      }
       // Asked for, a log axis leaves out the values <= 0; chosen, never.
       const bool log_y = (plot.log_y && range.hi > 0) ||
                          (!range.non_positive && spans_decades(range.lo, range.hi));
@@ -643,23 +661,11 @@ std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
         draw << "set format y '%.0f'\n";
         if (range.hi - range.lo <= 10) draw << "set ytics 1\n";
       }
-      const auto omitted = plot.omit.find(y);
-      std::string lines;
-      for (std::size_t k = 0; k < series.size(); ++k) {
-        if (data.count({row_names[r], series[k]}) == 0) continue;
-        if (omitted != plot.omit.end() &&
-            std::find(omitted->second.begin(), omitted->second.end(), series_value[series[k]]) !=
-                omitted->second.end()) {
-          continue;
-        }
-        // A line keeps its colour and point type in every panel.
-        lines += (lines.empty() ? "" : ", \\\n     ") + block(r, k) +
-                 " using 1:" + std::to_string(c + 2) + " with linespoints linetype " +
-                 std::to_string(k + 1) + " title '" + series[k] + "'";
-      }
       if (lines.empty()) {
-        draw << "set label 1 'no finished points' at graph 0.5, graph 0.5 center\n"
-             << "plot NaN notitle\nunset label 1\n";
+        // A constant below the range: gnuplot refuses a plot of no point.
+        draw << "set label 1 '" << (series.empty() ? "no finished points" : "nothing to draw")
+             << "' at graph 0.5, graph 0.5 center\nset yrange [0:1]\n"
+             << "plot -1 notitle\nunset label 1\nset yrange [*:*]\n";
       } else {
         draw << "plot " << lines << "\n";
       }
