@@ -160,6 +160,24 @@ TEST(SweepSpec, Errors) {
             "s.toml: line 4, plot[0].x = tp: not an axis of this sweep");
   EXPECT_EQ(err(head + "tau = [\"1us\"]\n[[plot]]\nx = \"tau\"\ny = \"status\""),
             "s.toml: line 6, plot[0].y = status: not a numeric metric column");
+  // A plot's panels: each axis once, omit and unit tied to its y, a unit of
+  // the column's kind, a filter over its axes.
+  const std::string plot = head + "tau = [\"1us\", \"1ms\"]\n[[plot]]\nx = \"tau\"\n";
+  EXPECT_EQ(err(plot + "y = \"gap\"\nrows = \"tau\""),
+            "s.toml: line 7, plot[0].rows = tau: already an axis of this plot (x, rows, series)");
+  EXPECT_EQ(err(plot + "y = \"gap\"\nseries = \"scheduler\"\nomit = {sends = [\"ideal\"]}"),
+            "s.toml: line 8, plot[0].omit.sends = sends: not a y of this plot");
+  EXPECT_EQ(err(plot + "y = \"gap\"\nomit = {gap = [\"ideal\"]}"),
+            "s.toml: line 7, plot[0].omit = gap: needs a series axis (series = ...)");
+  EXPECT_EQ(
+      err(plot + "y = \"peak_nic_bytes\"\nunit = {peak_nic_bytes = \"ms\"}"),
+      "s.toml: line 7, plot[0].unit.peak_nic_bytes = ms: not a unit of this column (bytes, KiB, "
+      "MiB, GiB)");
+  EXPECT_EQ(err(plot + "y = \"gap\"\nwhere = \"tp == 1\""),
+            "s.toml: line 7, plot[0].where = tp == 1: unknown axis tp (a filter names axes of the "
+            "sweep)");
+  EXPECT_EQ(err(plot + "y = \"gap\"\nsvg = 1").substr(0, 46),
+            "s.toml: line 7, plot[0].svg = 1: must be true ");
   // Integer bounds per axis; trials's is --trials's (sim::kSimOptions).
   EXPECT_EQ(err(head + "trials = 1000001"),
             "s.toml: line 3, axes.trials = 1000001: must be an integer from 1 to 1000000");
@@ -834,6 +852,56 @@ TEST(SweepPresets, MoePreset) {
   EXPECT_EQ(points.front().config.job.scaleup_size, 1u);
   EXPECT_EQ(c.system.duplex, core::Duplex::kFull);
   EXPECT_EQ(c.channels, 2u);
+}
+
+}  // namespace
+}  // namespace flux::sweep
+
+namespace flux::sweep {
+namespace {
+
+// One plot writer: a [[plot]] of several metrics, rows and series is a
+// multiplot with a panel per (row, metric), omitted series left out.
+TEST(SweepPlot, Panels) {
+  const SweepSpec spec = SweepSpec::parse(
+      "name = \"p\"\n[axes]\nmodel = \"8b\"\nlayers = [1, 2]\ntp = 4\ndp = 2\n"
+      "tau = [\"1us\", \"1ms\"]\nscheduler = [\"bvn\", \"ideal\"]\n[[plot]]\nname = \"f\"\n"
+      "x = \"tau\"\ny = [\"iteration_time_s\", \"peak_nic_bytes\"]\nrows = \"layers\"\n"
+      "series = \"scheduler\"\nomit = {peak_nic_bytes = [\"ideal\"]}\n"
+      "unit = {tau = \"us\", iteration_time_s = \"ms\"}\nsvg = true\n",
+      "p.toml", false);
+  const std::vector<Point> points = spec.points();
+  std::map<std::string, std::string> rows;
+  const std::vector<std::string> header = eval::csv_fields(csv_header(spec));
+  for (const Point& p : points) {
+    // A row of the CSV: the point's values, ok, then 0.5 s and 4096 bytes.
+    std::vector<std::string> f(header.size());
+    for (std::size_t i = 0; i < p.values.size(); ++i) f[i] = p.values[i];
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == "point_status") f[i] = "ok";
+      if (header[i] == "iteration_time_s") f[i] = "0.5";
+      if (header[i] == "peak_nic_bytes") f[i] = "4096";
+    }
+    std::string row;
+    for (std::size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + f[i];
+    rows[p.key()] = row;
+  }
+  EXPECT_EQ(plot_stem(spec, spec.plots[0]), "f");
+  const std::string g = gnuplot_script(spec, spec.plots[0], points, rows, "f.png", "f.svg");
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = g.find(what); at != std::string::npos; at = g.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("set multiplot layout 2,2 title 'model 8b, tp 4, dp 2'\n"), 2U);
+  EXPECT_EQ(count("set title '1 layers'\n"), 4U);  // 2 panels, 2 outputs
+  EXPECT_EQ(count("set ylabel 'iteration time (ms)'\n"), 4U);
+  EXPECT_EQ(count("set xlabel 'reconfiguration delay (us)'\n"), 2U);
+  EXPECT_EQ(count("title 'ideal'"), 4U);  // the time panels only
+  EXPECT_EQ(count("title 'bvn'"), 8U);
+  EXPECT_EQ(count("$r0_s1 << EOD\n1 500 4096\n1000 500 4096\nEOD\n"), 1U);
+  EXPECT_EQ(count("set output 'f.svg'"), 1U);
+  EXPECT_EQ(count("{"), 0U);
 }
 
 }  // namespace

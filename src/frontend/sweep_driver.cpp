@@ -2,6 +2,7 @@
 // (python/) share (include/flux/frontend/sweep_driver.hpp).
 #include "flux/frontend/sweep_driver.hpp"
 
+#include <optional>
 #include <set>
 
 #include "flux/core/error.hpp"
@@ -21,6 +22,7 @@ void check_sweep_outputs(const sweep::SweepSpec& spec, const std::vector<sweep::
     const std::string stem = sweep::plot_stem(spec, p);
     outputs.push_back({dir / (stem + ".gp"), "a plot's script", "-o", false});
     if (plot) outputs.push_back({dir / (stem + ".png"), "a plot", "-o", false});
+    if (plot && p.svg) outputs.push_back({dir / (stem + ".svg"), "a plot", "-o", false});
   }
   std::vector<io::InputSpec> inputs;
   if (!spec_file.empty()) inputs.push_back({spec_file, "the sweep file"});
@@ -68,17 +70,31 @@ void write_plots(const sweep::SweepSpec& spec, const std::vector<sweep::Point>& 
   bool have_gnuplot = run;
   for (const sweep::PlotSpec& p : spec.plots) {
     const std::string stem = sweep::plot_stem(spec, p);
-    const std::string script = sweep::gnuplot_script(spec, p, points, rows, stem + ".png");
+    // The script as a user reruns it in the directory: gnuplot <stem>.gp.
+    const std::string script =
+        sweep::gnuplot_script(spec, p, points, rows, stem + ".png", p.svg ? stem + ".svg" : "");
     io::save_file(dir / (stem + ".gp"), [&](std::ostream& out) { out << script; });
     if (!have_gnuplot) continue;
     const std::filesystem::path png_file = dir / (stem + ".png");
+    const std::filesystem::path svg_file = dir / (stem + ".svg");
     io::OutputFile png(io::resolve_output(png_file, false));
-    have_gnuplot =
-        run_gnuplot(sweep::gnuplot_script(spec, p, points, rows, "/proc/self/fd/3"), {png.fd()});
+    std::optional<io::OutputFile> svg;
+    std::vector<int> fds = {png.fd()};
+    if (p.svg) {
+      svg.emplace(io::resolve_output(svg_file, false));
+      fds.push_back(svg->fd());
+    }
+    // gnuplot opens its outputs by name: the descriptors passed to it (3, 4).
+    have_gnuplot = run_gnuplot(sweep::gnuplot_script(spec, p, points, rows, "/proc/self/fd/3",
+                                                     p.svg ? "/proc/self/fd/4" : ""),
+                               fds);
     if (!have_gnuplot) break;
     check_plot(png, png_file, kPngEndView);
+    if (svg) check_plot(*svg, svg_file, "</svg>");
     png.commit();
-    std::fprintf(report, "plotted %s\n", png_file.string().c_str());
+    if (svg) svg->commit();
+    std::fprintf(report, "plotted %s%s\n", png_file.string().c_str(),
+                 svg ? (" and " + svg_file.string()).c_str() : "");
   }
   if (run && !have_gnuplot && !spec.plots.empty()) {
     std::fprintf(report, "gnuplot is not installed: no plots (apt-get install gnuplot-nox)\n");

@@ -384,35 +384,49 @@ std::string summary(const SweepSpec& spec, const std::vector<Point>& points,
 }
 
 std::string plot_stem(const SweepSpec& spec, const PlotSpec& plot) {
-  return spec.name + "-" + plot.y + "-by-" + plot.x;
+  if (!plot.name.empty()) return plot.name;
+  std::string stem = spec.name;
+  for (const std::string& y : plot.y) stem += "-" + y;
+  return stem + "-by-" + plot.x;
 }
 
 namespace {
 
 // A column or an axis in words with its unit: iteration_time_s ->
-// "iteration time (s)", peak_nic_p95_bytes -> "peak NIC p95 (bytes)".
-std::string words(std::string_view name) {
+// "iteration time (s)", peak_nic_p95_bytes -> "peak NIC p95 (bytes)"; with
+// `unit` (PlotSpec::units) the unit named instead: "iteration time (ms)".
+std::string words(std::string_view name, const std::string& unit = "") {
   static const std::pair<std::string_view, std::string_view> kNames[] = {
-      {"tau", "reconfiguration delay (s)"},
-      {"link_gbps", "link rate (Gb/s)"},
-      {"scaleup_gbps", "scale-up rate (Gb/s)"},
-      {"time_limit", "scheduler time limit (s)"}};
-  for (const auto& [n, w] : kNames) {
-    if (n == name) return std::string(w);
-  }
+      {"tau", "reconfiguration delay,s"},
+      {"link_gbps", "link rate,Gb/s"},
+      {"scaleup_gbps", "scale-up rate,Gb/s"},
+      {"time_limit", "scheduler time limit,s"},
+      {"jitter", "compute jitter,%"},
+      {"fail_at", "switch failure at,% of ideal"},
+      {"straggler_factor", "straggler compute,x"},
+      {"peak_nic_bytes", "peak NIC memory,bytes"}};
   std::string text(name);
   for (char& c : text) c = c == '_' ? ',' : c;
   std::vector<std::string> parts = split(text);
-  std::string unit;
-  std::string out;
-  if (parts.size() > 1 && (parts.back() == "s" || parts.back() == "bytes")) {
-    unit = " (" + parts.back() + ")";
+  std::string given;
+  for (const auto& [n, w] : kNames) {
+    if (n == name) {
+      parts = split(std::string(w));
+      given = parts.back();
+      parts.pop_back();
+      break;
+    }
+  }
+  if (given.empty() && parts.size() > 1 && (parts.back() == "s" || parts.back() == "bytes")) {
+    given = parts.back();
     parts.pop_back();
   }
+  std::string out;
   for (const std::string& w : parts) {
     out += (out.empty() ? "" : " ") + (w == "nic" ? std::string("NIC") : w);
   }
-  return out + unit;
+  if (!unit.empty()) given = unit;
+  return given.empty() ? out : out + " (" + given + ")";
 }
 
 // Metrics that count something: whole numbers.
@@ -429,96 +443,245 @@ bool spans_decades(double lo, double hi) {
   return lo > 0 && hi / lo > 100;
 }
 
+AxisType type_of(std::string_view axis) {
+  const auto info = axis_table();
+  return std::find_if(info.begin(), info.end(), [&](const AxisInfo& a) { return a.name == axis; })
+      ->type;
+}
+
+std::size_t axis_index(const SweepSpec& spec, std::string_view name) {
+  return static_cast<std::size_t>(std::find_if(spec.axes.begin(), spec.axes.end(),
+                                               [&](const Axis& a) { return a.name == name; }) -
+                                  spec.axes.begin());
+}
+
+// A row of panels' title: "8 layers", "llama3-70b-1k, tau 10us".
+std::string row_title(const SweepSpec& spec, const Point& p, const std::vector<std::size_t>& axes) {
+  std::string t;
+  for (std::size_t i : axes) {
+    const std::string& n = spec.axes[i].name;
+    const AxisType type = type_of(n);
+    t += t.empty() ? "" : ", ";
+    if (type == AxisType::kName) {
+      t += p.values[i];
+    } else if (type == AxisType::kInteger) {
+      t += p.values[i] + " " + n;
+    } else {
+      t += n + " " + p.values[i];
+    }
+  }
+  return t;
+}
+
+// The range of a panel's values, and whether one is not positive (no log).
+struct Range {
+  double lo = INFINITY;
+  double hi = -INFINITY;
+  bool non_positive = false;
+  void add(double v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    non_positive = non_positive || v <= 0;
+  }
+};
+
 }  // namespace
 
 std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
                            const std::vector<Point>& points,
-                           const std::map<std::string, std::string>& rows, const std::string& png) {
+                           const std::map<std::string, std::string>& rows, const std::string& png,
+                           const std::string& svg) {
   const std::vector<std::string> header = split(csv_header(spec));
   const std::size_t status_col = column(header, "point_status");
-  const std::size_t y_col = column(header, plot.y);
-  const std::size_t x_axis =
-      static_cast<std::size_t>(std::find_if(spec.axes.begin(), spec.axes.end(),
-                                            [&](const Axis& a) { return a.name == plot.x; }) -
-                               spec.axes.begin());
+  const std::size_t x_axis = axis_index(spec, plot.x);
   const std::vector<std::string>& xs = spec.axes[x_axis].values;
-  const auto info = axis_table();
-  const AxisType type = std::find_if(info.begin(), info.end(), [&](const AxisInfo& a) {
-                          return a.name == plot.x;
-                        })->type;
+  const AxisType type = type_of(plot.x);
   const bool named = type == AxisType::kName;
-  const std::vector<std::size_t> others = varying(spec, plot.x);
-  std::vector<std::string> series;
-  std::map<std::string, std::string> data;
-  // The x values as plotted, and the y values' range.
+  const auto scale_of = [&](const std::string& c) {
+    const auto u = plot.units.find(c);
+    return u == plot.units.end() ? 1.0 : plot_unit_scale(c, u->second);
+  };
+  const auto unit_of = [&](const std::string& c) {
+    const auto u = plot.units.find(c);
+    return u == plot.units.end() ? std::string() : u->second;
+  };
+  const double x_scale = scale_of(plot.x);
+  // The x values as plotted.
   const auto x_of = [&](const std::string& xv) {
     if (named) return static_cast<double>(std::find(xs.begin(), xs.end(), xv) - xs.begin());
-    if (type == AxisType::kDuration) return core::ps_to_seconds(core::parse_duration(xv));
+    if (type == AxisType::kDuration) return x_scale * core::ps_to_seconds(core::parse_duration(xv));
     std::string v = xv;
     if (!v.empty() && v.back() == '%') v.pop_back();
     return std::stod(v);
   };
-  double y_lo = INFINITY, y_hi = -INFINITY;
+  std::vector<std::size_t> row_axes;
+  for (const std::string& r : plot.rows) row_axes.push_back(axis_index(spec, r));
+  const std::size_t series_axis =
+      plot.series.empty() ? spec.axes.size() : axis_index(spec, plot.series);
+  // The points drawn: finished, kept by the plot's filter.
+  std::vector<std::pair<const Point*, std::vector<std::string>>> drawn;
   for (const Point& p : points) {
     const auto it = rows.find(p.key());
     if (it == rows.end()) continue;
-    const std::vector<std::string> f = split(it->second);
-    if (f[status_col] != "ok" || f[y_col].empty()) continue;
-    const std::string s = label(spec, p, others);
-    if (data.count(s) == 0) series.push_back(s);
-    if (const std::optional<double> y = number(f[y_col])) {
-      y_lo = std::min(y_lo, *y);
-      y_hi = std::max(y_hi, *y);
-    }
-    std::ostringstream x;
-    x << x_of(p.values[x_axis]);
-    data[s] += x.str() + " " + f[y_col] + "\n";
+    if (plot.where && !plot.where->holds(spec.lookup(p.values))) continue;
+    std::vector<std::string> f = split(it->second);
+    if (f[status_col] == "ok") drawn.emplace_back(&p, std::move(f));
   }
+  // The lines: the series axis's value, then every other axis that varies
+  // among the points drawn.
+  std::vector<std::size_t> others;
+  for (std::size_t i : varying(spec, plot.x)) {
+    if (i == series_axis || std::find(row_axes.begin(), row_axes.end(), i) != row_axes.end()) {
+      continue;
+    }
+    if (std::any_of(drawn.begin(), drawn.end(), [&](const auto& d) {
+          return d.first->values[i] != drawn.front().first->values[i];
+        })) {
+      others.push_back(i);
+    }
+  }
+  std::vector<std::size_t> y_cols;
+  for (const std::string& y : plot.y) y_cols.push_back(column(header, y));
+  // Per row of panels and line, the data; per panel the values' range.
+  std::vector<std::string> row_names, series;
+  std::map<std::string, std::string> series_value;  // a line's value of the series axis
+  std::map<std::pair<std::string, std::string>, std::string> data;
+  std::map<std::tuple<std::string, std::string, std::size_t>, Range> ranges;  // (row, line, y)
+  for (const auto& [point, f] : drawn) {
+    const Point& p = *point;
+    const std::string r = row_title(spec, p, row_axes);
+    const bool by_series = series_axis < spec.axes.size();
+    const std::string s = !by_series       ? label(spec, p, others)
+                          : others.empty() ? p.values[series_axis]
+                                           : p.values[series_axis] + " " + label(spec, p, others);
+    if (std::find(row_names.begin(), row_names.end(), r) == row_names.end()) row_names.push_back(r);
+    if (series_value.count(s) == 0) {
+      series.push_back(s);
+      series_value[s] = by_series ? p.values[series_axis] : "";
+    }
+    std::ostringstream line;
+    line << x_of(p.values[x_axis]);
+    for (std::size_t k = 0; k < y_cols.size(); ++k) {
+      const std::optional<double> y = number(f[y_cols[k]]);
+      if (y) {
+        const double v = *y * scale_of(plot.y[k]);
+        ranges[{r, s, k}].add(v);
+        line << ' ' << v;
+      } else {
+        line << " NaN";
+      }
+    }
+    data[{r, s}] += line.str() + "\n";
+  }
+  if (row_names.empty()) row_names.emplace_back();
+  const auto block = [&](std::size_t r, std::size_t k) {
+    return row_names.size() == 1 ? "$s" + std::to_string(k)
+                                 : "$r" + std::to_string(r) + "_s" + std::to_string(k);
+  };
   double x_lo = INFINITY, x_hi = -INFINITY;
   for (const std::string& v : xs) {
     x_lo = std::min(x_lo, x_of(v));
     x_hi = std::max(x_hi, x_of(v));
   }
-  const bool log_x = plot.log_x || (!named && spans_decades(x_lo, x_hi));
-  const bool log_y = plot.log_y || spans_decades(y_lo, y_hi);
+  const bool log_x = x_lo > 0 && (plot.log_x || (!named && spans_decades(x_lo, x_hi)));
+  const std::size_t n_rows = row_names.size(), n_cols = plot.y.size();
+  const bool multi = n_rows * n_cols > 1;
+  std::string joined;
+  for (const std::string& y : plot.y) joined += (joined.empty() ? "" : ", ") + y;
   std::ostringstream g;
-  g << "# " << plot.y << " by " << plot.x << " of sweep " << spec.name
+  g << "# " << joined << " by " << plot.x << " of sweep " << spec.name
     << " (flux sweep; data inline)\n";
-  for (std::size_t k = 0; k < series.size(); ++k) {
-    g << "$s" << k << " << EOD\n" << data[series[k]] << "EOD\n";
+  for (std::size_t r = 0; r < n_rows; ++r) {
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      const auto d = data.find({row_names[r], series[k]});
+      if (d != data.end()) g << block(r, k) << " << EOD\n" << d->second << "EOD\n";
+    }
   }
-  // noenhanced: an underscore in a label or a title is an underscore.
-  g << "set terminal pngcairo size 900,600 font ',10' noenhanced\nset output '" << png << "'\n"
-    << "set key outside right\nset grid\n"
-    << "set xlabel '" << words(plot.x) << "'\n"
-    << "set ylabel '" << words(plot.y) << "'\n";
-  if (log_x) g << "set logscale x\n";
-  if (log_y) g << "set logscale y\n";
+  // The panels, drawn once per output.
+  std::ostringstream draw;
+  // The figure's title: the axes of one value, and the plot's filter.
+  std::string title;
+  for (const Axis& a : spec.axes) {
+    if (a.values.size() == 1) title += (title.empty() ? "" : ", ") + a.name + " " + a.values[0];
+  }
+  if (plot.where) title += (title.empty() ? "" : "; ") + std::string("where ") + plot.where->text();
+  draw << "set grid\nset xlabel '" << words(plot.x, unit_of(plot.x)) << "'\n";
+  if (multi) {
+    draw << "set multiplot layout " << n_rows << "," << n_cols << " title '" << title << "'\n";
+  } else {
+    draw << "set key outside right\n";
+  }
+  if (log_x) draw << "set logscale x\n";
   if (named || (type == AxisType::kInteger && !log_x)) {
     // Ticks at the axis's values alone: an integer axis has no 1.5.
-    g << "set xtics (";
+    draw << "set xtics (";
     for (std::size_t i = 0; i < xs.size(); ++i) {
-      g << (i ? ", " : "") << "'" << xs[i] << "' " << x_of(xs[i]);
+      draw << (i ? ", " : "") << "'" << xs[i] << "' " << x_of(xs[i]);
     }
-    g << ")\n";
-    if (named) g << "set xrange [-0.5:" << xs.size() - 0.5 << "]\n";
+    draw << ")\n";
+    if (named) draw << "set xrange [-0.5:" << xs.size() - 0.5 << "]\n";
   }
-  if (integer_metric(plot.y) && !log_y) {
-    g << "set format y '%.0f'\n";
-    if (y_hi - y_lo <= 10) g << "set ytics 1\n";
-  }
-  if (series.empty()) {
-    g << "set label 'no finished points' at graph 0.5, graph 0.5 center\n"
-      << "plot NaN notitle\n";
-  } else {
-    g << "plot ";
-    for (std::size_t k = 0; k < series.size(); ++k) {
-      g << (k ? ", \\\n     " : "") << "$s" << k << " using 1:2 with linespoints title '"
-        << series[k] << "'";
+  for (std::size_t r = 0; r < n_rows; ++r) {
+    for (std::size_t c = 0; c < n_cols; ++c) {
+      const std::string& y = plot.y[c];
+      // The lines of this panel (its series but those omitted) and their range.
+      Range range;
+      const auto omitted = plot.omit.find(y);
+      std::string lines;
+      for (std::size_t k = 0; k < series.size(); ++k) {
+        if (data.count({row_names[r], series[k]}) == 0) continue;
+        if (omitted != plot.omit.end() &&
+            std::find(omitted->second.begin(), omitted->second.end(), series_value[series[k]]) !=
+                omitted->second.end()) {
+          continue;
+        }
+        const auto kept = ranges.find({row_names[r], series[k], c});
+        if (kept != ranges.end()) {
+          range.add(kept->second.lo);
+          range.add(kept->second.hi);
+        }
+        // A line keeps its colour and point type in every panel.
+        lines += (lines.empty() ? "" : ", \\\n     ") + block(r, k) +
+                 " using 1:" + std::to_string(c + 2) + " with linespoints linetype " +
+                 std::to_string(k + 1) + " title '" + series[k] + "'";
+      }
+      // Asked for, a log axis leaves out the values <= 0; chosen, never.
+      const bool log_y = (plot.log_y && range.hi > 0) ||
+                         (!range.non_positive && spans_decades(range.lo, range.hi));
+      draw << "set ylabel '" << words(y, unit_of(y)) << "'\n";
+      if (multi) {
+        draw << "set title '" << row_names[r] << "'\n"
+             << (c == 0 ? "set key top left font ',9'\n" : "unset key\n")
+             << (log_y ? "set logscale y\n" : "unset logscale y\n")
+             << "set format y '%g'\nset ytics autofreq\n";
+      } else if (log_y) {
+        draw << "set logscale y\n";
+      }
+      if (integer_metric(y) && scale_of(y) == 1 && !log_y) {
+        draw << "set format y '%.0f'\n";
+        if (range.hi - range.lo <= 10) draw << "set ytics 1\n";
+      }
+      if (lines.empty()) {
+        // A constant below the range: gnuplot refuses a plot of no point.
+        draw << "set label 1 '" << (series.empty() ? "no finished points" : "nothing to draw")
+             << "' at graph 0.5, graph 0.5 center\nset yrange [0:1]\n"
+             << "plot -1 notitle\nunset label 1\nset yrange [*:*]\n";
+      } else {
+        draw << "plot " << lines << "\n";
+      }
     }
-    g << "\n";
   }
-  g << "set output\n";
+  if (multi) draw << "unset multiplot\n";
+  const std::size_t width = multi ? 500 * n_cols : 900, height = multi ? 430 * n_rows + 60 : 600;
+  // noenhanced: an underscore in a label or a title is an underscore.
+  g << "set terminal pngcairo size " << width << "," << height
+    << " font ',10' noenhanced\nset output '" << png << "'\n"
+    << draw.str() << "set output\n";
+  if (!svg.empty()) {
+    g << "reset\nset terminal svg size " << width << "," << height
+      << " dynamic font 'sans,10' noenhanced\nset output '" << svg << "'\n"
+      << draw.str() << "set output\n";
+  }
   return g.str();
 }
 

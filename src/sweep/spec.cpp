@@ -296,8 +296,8 @@ class Reader {
     }
     const std::vector<std::string> metrics = eval::csv_fields(spec.metrics_header());
     for (std::size_t i = 0; i < spec.plots.size(); ++i) {
-      const std::string& y = spec.plots[i].y;
-      if (!is_metric(y) || std::find(metrics.begin(), metrics.end(), y) == metrics.end()) {
+      for (const std::string& y : spec.plots[i].y) {
+        if (is_metric(y) && std::find(metrics.begin(), metrics.end(), y) != metrics.end()) continue;
         fail("plot[" + std::to_string(i) + "].y", y,
              std::string("not a numeric metric column") +
                  (spec.robust() ? " of a sweep with trials (iteration_p50_s, ...)" : ""));
@@ -447,6 +447,17 @@ class Reader {
     for (std::size_t i = 0; i < v.size(); ++i) one("filter[" + std::to_string(i) + "]", v[i]);
   }
 
+  // A name or a list of names (at least one).
+  std::vector<std::string> names(const std::string& path, const Json& v) const {
+    if (!v.is_array()) return {name(path, v)};
+    if (v.empty()) fail_json(path, v, "must name at least one");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out.push_back(name(path + "[" + std::to_string(i) + "]", v[i]));
+    }
+    return out;
+  }
+
   void read_plots(const Json& v, SweepSpec& spec) const {
     if (!v.is_array()) fail_json("plot", v, "must be a list of tables {x = axis, y = metric}");
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -456,20 +467,75 @@ class Reader {
       PlotSpec plot;
       for (const auto& [key, val] : p.items()) {
         const std::string at = path + "." + key;
-        if (key == "x" || key == "y") {
-          (key == "x" ? plot.x : plot.y) = name(at, val);
-        } else if (key == "log_x" || key == "log_y") {
+        if (key == "x" || key == "series" || key == "name") {
+          (key == "x" ? plot.x : key == "series" ? plot.series : plot.name) = name(at, val);
+        } else if (key == "y" || key == "rows") {
+          (key == "y" ? plot.y : plot.rows) = names(at, val);
+        } else if (key == "log_x" || key == "log_y" || key == "svg") {
           if (!val.is_boolean()) fail_json(at, val, "must be true or false");
-          (key == "log_x" ? plot.log_x : plot.log_y) = val.get<bool>();
+          (key == "log_x" ? plot.log_x : key == "log_y" ? plot.log_y : plot.svg) = val.get<bool>();
+        } else if (key == "omit" || key == "unit") {
+          if (!val.is_object()) fail_json(at, val, "must be a table of metric = value");
+          for (const auto& [k, w] : val.items()) {
+            if (key == "omit") {
+              plot.omit[k] = names(at + "." + k, w);
+            } else {
+              plot.units[k] = name(at + "." + k, w);
+            }
+          }
+        } else if (key == "where") {
+          if (!val.is_string()) fail_json(at, val, "a filter is a string, e.g. \"jitter == 0\"");
+          try {
+            plot.where = Expr::parse(val.get<std::string>(), at);
+          } catch (const core::InputError& e) {
+            fail(at, val.get<std::string>(), e.problem());
+          }
         } else {
-          fail_json(at, val, "unknown key (known: x, y, log_x, log_y)");
+          fail_json(at, val,
+                    "unknown key (known: name, x, y, rows, series, omit, unit, where, svg, log_x, "
+                    "log_y)");
         }
       }
       if (plot.x.empty() || plot.y.empty())
         fail_json(path, p, "needs x (an axis) and y (a metric)");
-      if (std::none_of(spec.axes.begin(), spec.axes.end(),
-                       [&](const Axis& a) { return a.name == plot.x; })) {
-        fail(path + ".x", plot.x, "not an axis of this sweep");
+      const auto is_axis = [&](const std::string& n) {
+        return std::any_of(spec.axes.begin(), spec.axes.end(),
+                           [&](const Axis& a) { return a.name == n; });
+      };
+      std::vector<std::pair<std::string, std::string>> used = {{".x", plot.x}};
+      for (const std::string& r : plot.rows) used.emplace_back(".rows", r);
+      if (!plot.series.empty()) used.emplace_back(".series", plot.series);
+      for (auto it = used.begin(); it != used.end(); ++it) {
+        if (!is_axis(it->second)) fail(path + it->first, it->second, "not an axis of this sweep");
+        if (std::any_of(used.begin(), it, [&](const auto& u) { return u.second == it->second; })) {
+          fail(path + it->first, it->second, "already an axis of this plot (x, rows, series)");
+        }
+      }
+      for (const auto& [metric, values] : plot.omit) {
+        if (std::find(plot.y.begin(), plot.y.end(), metric) == plot.y.end()) {
+          fail(path + ".omit." + metric, metric, "not a y of this plot");
+        }
+        if (plot.series.empty()) fail(path + ".omit", metric, "needs a series axis (series = ...)");
+      }
+      for (const auto& [column, unit] : plot.units) {
+        if (std::find(plot.y.begin(), plot.y.end(), column) == plot.y.end() && column != plot.x) {
+          fail(path + ".unit." + column, column, "not the x or a y of this plot");
+        }
+        if (plot_unit_scale(column, unit) == 0) {
+          fail(path + ".unit." + column, unit,
+               std::string("not a unit of this column (") +
+                   (column.ends_with("_bytes") ? "bytes, KiB, MiB, GiB" : "s, ms, us, ns") + ")");
+        }
+      }
+      if (plot.where) {
+        try {
+          plot.where->check_names([&](std::string_view axis) -> std::optional<ExprValue> {
+            if (is_axis(std::string(axis))) return ExprValue{};
+            return std::nullopt;
+          });
+        } catch (const core::InputError& e) {
+          fail(path + ".where", plot.where->text(), e.problem());
+        }
       }
       spec.plots.push_back(std::move(plot));
     }
@@ -727,6 +793,72 @@ std::string count_text(double n) {
 
 }  // namespace
 
+namespace {
+
+std::vector<AxisType> axis_types(const std::vector<Axis>& axes) {
+  std::vector<AxisType> types;
+  const std::vector<AxisInfo> table = axis_table();
+  for (const Axis& a : axes) {
+    types.push_back(std::find_if(table.begin(), table.end(), [&](const AxisInfo& i) {
+                      return i.name == a.name;
+                    })->type);
+  }
+  return types;
+}
+
+ExprLookup lookup_with(const std::vector<Axis>& axes, std::vector<AxisType> types,
+                       std::vector<std::string> values) {
+  return [&axes, values = std::move(values),
+          types = std::move(types)](std::string_view axis) -> std::optional<ExprValue> {
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      if (axes[i].name != axis) continue;
+      const std::string& v = values[i];
+      switch (types[i]) {
+        case AxisType::kName:
+          return ExprValue{true, 0, v};
+        case AxisType::kInteger:
+          return ExprValue{false, std::stoll(v), {}};
+        case AxisType::kReal:
+          return ExprValue{false, std::llround(std::stod(v)), {}};
+        case AxisType::kDuration:
+          return ExprValue{false, static_cast<std::int64_t>(core::parse_duration(v)), {}};
+        case AxisType::kPercent:
+          return ExprValue{false, std::llround(100 * sim::parse_percent(axis, v)), {}};
+        case AxisType::kFactor:
+          return ExprValue{false, std::llround(100 * std::stod(v)), {}};
+      }
+    }
+    return std::nullopt;
+  };
+}
+
+}  // namespace
+
+double plot_unit_scale(std::string_view column, std::string_view unit) {
+  static constexpr std::pair<std::string_view, double> kTimes[] = {
+      {"s", 1}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}};
+  static constexpr std::pair<std::string_view, double> kSizes[] = {
+      {"bytes", 1}, {"KiB", 1.0 / 1024}, {"MiB", 1.0 / (1 << 20)}, {"GiB", 1.0 / (1 << 30)}};
+  const std::vector<AxisInfo> table = axis_table();
+  const bool duration = std::any_of(table.begin(), table.end(), [&](const AxisInfo& a) {
+    return a.name == column && a.type == AxisType::kDuration;
+  });
+  if (column.ends_with("_bytes")) {
+    for (const auto& [u, f] : kSizes) {
+      if (u == unit) return f;
+    }
+  } else if (column.ends_with("_s") || duration) {
+    for (const auto& [u, f] : kTimes) {
+      if (u == unit) return f;
+    }
+  }
+  return 0;
+}
+
+ExprLookup SweepSpec::lookup(const std::vector<std::string>& values) const {
+  return lookup_with(axes, axis_types(axes), values);
+}
+
 std::vector<Point> SweepSpec::points() const {
   // The combinations, from the lists' lengths alone, before any is built.
   double combinations = 1;
@@ -741,30 +873,9 @@ std::vector<Point> SweepSpec::points() const {
                                "the limit of " + count_text(kMaxSweepCombinations) +
                                " a sweep enumerates: split it into several sweep files");
   }
-  std::map<std::string, AxisType> types;
-  for (const AxisInfo& a : axis_table()) types[std::string(a.name)] = a.type;
+  const std::vector<AxisType> types = axis_types(axes);
   const auto lookup_in = [&](const std::vector<std::string>& values) {
-    return [&, values](std::string_view axis) -> std::optional<ExprValue> {
-      for (std::size_t i = 0; i < axes.size(); ++i) {
-        if (axes[i].name != axis) continue;
-        const std::string& v = values[i];
-        switch (types.at(axes[i].name)) {
-          case AxisType::kName:
-            return ExprValue{true, 0, v};
-          case AxisType::kInteger:
-            return ExprValue{false, std::stoll(v), {}};
-          case AxisType::kReal:
-            return ExprValue{false, std::llround(std::stod(v)), {}};
-          case AxisType::kDuration:
-            return ExprValue{false, static_cast<std::int64_t>(core::parse_duration(v)), {}};
-          case AxisType::kPercent:
-            return ExprValue{false, std::llround(100 * sim::parse_percent(axis, v)), {}};
-          case AxisType::kFactor:
-            return ExprValue{false, std::llround(100 * std::stod(v)), {}};
-        }
-      }
-      return std::nullopt;
-    };
+    return lookup_with(axes, types, values);
   };
   // Every combination in order, the last axis fastest: calls `f(values)`.
   const auto each = [&](const auto& f) {

@@ -180,13 +180,13 @@ SH
 chmod +x "$DIR/bin/gnuplot"
 run_fake() { FAKE_GNUPLOT=$1 PATH="$DIR/bin:$PATH" "${@:2}"; }
 ev=$DIR/ev
-expect_error eval-truncated 2 "fig2-iteration_time_s-by-tau.png: gnuplot wrote an incomplete plot" -- \
+expect_error eval-truncated 2 "fig2.png: gnuplot wrote an incomplete plot" -- \
   run_fake truncate "$FLUX" evaluate --layers 1 --tau 1us --schedulers bvn,ideal -o "$ev"
-[ ! -e "$ev/fig2-iteration_time_s-by-tau.png" ] && pass || fail "a half plot was left"
+[ ! -e "$ev/fig2.png" ] && pass || fail "a half plot was left"
 no_temporaries eval-truncated "$ev"
 expect_error eval-gnuplot-fails 1 "gnuplot failed \(exit status 1\)" -- \
   run_fake fail "$FLUX" evaluate --layers 1 --tau 1us --schedulers bvn,ideal -o "$ev"
-[ ! -e "$ev/fig2-iteration_time_s-by-tau.png" ] && pass || fail "a plot was left by a failed gnuplot"
+[ ! -e "$ev/fig2.png" ] && pass || fail "a plot was left by a failed gnuplot"
 no_temporaries eval-gnuplot-fails "$ev"
 
 # Two runs on one directory: the second is refused, naming the first (which
@@ -214,7 +214,7 @@ if command -v gnuplot >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && mkdir -p "$DIR/
   [ "$rc" -ne 0 ] && pass || fail "eval on a full disk: exit 0"
   grep -q '^plotted' "$DIR/eval-full.out" && fail "eval on a full disk: 'plotted'" || pass
   [ "$(grep -c '^flux: error:' "$DIR/eval-full.err")" -eq 1 ] && pass || fail "eval-full: not one error line"
-  [ ! -e "$DIR/small/fig2-iteration_time_s-by-tau.png" ] && pass || fail "a half plot on a full disk"
+  [ ! -e "$DIR/small/fig2.png" ] && pass || fail "a half plot on a full disk"
   no_temporaries eval-full "$DIR/small"
   umount "$DIR/small"
 else

@@ -35,6 +35,19 @@ expect_ok grid -- "$FLUX" evaluate --preset robustness --layers 1 --tau 10us,1ms
   --straggler-factors 1.1,1.5 --failure-jitters 0,5% --schedulers bvn,ideal --trials 2 -o "$DIR/grid" --no-plot
 same grid_csv "$REF/robustness-grid.csv" "$DIR/grid/robustness.csv" "${robust_wall[@]}"
 
+# The presets' figures (the [[plot]] tables of sweeps/*.toml): a row of
+# panels per job (and routing), a column per metric, one line per scheduler.
+expect_grep jobs_gp "^set multiplot layout 2,3 title " "$DIR/jobs/jobs.gp"
+expect_grep jobs_row "^set title 'llama3-70b-1k'$" "$DIR/jobs/jobs.gp"
+expect_grep moe_gp "^set multiplot layout 4,3 title " "$DIR/moe/moe.gp"
+expect_grep moe_row "^set title 'mixtral-8x7b-ep8, zipf:1.2'$" "$DIR/moe/moe.gp"
+for f in jitter straggler failure; do
+  expect_grep "robust_$f" "^set multiplot layout 4,2 title .*; where " "$DIR/grid/robustness-$f.gp"
+done
+expect_grep robust_jitter_x "^set xlabel 'compute jitter \(%\)'$" "$DIR/grid/robustness-jitter.gp"
+expect_grep robust_p95 "^set ylabel 'iteration p95 \(ms\)'$" "$DIR/grid/robustness-jitter.gp"
+expect_grep robust_series "title 'bvn jitter=5%'" "$DIR/grid/robustness-failure.gp"
+
 # CSVs the earlier version wrote partway resume: only the missing points run.
 mkdir -p "$DIR/r1" && cp "$REF/fig2-partial.csv" "$DIR/r1/fig2.csv"
 expect_ok resume_fig2 -- "$FLUX" evaluate --preset paper-fig2 --layers 1,2 --tau 1us,1ms -o "$DIR/r1" --no-plot

@@ -117,12 +117,18 @@ ResultFile::Upgrade csv_upgrade(const SweepSpec& spec);
 std::string summary(const SweepSpec& spec, const std::vector<Point>& points,
                     const std::map<std::string, std::string>& rows);
 
-/// A self-contained gnuplot script (data inline) drawing `plot` into `png`.
+/// A self-contained gnuplot script (data inline) drawing `plot` into `png`
+/// and, unless `svg` is empty, again into `svg`: one panel per row of the
+/// plot and metric (`set multiplot` when there are several), a line per
+/// series, labels in words with units, no enhanced text, an integer axis
+/// ticked at its values, log scales where asked or where the values span
+/// more than two decades (never over a value <= 0).
 std::string gnuplot_script(const SweepSpec& spec, const PlotSpec& plot,
                            const std::vector<Point>& points,
-                           const std::map<std::string, std::string>& rows, const std::string& png);
+                           const std::map<std::string, std::string>& rows, const std::string& png,
+                           const std::string& svg = "");
 
-/// The file name stem of a plot: <name>-<y>-by-<x>.
+/// The file name stem of a plot: its `name`, else <sweep>-<y...>-by-<x>.
 std::string plot_stem(const SweepSpec& spec, const PlotSpec& plot);
 
 }  // namespace flux::sweep

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,11 +66,24 @@ struct Axis {
   std::vector<std::string> values;
 };
 
-/// A plot: metric `y` over axis `x`, one line per combination of the other
-/// axes that vary.
+/// A plot (docs/formats.md, "Plots"): panels of metrics over axis `x`, one
+/// column of panels per metric of `y`, one row per combination of the
+/// `rows` axes' values; in each panel one line per value of `series` (and of
+/// every other axis that varies, unless `where` fixes it).
 struct PlotSpec {
-  std::string x;
-  std::string y;
+  std::string name;               ///< the output stem; empty: <sweep>-<y>-by-<x>
+  std::string x;                  ///< an axis
+  std::vector<std::string> y;     ///< metric columns, one column of panels each
+  std::vector<std::string> rows;  ///< axes: a row of panels per combination
+  std::string series;             ///< the axis whose values are the lines; empty: every one varying
+  /// Per metric, the `series` values left out of its panels (ideal has no
+  /// peak NIC memory worth drawing).
+  std::map<std::string, std::vector<std::string>> omit;
+  /// Per metric or the x axis, the unit drawn: s, ms, us, ns for times,
+  /// bytes, KiB, MiB, GiB for sizes; absent: the column's (s, bytes).
+  std::map<std::string, std::string> units;
+  std::optional<Expr> where;  ///< the points drawn (a filter); none: all
+  bool svg = false;           ///< an SVG too, beside the PNG
   bool log_x = false;
   bool log_y = false;
 };
@@ -137,7 +151,15 @@ struct SweepSpec {
   /// integer axis's as digits); two that mean the same (1us and 1000ns, 5%
   /// and 0.05) are refused. core::InputError naming the axis and the value.
   void set_axis(std::string_view axis_name, const std::vector<std::string>& values);
+  /// A filter's view of a point's `values` (one per axis): names, integers,
+  /// durations in ps, percentages, factors x100.
+  [[nodiscard]] ExprLookup lookup(const std::vector<std::string>& values) const;
 };
+
+/// What a plot multiplies `column`'s values by to draw them in `unit`
+/// (PlotSpec::units): ms of a time (a column in s, a duration axis) 1e3, MiB
+/// of a size (a column in bytes) 2^-20; 0 when `unit` is not one of its.
+double plot_unit_scale(std::string_view column, std::string_view unit);
 
 /// Memory a point is expected to need at its peak, bytes: the workload's
 /// estimate (core::workload_memory_bytes) times kPointMemoryFactor for the
