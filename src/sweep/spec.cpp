@@ -13,14 +13,19 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <type_traits>
 
 #include "document.hpp"
 
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
 #include "flux/core/numbers.hpp"
+#include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
+#include "flux/formats/wiring_json.hpp"
 #include "flux/runtime/failure.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/perturb.hpp"
@@ -60,6 +65,8 @@ struct EvalSetup {
   bool failure = false;  ///< fail_at > 0
   /// What a relative `file:` routing path is relative to (SweepSpec::base).
   std::filesystem::path base;
+  /// Whether a `file:` wiring is read (not when a value is only checked).
+  bool read_files = true;
 
   /// Sets `axis` to `v` (checked by the file reader's type first); throws
   /// core::InputError for an unknown model, gpu, job or scheduler.
@@ -144,6 +151,17 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     system.link_gbps = std::stod(v);
   } else if (axis == "duplex") {
     system.duplex = core::duplex_from_string(v);
+  } else if (axis == "wiring") {
+    system.wiring = core::wiring_from_string(v);
+    system.wiring_ports.reset();
+    if (system.wiring.kind == core::WiringKind::kExplicit && read_files) {
+      std::filesystem::path file = system.wiring.file;
+      if (!base.empty() && file.is_relative()) file = (base / file).lexically_normal();
+      system.wiring_ports = std::make_shared<const core::Wiring>(formats::read_wiring(file));
+      system.switches = system.wiring_ports->planes();  // a switches axis after it may differ
+    }
+  } else if (axis == "ocs_radix") {
+    system.ocs_radix = integer();
   } else if (axis == "tau") {
     tau_ps = core::parse_duration(v, "tau");
   } else if (axis == "time_limit") {
@@ -430,6 +448,7 @@ class Reader {
   // fail_at, a replan time limit; an unknown model, gpu, job, scheduler).
   static std::string checked(const AxisInfo& info, const std::string& s) {
     EvalSetup probe;
+    probe.read_files = false;  // the value's form; the file is read per point
     probe.apply(info.name, s);
     return s;
   }
@@ -586,6 +605,35 @@ AxisInfo integer_axis(std::string_view name, std::string_view help,
   return {name, AxisType::kInteger, help, b.first, b.second, robust};
 }
 
+// The axis of the entry `field` of an option table (core/option.hpp): its
+// help, type and bounds from the table, one source; named `name` (the
+// field's name unless given).
+template <class Options>
+AxisInfo option_axis(const Options& options, std::string_view field, std::string_view name = {}) {
+  AxisInfo info{name.empty() ? field : name, AxisType::kName, {}};
+  bool found = false;
+  core::for_each_option(options, [&](const auto& option) {
+    if constexpr (requires { option.field; }) {
+      if (option.field != field) return;
+      found = true;
+      info.help = option.help;
+      if constexpr (requires { option.max; }) {
+        using Value = typename std::decay_t<decltype(option)>::Value;
+        if (option.unit == core::OptionUnit::kPicoseconds) {
+          info.type = AxisType::kDuration;
+        } else if constexpr (std::is_integral_v<Value>) {
+          info.type = AxisType::kInteger;
+          std::tie(info.min, info.max) = bounds(options, field);
+        } else {
+          info.type = AxisType::kReal;
+        }
+      }
+    }
+  });
+  if (!found) throw core::Error("sweep: no option " + std::string(field) + " for an axis (a bug)");
+  return info;
+}
+
 }  // namespace
 
 std::vector<AxisInfo> axis_table() {
@@ -618,15 +666,17 @@ std::vector<AxisInfo> axis_table() {
        "MoE, with routing_iterations: plan for the routing's draw or its expected (mean) routing"},
       {"routing_replan_limit", AxisType::kDuration,
        "MoE, with routing_iterations: each re-plan's time limit (default: time_limit)"},
-      {"scaleup_size", AxisType::kInteger, "scale-up (NVLink) domain size"},
-      {"scaleup_gbps", AxisType::kReal, "scale-up bandwidth per accelerator, Gb/s"},
-      {"switches", AxisType::kInteger, "optical circuit switches"},
-      {"link_gbps", AxisType::kReal, "optical link rate, Gb/s"},
-      {"duplex", AxisType::kName, "circuits: half (the paper's model) or full"},
+      option_axis(core::kSystemOptions, "scaleup_size"),
+      option_axis(core::kSystemOptions, "scaleup_gbps"),
+      option_axis(core::kSystemOptions, "switches"),
+      option_axis(core::kSystemOptions, "link_gbps"),
+      option_axis(core::kSystemOptions, "duplex"),
+      option_axis(core::kSystemOptions, "wiring"),
+      option_axis(core::kSystemOptions, "ocs_radix"),
       {"channels", AxisType::kInteger,
        "every send between scale-up domains split into this many (workload/split.hpp)", 1,
        workload::kMaxChannels},
-      {"tau", AxisType::kDuration, "reconfiguration delay"},
+      option_axis(core::kSystemOptions, "reconfig_delay", "tau"),
       {"time_limit", AxisType::kDuration, "scheduler time limit"},
       {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
       {"straggler_factor", AxisType::kFactor,

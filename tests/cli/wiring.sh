@@ -96,6 +96,29 @@ expect_ok moe1 -- "$FLUX" generate moe --model mixtral-8x7b --dp 8 --ep 8 --laye
 expect_error moe-no-route 2 'no route from rank [0-9]+ \(rail 0, pod [01]\) to rank [0-9]+ \(rail 0, pod [01]\): no switch joins them under --wiring rails \(pods of 4 domains\)$' -- \
   "$FLUX" schedule "$DIR/moe1.json" --wiring rails --ocs-radix 4 -o "$DIR/x.json"
 
+# Sweep axes wiring and ocs_radix (from core::kSystemOptions): the file
+# relative to the sweep file; a full wiring refuses a radix below the job.
+cat > "$DIR/fab.toml" <<'TOML'
+name = "fab"
+[axes]
+model = "8b"
+layers = 2
+tp = 4
+dp = 4
+pp = 2
+scaleup_size = 4
+wiring = ["full", "rails", "file:w.json"]
+ocs_radix = 8
+tau = "10us"
+scheduler = ["greedy", "bvn"]
+TOML
+expect_ok sweep -- "$FLUX" sweep "$DIR/fab.toml" -o "$DIR/fab"
+expect_grep sweep-header '^model,layers,tp,pp,dp,scaleup_size,wiring,ocs_radix,tau,scheduler,' "$DIR/fab/fab.csv"
+expect_grep sweep-full-refused '^8b,2,4,2,4,4,full,8,10us,greedy,invalid,ocs_radix = 8: a full wiring needs a port per accelerator' "$DIR/fab/fab.csv"
+[ "$(grep -c '^8b,2,4,2,4,4,rails,8,10us,greedy,ok,,[0-9.]*,1e-05,0.039797470753,' "$DIR/fab/fab.csv")" = 1 ] &&
+  [ "$(grep -c '^8b,2,4,2,4,4,file:w.json,8,10us,greedy,ok,,[0-9.]*,1e-05,0.039797470753,' "$DIR/fab/fab.csv")" = 1 ] &&
+  pass || fail "rails and the wiring file give the same sweep rows"
+
 # Tampered: the schedule claims pods of 2 domains; its circuits then join
 # ranks no switch joins.
 sed 's/"ocs_radix": 8/"ocs_radix": 2/' "$DIR/rails.json" > "$DIR/tampered.json"
