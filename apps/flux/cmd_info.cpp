@@ -85,8 +85,11 @@ void print_scaleup(const core::Workload& w, const core::System& system) {
 void run_info(const InfoOptions& o) {
   (void)o.system.to_system();  // option errors before any file is read
   const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
-  const core::Workload& w = loaded.workload;
-  const core::System system = o.system.to_system(w);
+  const core::System system = o.system.to_system(loaded.workload);
+  // As the wiring routes it (core/routes.hpp): the sends that run.
+  const core::Routed routed =
+      blame_workload(o.input, [&] { return core::Routed(loaded.workload, system); });
+  const core::Workload& w = routed.workload();
   const core::WorkloadSummary s =
       blame_workload(o.input, [&] { return core::summarize(w, system); });
   std::printf("workload        %s\n", w.name().c_str());
@@ -111,6 +114,10 @@ void run_info(const InfoOptions& o) {
   std::printf("link            %g Gb/s: transmission %s in all\n", system.link_gbps,
               core::format_duration(s.transmission_sum_ps).c_str());
   print_scaleup(w, system);
+  if (const std::string wiring = system.wiring_text(w.job_accelerators()); !wiring.empty()) {
+    std::printf("wiring          %s\n", wiring.c_str());
+  }
+  print_routes(stdout, routed, 16);
   std::printf("critical path   %s on an ideal network (every pair connected, no reconfiguration)\n",
               core::format_duration(s.critical_path_ps).c_str());
   const double share = s.critical_path_ps ? static_cast<double>(s.compute_on_path_ps) /

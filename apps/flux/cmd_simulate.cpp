@@ -334,7 +334,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
   print_summary(out, run_w, s, r, o.sim.perturbation.any(), f, planned_for);
-  print_routes(out, routed);
+  print_routes(out, routed, 17);
   if (robust) print_trials(out, o.sim, trials);
   print_notes(loaded.notes);
 }

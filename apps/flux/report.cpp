@@ -60,10 +60,10 @@ core::InputError invalid_schedule(const std::string& file, const schedule::Sched
   return core::InputError(file, "", "", what);
 }
 
-void print_routes(FILE* out, const core::Routed& routed) {
+void print_routes(FILE* out, const core::Routed& routed, int width) {
   if (routed.forwarded_sends() == 0) return;
-  std::fprintf(out, "forwarded        %llu sends through a scale-up peer to their rail (%s)\n",
-               static_cast<unsigned long long>(routed.forwarded_sends()),
+  std::fprintf(out, "%-*s%llu sends through a scale-up peer to their rail (%s)\n", width,
+               "forwarded", static_cast<unsigned long long>(routed.forwarded_sends()),
                human_bytes(static_cast<double>(routed.forwarded_bytes())).c_str());
 }
 

@@ -41,7 +41,9 @@ void print_notes(const std::vector<std::string>& notes);
 
 /// "forwarded  12 sends through a scale-up peer (1.50 GiB)" when the
 /// wiring routes sends (core/routes.hpp); nothing otherwise.
-void print_routes(FILE* out, const core::Routed& routed);
+/// `width`: the report's label column (16 for schedule and info, 17 for
+/// simulate).
+void print_routes(FILE* out, const core::Routed& routed, int width);
 
 /// Calls f(). An InputError naming a workload field (tasks[...], deps[...],
 /// tasks: a time beyond core::kMaxTimePs once the workload meets the system)
