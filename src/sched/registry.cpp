@@ -136,7 +136,9 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& un
   return s;
 }
 
-schedule::Schedule adopt_plan(schedule::Schedule s, const core::Workload& w) {
+schedule::Schedule adopt_plan(schedule::Schedule s, const core::Workload& unrouted) {
+  const core::Routed routed(unrouted, s.system);  // the plan names the hops
+  const core::Workload& w = routed.workload();
   if (!s.tasks.empty()) {
     const std::vector<core::TimePs> p = core::transmission_times(w, s.system);
     core::TimePs end = 0;

@@ -89,6 +89,9 @@ expect_ok moe-valid -- "$FLUX" validate "$DIR/moe.json" "$DIR/moe-s.json"
 expect_ok moe-replay -- "$FLUX" simulate "$DIR/moe.json" --schedule "$DIR/moe-s.json"
 expect_grep moe-equal '^schedule says .*\(equal\)$' "$DIR/moe-replay.out"
 expect_grep moe-sim-forwarded '^forwarded +[1-9]' "$DIR/moe-replay.out"
+expect_ok moe-robust -- "$FLUX" schedule "$DIR/moe.json" --wiring rails --ocs-radix 8 \
+  --robust-jitter 10% --time-limit 1s -o "$DIR/moe-robust.json"
+expect_ok moe-robust-valid -- "$FLUX" validate "$DIR/moe.json" "$DIR/moe-robust.json"
 expect_ok moe-info -- "$FLUX" info "$DIR/moe.json" --wiring rails --ocs-radix 8
 expect_grep moe-info-wiring '^wiring +rails, 8 OCS of 8 ports \(2 planes x 4 groups\)' "$DIR/moe-info.out"
 expect_grep moe-info-forwarded '^forwarded +[1-9][0-9]* sends through a scale-up peer' "$DIR/moe-info.out"
