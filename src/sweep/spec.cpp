@@ -15,17 +15,14 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <tuple>
-#include <type_traits>
 
 #include "document.hpp"
+#include "setup.hpp"
 
 #include "flux/core/error.hpp"
 #include "flux/core/format.hpp"
 #include "flux/core/numbers.hpp"
-#include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
-#include "flux/formats/wiring_json.hpp"
 #include "flux/runtime/failure.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/perturb.hpp"
@@ -44,212 +41,6 @@ std::string real_text(double v) {
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, end);
-}
-
-// A point's configuration, built axis by axis (axis_table() order).
-struct EvalSetup {
-  eval::EvalJob job;
-  std::string job_name;  ///< a job axis's name; else "L<layers>"
-  core::System system;
-  core::TimePs tau_ps = core::System{}.reconfig_delay_ps;
-  std::string scheduler;
-  sched::SchedulerOptions sched;
-  sim::SimOptions sim;
-  std::uint32_t trials = 0;              ///< 0: no trials axis (one simulation)
-  std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalPoint's)
-  eval::PlanRouting plan_routing = eval::PlanRouting::kDraw;  ///< EvalPoint's
-  double routing_replan_limit_s = 0;                          ///< EvalPoint's
-  std::uint32_t channels = 1;                                 ///< EvalPoint's
-  /// A robustness point's straggler, failure and re-planning.
-  eval::RobustPoint robust;
-  bool failure = false;  ///< fail_at > 0
-  /// What a relative `file:` routing path is relative to (SweepSpec::base).
-  std::filesystem::path base;
-  /// Whether a `file:` wiring is read (not when a value is only checked).
-  bool read_files = true;
-
-  /// Sets `axis` to `v` (checked by the file reader's type first); throws
-  /// core::InputError for an unknown model, gpu, job or scheduler.
-  void apply(std::string_view axis, const std::string& v);
-  [[nodiscard]] eval::EvalPoint config() const;
-  /// The point as a robustness point (SweepSpec::robust()).
-  [[nodiscard]] eval::RobustPoint robust_point() const;
-  /// The job's name: a job axis's (a MoE job's with its routing appended),
-  /// else "L<layers>" (robust: "L<layers>-<gpu>").
-  [[nodiscard]] std::string name(bool robust) const;
-};
-
-void EvalSetup::apply(std::string_view axis, const std::string& v) {
-  workload::TrainingConfig& t = job.training;
-  const auto integer = [&] { return static_cast<std::uint32_t>(std::stoull(v)); };
-  using T = workload::TrainingConfig;
-  static constexpr std::pair<std::string_view, std::uint32_t T::*> kDegrees[] = {
-      {"tp", &T::tp},
-      {"pp", &T::pp},
-      {"dp", &T::dp},
-      {"cp", &T::cp},
-      {"vpp", &T::vpp},
-      {"fold_dp", &T::fold_dp},
-      {"micro_batches", &T::micro_batches}};
-  for (const auto& [name, field] : kDegrees) {
-    if (axis == name) {
-      t.*field = integer();
-      return;
-    }
-  }
-  if (axis == "job") {
-    const workload::JobPreset p = workload::job_preset(v);
-    t = p.config;
-    job.scaleup_size = std::max<std::uint32_t>(1, p.config.scaleup_size);
-    job.scaleup_gbps = p.config.gpu.nvlink_gbps;
-    job_name = p.name;
-  } else if (axis == "model") {
-    const auto moe_names = workload::moe_model_names();
-    if (std::find(moe_names.begin(), moe_names.end(), v) != moe_names.end()) {
-      const workload::MoeModel m = workload::moe_model(v);
-      t.model = m.model;
-      t.moe = m.moe;
-    } else {
-      t.model = workload::ModelConfig::llama3(v.starts_with("llama3-") ? v.substr(7) : v);
-      t.moe = {};
-    }
-  } else if (axis == "ep") {
-    t.moe.ep = integer();
-  } else if (axis == "routing") {
-    t.moe.routing = workload::RoutingSpec::parse(v);
-    std::string& file = t.moe.routing.file;
-    if (t.moe.routing.kind == workload::RoutingKind::kFile && !base.empty() &&
-        std::filesystem::path(file).is_relative()) {
-      file = (base / file).lexically_normal().string();
-    }
-  } else if (axis == "routing_seed") {
-    t.moe.routing.seed = std::stoull(v);
-  } else if (axis == "capacity_factor") {
-    t.moe.routing.capacity_factor = std::stod(v);
-    t.moe.routing.validate();
-  } else if (axis == "routing_iterations") {
-    routing_iterations = integer();
-  } else if (axis == "plan_routing") {
-    plan_routing = eval::plan_routing_from_string(v);
-  } else if (axis == "channels") {
-    channels = integer();
-  } else if (axis == "routing_replan_limit") {
-    routing_replan_limit_s = core::ps_to_seconds(core::parse_duration(v, "routing_replan_limit"));
-  } else if (axis == "layers") {
-    t.model.layers = integer();
-  } else if (axis == "seq") {
-    t.seq = std::stoull(v);
-  } else if (axis == "gpu") {
-    t.gpu = workload::GpuSpec::preset(v);
-  } else if (axis == "scaleup_size") {
-    job.scaleup_size = integer();
-  } else if (axis == "scaleup_gbps") {
-    job.scaleup_gbps = std::stod(v);
-  } else if (axis == "switches") {
-    system.switches = integer();
-  } else if (axis == "link_gbps") {
-    system.link_gbps = std::stod(v);
-  } else if (axis == "duplex") {
-    system.duplex = core::duplex_from_string(v);
-  } else if (axis == "wiring") {
-    system.wiring = core::wiring_from_string(v);
-    system.wiring_ports.reset();
-    if (system.wiring.kind == core::WiringKind::kExplicit && read_files) {
-      std::filesystem::path file = system.wiring.file;
-      if (!base.empty() && file.is_relative()) file = (base / file).lexically_normal();
-      system.wiring_ports = std::make_shared<const core::Wiring>(formats::read_wiring(file));
-      system.switches = system.wiring_ports->planes();  // a switches axis after it may differ
-    }
-  } else if (axis == "ocs_radix") {
-    system.ocs_radix = integer();
-  } else if (axis == "tau") {
-    tau_ps = core::parse_duration(v, "tau");
-  } else if (axis == "time_limit") {
-    sched.time_limit_s = core::ps_to_seconds(core::parse_duration(v, "time_limit"));
-  } else if (axis == "jitter") {
-    sim.perturbation.compute_jitter = sim::parse_percent("jitter", v);
-  } else if (axis == "seed") {
-    sim.perturbation.seed = std::stoull(v);
-  } else if (axis == "trials") {
-    trials = integer();
-  } else if (axis == "straggler_factor") {
-    robust.perturbation.straggler_factor = std::stod(v);
-    sim::Perturbation p;
-    p.straggler = sim::Straggler{0, robust.perturbation.straggler_factor};
-    p.validate();
-  } else if (axis == "straggler_rank") {
-    robust.straggler_rank = integer();
-  } else if (axis == "fail_at") {
-    const double at = sim::parse_percent("fail_at", v);
-    if (at > 1) throw core::InputError("", "fail_at", v, "must be from 0% (no failure) to 100%");
-    failure = at > 0;
-    if (failure) robust.fail_fraction = at;
-  } else if (axis == "fail_switch") {
-    robust.fail_switch = integer();
-  } else if (axis == "replan_time_limit") {
-    runtime::ReplanOptions r;
-    r.time_limit_s = core::ps_to_seconds(core::parse_duration(v, "replan_time_limit"));
-    r.validate();
-    robust.replan_time_limit_s = r.time_limit_s;
-  } else if (axis == "replan_moves") {
-    robust.replan_moves = std::stoull(v);
-  } else if (axis == "scheduler") {
-    if (v.ends_with("-robust")) {
-      (void)eval::scheduler_variant(v);
-    } else {
-      (void)sched::make_scheduler(v);
-    }
-    scheduler = v;
-  }
-}
-
-std::string EvalSetup::name(bool robust_point) const {
-  if (!job_name.empty()) {
-    // A MoE job is one per routing: "mixtral-8x7b-ep8-zipf:1.2".
-    const workload::MoeConfig& moe = job.training.moe;
-    return moe.enabled() ? job_name + "-" + moe.routing.to_string() : job_name;
-  }
-  std::string n = eval::layer_job_name(job.training.model.layers);
-  return robust_point ? n + "-" + job.training.gpu.name : n;
-}
-
-eval::EvalPoint EvalSetup::config() const {
-  eval::EvalPoint c;
-  c.job = job;
-  c.job.name = name(false);
-  c.tau_ps = tau_ps;
-  c.scheduler = scheduler;
-  c.system = system;
-  c.sched = sched;
-  c.sim = sim;
-  c.routing_iterations = routing_iterations;
-  c.plan_routing = plan_routing;
-  c.routing_replan_limit_s = routing_replan_limit_s;
-  c.channels = channels;
-  return c;
-}
-
-eval::RobustPoint EvalSetup::robust_point() const {
-  eval::RobustPoint p = robust;
-  p.job = job;
-  p.job.name = name(true);
-  p.tau_ps = tau_ps;
-  p.scheduler = scheduler;
-  eval::RobustPerturbation& q = p.perturbation;
-  q.jitter = sim.perturbation.compute_jitter;
-  q.kind = failure                   ? eval::PerturbationKind::kFailure
-           : q.straggler_factor != 1 ? eval::PerturbationKind::kStraggler
-           : q.jitter > 0            ? eval::PerturbationKind::kJitter
-                                     : eval::PerturbationKind::kNone;
-  // Without jitter every trial is the same: one.
-  q.trials = q.jitter > 0 ? (trials > 0 ? trials : eval::RobustOptions{}.trials) : 1;
-  p.seed = sim.perturbation.seed;
-  p.system = system;
-  p.system.scaleup_size = job.scaleup_size;
-  p.system.scaleup_gbps = job.scaleup_gbps;
-  p.system.reconfig_delay_ps = tau_ps;
-  p.sched = sched;
-  return p;
 }
 
 class Reader {
@@ -447,8 +238,7 @@ class Reader {
   // `s` once applied on its own: the axis's own range (a straggler factor,
   // fail_at, a replan time limit; an unknown model, gpu, job, scheduler).
   static std::string checked(const AxisInfo& info, const std::string& s) {
-    EvalSetup probe;
-    probe.read_files = false;  // the value's form; the file is read per point
+    detail::EvalSetup probe;  // the value's form; a wiring file is read per sweep
     probe.apply(info.name, s);
     return s;
   }
@@ -578,136 +368,6 @@ class Reader {
 };
 
 }  // namespace
-
-namespace {
-
-// An option's bounds in its table (core/option.hpp), the one source of
-// them; capped to what a sweep file's integers hold.
-template <class Options>
-std::pair<std::int64_t, std::int64_t> bounds(const Options& options, std::string_view field) {
-  std::pair<std::int64_t, std::int64_t> b{0, 0};
-  core::for_each_option(options, [&](const auto& option) {
-    if constexpr (requires { option.max; }) {
-      if (option.field == field) {
-        const auto cap = [](auto v) {
-          return static_cast<std::int64_t>(
-              std::min<std::uint64_t>(static_cast<std::uint64_t>(v), INT64_MAX));
-        };
-        b = {cap(option.min), cap(option.max)};
-      }
-    }
-  });
-  return b;
-}
-
-AxisInfo integer_axis(std::string_view name, std::string_view help,
-                      std::pair<std::int64_t, std::int64_t> b, bool robust) {
-  return {name, AxisType::kInteger, help, b.first, b.second, robust};
-}
-
-// The axis of the entry `field` of an option table (core/option.hpp): its
-// help, type and bounds from the table, one source; named `name` (the
-// field's name unless given).
-template <class Options>
-AxisInfo option_axis(const Options& options, std::string_view field, std::string_view name = {}) {
-  AxisInfo info{name.empty() ? field : name, AxisType::kName, {}};
-  bool found = false;
-  core::for_each_option(options, [&](const auto& option) {
-    if constexpr (requires { option.field; }) {
-      if (option.field != field) return;
-      found = true;
-      info.help = option.help;
-      if constexpr (requires { option.max; }) {
-        using Value = typename std::decay_t<decltype(option)>::Value;
-        if (option.unit == core::OptionUnit::kPicoseconds) {
-          info.type = AxisType::kDuration;
-        } else if constexpr (std::is_integral_v<Value>) {
-          info.type = AxisType::kInteger;
-          std::tie(info.min, info.max) = bounds(options, field);
-        } else {
-          info.type = AxisType::kReal;
-        }
-      }
-    }
-  });
-  if (!found) throw core::Error("sweep: no option " + std::string(field) + " for an axis (a bug)");
-  return info;
-}
-
-}  // namespace
-
-std::vector<AxisInfo> axis_table() {
-  // The order of application too: job sets a whole layout, model resets the
-  // layer count, later axes override single fields.
-  return {
-      {"job", AxisType::kName, "a named training job (llama3-70b-1k, ...) with its fabric"},
-      {"model", AxisType::kName,
-       "Llama 3 size (8b, 70b, 405b) or MoE model (mixtral-8x7b, deepseek-v3, ...), all its "
-       "layers"},
-      {"layers", AxisType::kInteger, "transformer layers"},
-      {"tp", AxisType::kInteger, "tensor-parallel degree"},
-      {"pp", AxisType::kInteger, "pipeline stages"},
-      {"dp", AxisType::kInteger, "data-parallel degree"},
-      {"cp", AxisType::kInteger, "context-parallel degree"},
-      {"vpp", AxisType::kInteger, "model chunks per pipeline stage"},
-      {"fold_dp", AxisType::kInteger, "DP replicas generated (0: all)", 0},
-      {"micro_batches", AxisType::kInteger, "micro-batches per iteration"},
-      {"seq", AxisType::kInteger, "sequence length, tokens"},
-      {"gpu", AxisType::kName, "GPU preset: a100, h100, ..."},
-      {"ep", AxisType::kInteger, "MoE expert-parallel degree (inside DP x CP)"},
-      {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
-      {"routing_seed", AxisType::kInteger, "seed of the MoE routing draws", 0, core::kMaxSeed},
-      {"capacity_factor", AxisType::kReal,
-       "MoE expert capacity factor (0, as without the axis: no token dropping)", 0},
-      {"routing_iterations", AxisType::kInteger,
-       "MoE: run each plan on this many later routing iterations and re-plan each (0: no)", 0,
-       eval::kMaxRoutingIterations},
-      {"plan_routing", AxisType::kName,
-       "MoE, with routing_iterations: plan for the routing's draw or its expected (mean) routing"},
-      {"routing_replan_limit", AxisType::kDuration,
-       "MoE, with routing_iterations: each re-plan's time limit (default: time_limit)"},
-      option_axis(core::kSystemOptions, "scaleup_size"),
-      option_axis(core::kSystemOptions, "scaleup_gbps"),
-      option_axis(core::kSystemOptions, "switches"),
-      option_axis(core::kSystemOptions, "link_gbps"),
-      option_axis(core::kSystemOptions, "duplex"),
-      option_axis(core::kSystemOptions, "wiring"),
-      option_axis(core::kSystemOptions, "ocs_radix"),
-      {"channels", AxisType::kInteger,
-       "every send between scale-up domains split into this many (workload/split.hpp)", 1,
-       workload::kMaxChannels},
-      option_axis(core::kSystemOptions, "reconfig_delay", "tau"),
-      {"time_limit", AxisType::kDuration, "scheduler time limit"},
-      {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
-      {"straggler_factor", AxisType::kFactor,
-       "the straggler's compute x this (1: none); in filters x100: 150", 1, kMaxAxisInteger, true},
-      integer_axis("straggler_rank", "the rank that straggles",
-                   bounds(eval::kRobustnessOptions, "straggler_rank"), true),
-      {"fail_at", AxisType::kPercent,
-       "a switch goes dark at this share of ideal's iteration time (0: no failure)", 1,
-       kMaxAxisInteger, true},
-      {"fail_switch", AxisType::kInteger, "the switch that fails (0-based)", 0, kMaxAxisInteger,
-       true},
-      {"replan_time_limit", AxisType::kDuration, "wall-clock budget of each re-plan", 1,
-       kMaxAxisInteger, true},
-      integer_axis("replan_moves", "flux's local search moves in a re-plan",
-                   bounds(eval::kRobustnessOptions, "replan_moves"), true),
-      {"seed", AxisType::kInteger, "seed of the perturbation", 0, core::kMaxSeed},
-      integer_axis("trials",
-                   "perturbed runs per jittered point (common random numbers): p50/p95/p99/max "
-                   "rows",
-                   bounds(sim::kSimOptions, "trials"), true),
-      {"scheduler", AxisType::kName, "scheduler (the first is the summary's baseline)"},
-  };
-}
-
-bool SweepSpec::robust() const {
-  const std::vector<AxisInfo> table = axis_table();
-  return std::any_of(axes.begin(), axes.end(), [&](const Axis& a) {
-    return std::any_of(table.begin(), table.end(),
-                       [&](const AxisInfo& i) { return i.robust && i.name == a.name; });
-  });
-}
 
 std::string SweepSpec::metrics_header() const {
   return robust() ? eval::robust_csv_header() : eval::csv_header();
@@ -970,12 +630,14 @@ std::vector<Point> SweepSpec::points() const {
   out.reserve(static_cast<std::size_t>(count));
   const bool is_robust = robust();
   std::size_t k = 0;
+  detail::WiringFiles wiring_files;
   each([&](const std::vector<std::string>& values) {
     if (!kept[k++]) return;
     Point p;
     p.values = values;
-    EvalSetup setup;
+    detail::EvalSetup setup;
     setup.base = base;
+    setup.wiring_files = &wiring_files;
     for (std::size_t i = 0; i < axes.size(); ++i) setup.apply(axes[i].name, p.values[i]);
     p.config = setup.config();
     if (is_robust) p.robust = setup.robust_point();
