@@ -81,6 +81,7 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     job.scaleup_gbps = std::stod(v);
   } else if (axis == "switches") {
     system.switches = integer();
+    switches_given = true;
   } else if (axis == "link_gbps") {
     system.link_gbps = std::stod(v);
   } else if (axis == "duplex") {
@@ -94,7 +95,9 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
       auto& read = (*wiring_files)[file];
       if (!read) read = std::make_shared<const core::Wiring>(formats::read_wiring(file));
       system.wiring_ports = read;
-      system.switches = read->planes();  // a file's planes are its links per accelerator
+      // A file's planes are its links per accelerator, unless a switches
+      // axis says otherwise (then checked against them), as --switches.
+      if (!switches_given && read->grouped()) system.switches = read->planes();
     }
   } else if (axis == "ocs_radix") {
     system.ocs_radix = integer();

@@ -42,6 +42,7 @@ struct EvalSetup {
   /// Where a `file:` wiring is read into (null: the value is only
   /// checked, the file is not read).
   WiringFiles* wiring_files = nullptr;
+  bool switches_given = false;  ///< a switches axis was applied
 
   /// Sets `axis` to `v` (checked by the file reader's type first); throws
   /// core::InputError for an unknown model, gpu, job or scheduler.

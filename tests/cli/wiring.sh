@@ -125,6 +125,14 @@ expect_grep sweep-full-refused '^8b,2,4,2,4,4,full,8,10us,greedy,invalid,ocs_rad
   [ "$(grep -c '^8b,2,4,2,4,4,file:w.json,8,10us,greedy,ok,,[0-9.]*,1e-05,0.039797470753,' "$DIR/fab/fab.csv")" = 1 ] &&
   pass || fail "rails and the wiring file give the same sweep rows"
 
+# A switches axis beside a wiring file must equal its planes, as --switches.
+sed 's/^ocs_radix = 8$/ocs_radix = 8\nswitches = [2, 3]/; s/^wiring = .*/wiring = "file:w.json"/' \
+  "$DIR/fab.toml" > "$DIR/fab3.toml"
+expect_ok sweep-planes -- "$FLUX" sweep "$DIR/fab3.toml" -o "$DIR/fab3"
+[ "$(grep -c ',3,file:w.json,8,10us,greedy,invalid,switches = 3: the wiring file links every accelerator to 2 switches' "$DIR/fab3/fab.csv")" = 1 ] &&
+  [ "$(grep -c ',2,file:w.json,8,10us,greedy,ok,' "$DIR/fab3/fab.csv")" = 1 ] && pass ||
+  fail "switches 3 beside a 2-plane wiring file: not refused, or switches 2 not run"
+
 # Tampered: the schedule claims pods of 2 domains; its circuits then join
 # ranks no switch joins.
 sed 's/"ocs_radix": 8/"ocs_radix": 2/' "$DIR/rails.json" > "$DIR/tampered.json"
