@@ -259,7 +259,7 @@ TEST(ScaleUp, OneDomainAllToAllIsThePortSerializationOptimum) {
   const core::Workload w = std::move(b).build();
   for (const std::uint32_t switches : {1u, 3u}) {
     const core::System sys = domain_system(switches, core::kPsPerMs, 4);
-    const TimePs pe = sys.transmission_ps(testing::kOneUsBytes, core::Fabric::kScaleUp);
+    const TimePs pe = sys.transmission_ps(testing::kOneUsBytes, Rank(0), Rank(1));
     EXPECT_EQ(pe, 333'334);  // 100 kB at 2,400 Gb/s, rounded up
     const schedule::Schedule s = run_scheduler("flux", w, sys, SchedulerOptions{});
     EXPECT_EQ(s.makespan_ps, 3 * pe);
@@ -286,7 +286,7 @@ TEST(ScaleUp, OneDomainRingAllReduceIsItsCriticalPath) {
   }
   const core::Workload w = std::move(b).build();
   const core::System sys = domain_system(2, core::kPsPerMs, 4);
-  const TimePs pe = sys.transmission_ps(testing::kOneUsBytes, core::Fabric::kScaleUp);
+  const TimePs pe = sys.transmission_ps(testing::kOneUsBytes, Rank(0), Rank(1));
   const schedule::Schedule s = run_scheduler("flux", w, sys, SchedulerOptions{});
   EXPECT_EQ(s.makespan_ps, 6 * pe + 3 * 2 * core::kPsPerUs);
   EXPECT_EQ(s.status, schedule::SolveStatus::kOptimal);

@@ -311,7 +311,7 @@ std::string v2_doc(const std::string& tasks,
 
 TEST(ScheduleJsonV2Error, BadFabric) {
   expect_error(v2_doc(R"([{"id": 1, "fabric": "nvlink", "start_s": 0}])"), "tasks[0].fabric",
-               "\"nvlink\"", "unknown fabric (one of: ocs, scaleup)");
+               "\"nvlink\"", "unknown fabric (one of: ocs, scaleup, packet)");
   expect_error(v2_doc(R"([{"id": 1, "fabric": 1, "start_s": 0}])"), "tasks[0].fabric", "1",
                "must be a string");
   expect_error(v2_doc(R"([{"id": 1, "fabric": "scaleup", "switch": 0, "start_s": 0}])"),

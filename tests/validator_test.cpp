@@ -32,8 +32,7 @@ TimePs makespan_of(const core::Workload& w, const core::System& sys,
   TimePs end = 0;
   for (const TaskAssignment& a : tasks) {
     const core::Task& t = w.task(*w.find(a.task_id));
-    end = std::max(end,
-                   a.start_ps + sys.transmission_ps(t.bytes, sys.fabric(t.src, t.dst)) + t.tail_ps);
+    end = std::max(end, a.start_ps + sys.transmission_ps(t.bytes, t.src, t.dst) + t.tail_ps);
   }
   return end;
 }

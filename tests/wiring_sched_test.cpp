@@ -196,7 +196,7 @@ TEST(WiringSched, UnroutableSendsAreRefusedNamingTheSend) {
     EXPECT_EQ(std::string(e.what()),
               "tasks[2] = send 2: no route from rank 0 (rail 0, pod 0) to rank 5 (rail 1, pod 1): "
               "no switch joins them under --wiring rails, nor one of the source's scale-up domain "
-              "(pods of 2 domains)");
+              "(pods of 2 domains), and there is no packet fabric (--packet-gbps)");
   }
   // A library caller handing the unrouted workload to a bound is told so.
   workload::WorkloadBuilder b2("fwd", 8);

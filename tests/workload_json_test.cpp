@@ -384,8 +384,9 @@ TEST(WorkloadJsonError, IntegerTooLarge) {
 TEST(WorkloadJsonError, UnknownKey) {
   expect_error(doc(R"([{"id": 1, "src": 0, "dst": 1, "bytes": 4, "colour": "red"}])"),
                "tasks[0].colour", "", "unknown key");
-  expect_error(R"({"format": "flux.workload/v1", "version": 2})", "version", "",
-               "allows here: format, name, accelerators, fold, scaleup_size, scaleup_gbps, tasks, deps");
+  expect_error(
+      R"({"format": "flux.workload/v1", "version": 2})", "version", "",
+      "allows here: format, name, accelerators, fold, scaleup_size, scaleup_gbps, tasks, deps");
 }
 
 TEST(WorkloadJsonError, DuplicateKey) {

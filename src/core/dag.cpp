@@ -29,7 +29,7 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system) 
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
     try {
-      p.push_back(system.transmission_ps(t.bytes, system.fabric(t.src, t.dst)));
+      p.push_back(system.transmission_ps(t.bytes, t.src, t.dst));
     } catch (const InputError& e) {
       throw InputError(e.source(), "tasks[" + std::to_string(i) + "].bytes", e.value(),
                        e.problem());

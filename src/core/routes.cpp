@@ -32,11 +32,12 @@ void throw_no_route(std::size_t index, const Task& t, const System& system) {
                        (system.has_scaleup() ? ", nor one of the source's scale-up domain" : "") +
                        (system.wiring.kind == WiringKind::kRails
                             ? " (pods of " + std::to_string(system.ocs_radix) + " domains)"
-                            : ""));
+                            : "") +
+                       ", and there is no packet fabric (--packet-gbps)");
 }
 
 std::optional<Rank> forwarder(Rank src, Rank dst, const System& system) {
-  if (!system.has_scaleup()) return std::nullopt;
+  if (!system.forwardable(src, dst)) return std::nullopt;
   const std::uint32_t first = src.value() / system.scaleup_size * system.scaleup_size;
   for (std::uint32_t r = first; r < first + system.scaleup_size; ++r) {
     if (system.joined(Rank(r), dst)) return Rank(r);
@@ -53,7 +54,13 @@ Routed::Routed(const Workload& w, const System& system) : original_(&w) {
   bool any = false;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
-    if (system.fabric(t.src, t.dst) != Fabric::kOcs || system.joined(t.src, t.dst)) continue;
+    const Fabric f = system.fabric(t.src, t.dst);
+    if (f == Fabric::kPacket) {
+      ++packet_sends_;
+      packet_bytes_ += t.bytes;
+      continue;
+    }
+    if (f != Fabric::kOcs || system.joined(t.src, t.dst)) continue;
     via[i] = forwarder(t.src, t.dst, system);
     if (!via[i]) throw_no_route(i, t, system);
     any = true;

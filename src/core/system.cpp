@@ -40,7 +40,17 @@ TimePs transmission(std::uint64_t bytes, double gbps) {
 }  // namespace
 
 std::string_view to_string(Fabric f) {
-  return f == Fabric::kScaleUp ? "scaleup" : "ocs";
+  return f == Fabric::kScaleUp ? "scaleup" : f == Fabric::kPacket ? "packet" : "ocs";
+}
+
+std::string_view to_string(RoutePolicy r) {
+  return r == RoutePolicy::kPacket ? "packet" : "forward";
+}
+
+RoutePolicy route_from_string(std::string_view s) {
+  if (s == "forward") return RoutePolicy::kForward;
+  if (s == "packet") return RoutePolicy::kPacket;
+  throw InputError("", "route", std::string(s), "must be forward or packet");
 }
 
 std::string_view to_string(Duplex d) {
@@ -71,6 +81,10 @@ void System::validate() const {
   check_options(kSystemOptions, *this);
   check_rate(link_gbps, "link_gbps");
   check_rate(scaleup_gbps, "scaleup_gbps");
+  if (packet_gbps != 0) check_rate(packet_gbps, "packet_gbps");
+  if (route == RoutePolicy::kPacket && packet_gbps == 0) {
+    throw InputError("", "route", "packet", "needs a packet fabric (--packet-gbps)");
+  }
   if (ocs_radix == 1) {
     throw InputError("", "ocs_radix", "1", "a switch needs at least 2 ports (0: no limit)");
   }
@@ -176,6 +190,31 @@ Wiring System::wiring_for(std::uint32_t accelerators) const {
   return *wiring_ports;
 }
 
+bool System::forwardable(Rank src, Rank dst) const {
+  if (!has_scaleup()) return false;
+  if (wiring.kind == WiringKind::kFull) return true;
+  if (wiring.kind == WiringKind::kRails) {  // the domain-mate on dst's rail, if in dst's pod
+    return src.value() / scaleup_size / ocs_radix == dst.value() / scaleup_size / ocs_radix;
+  }
+  const std::uint32_t first = src.value() / scaleup_size * scaleup_size;
+  for (std::uint32_t r = first; r < first + scaleup_size; ++r) {
+    if (joined(Rank(r), dst)) return true;
+  }
+  return false;
+}
+
+std::uint32_t System::pod_of(Rank r) const {
+  switch (wiring.kind) {
+    case WiringKind::kFull:
+      return 0;
+    case WiringKind::kRails:
+      return r.value() / scaleup_size / ocs_radix;
+    case WiringKind::kExplicit:
+      return wiring_ports->group_of(r);
+  }
+  return 0;
+}
+
 std::uint64_t System::link_bps() const {
   return bits_per_s(link_gbps);
 }
@@ -184,8 +223,19 @@ TimePs System::transmission_ps(std::uint64_t bytes) const {
   return transmission(bytes, link_gbps);
 }
 
-TimePs System::transmission_ps(std::uint64_t bytes, Fabric fabric) const {
-  return transmission(bytes, fabric == Fabric::kScaleUp ? scaleup_gbps : link_gbps);
+TimePs System::transmission_ps(std::uint64_t bytes, Rank src, Rank dst) const {
+  switch (fabric(src, dst)) {
+    case Fabric::kOcs:
+      return transmission(bytes, link_gbps);
+    case Fabric::kScaleUp:
+      return transmission(bytes, scaleup_gbps);
+    case Fabric::kPacket:
+      break;
+  }
+  const double gbps =
+      pod_of(src) == pod_of(dst) ? packet_gbps : packet_gbps / packet_oversubscription;
+  check_rate(gbps, "packet_gbps");
+  return add_time(packet_latency_ps, transmission(bytes, gbps), "bytes");
 }
 
 }  // namespace flux::core

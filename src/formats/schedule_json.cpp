@@ -45,6 +45,10 @@ enum NodeId : int {
   kWiringSwitches,
   kWiringSwitch,
   kWiringPort,
+  kPacketGbps,
+  kPacketLatency,
+  kPacketOversubscription,
+  kRoute,
   kMakespan,
   kStatus,
   kLowerBound,
@@ -90,15 +94,20 @@ constexpr std::array<Field, 14> kRootFields = {{{"format", kFormat, true},
 // 2 = v3 (wiring).
 constexpr std::uint8_t kV2 = 1;
 constexpr std::uint8_t kV3 = 2;
-constexpr std::array<Field, 9> kSystemFields = {{{"switches", kSwitches, true},
-                                                 {"link_gbps", kLinkGbps, true},
-                                                 {"reconfig_delay_s", kReconfig, true},
-                                                 {"scaleup_size", kScaleupSize, false, kV2},
-                                                 {"scaleup_gbps", kScaleupGbps, false, kV2},
-                                                 {"duplex", kDuplex, false, kV2},
-                                                 {"wiring", kWiring, false, kV3},
-                                                 {"ocs_radix", kOcsRadix, false, kV3},
-                                                 {"wiring_switches", kWiringSwitches, false, kV3}}};
+constexpr std::array<Field, 13> kSystemFields = {
+    {{"switches", kSwitches, true},
+     {"link_gbps", kLinkGbps, true},
+     {"reconfig_delay_s", kReconfig, true},
+     {"scaleup_size", kScaleupSize, false, kV2},
+     {"scaleup_gbps", kScaleupGbps, false, kV2},
+     {"duplex", kDuplex, false, kV2},
+     {"wiring", kWiring, false, kV3},
+     {"ocs_radix", kOcsRadix, false, kV3},
+     {"wiring_switches", kWiringSwitches, false, kV3},
+     {"packet_gbps", kPacketGbps, false, kV3},
+     {"packet_latency_s", kPacketLatency, false, kV3},
+     {"packet_oversubscription", kPacketOversubscription, false, kV3},
+     {"route", kRoute, false, kV3}}};
 // "switch" is required unless "fabric" is "scaleup" (checked at the task's end).
 constexpr std::array<Field, 4> kTaskFields = {{{"id", kTaskId, true},
                                                {"switch", kTaskSwitch, false},
@@ -129,6 +138,10 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kArray, {}, kWiringSwitch},  // kWiringSwitches
     {Kind::kArray, {}, kWiringPort},    // kWiringSwitch
     {Kind::kUint},                      // kWiringPort
+    {Kind::kNumber},                    // kPacketGbps
+    {Kind::kTime},                      // kPacketLatency
+    {Kind::kNumber},                    // kPacketOversubscription
+    {Kind::kString},                    // kRoute
     {Kind::kTime},                      // kMakespan
     {Kind::kString},                    // kStatus
     {Kind::kTime},                      // kLowerBound
@@ -323,6 +336,18 @@ class ScheduleHandler final : public io::Handler {
       case kWiringPort:
         wiring_ports_.back().emplace_back(id32(v, at));
         break;
+      case kPacketGbps:
+        s_.system.packet_gbps = v.d;
+        break;
+      case kPacketLatency:
+        s_.system.packet_latency_ps = v.ps;
+        break;
+      case kPacketOversubscription:
+        s_.system.packet_oversubscription = v.d;
+        break;
+      case kRoute:
+        s_.system.route = enum_value(core::route_from_string, v, at);
+        break;
       case kStart:
         task_.start_ps = v.ps;
         break;
@@ -356,7 +381,7 @@ class ScheduleHandler final : public io::Handler {
     const std::string range = "out of range: the system has " + std::to_string(n) +
                               " switches (0.." + std::to_string(n - 1) + ")";
     for (std::size_t i = 0; i < s_.tasks.size(); ++i) {
-      if (s_.tasks[i].sw != core::kScaleUpSwitch && s_.tasks[i].sw.value() >= n) {
+      if (!core::is_electrical(s_.tasks[i].sw) && s_.tasks[i].sw.value() >= n) {
         throw core::InputError("", "tasks[" + std::to_string(i) + "].switch",
                                std::to_string(s_.tasks[i].sw.value()), range);
       }
@@ -412,23 +437,28 @@ class ScheduleHandler final : public io::Handler {
   static core::Fabric fabric_from_string(const io::Leaf& v, const io::Cursor& at) {
     if (v.text == "ocs") return core::Fabric::kOcs;
     if (v.text == "scaleup") return core::Fabric::kScaleUp;
+    if (v.text == "packet") return core::Fabric::kPacket;
     throw core::InputError("", at.path(), io::quoted(v.text),
-                           "unknown fabric (one of: ocs, scaleup)");
+                           "unknown fabric (one of: ocs, scaleup, packet)");
   }
 
-  // A send on an OCS names its switch; one on the scale-up fabric has none
-  // (core::kScaleUpSwitch in memory).
+  // A send on an OCS names its switch; one on the scale-up or packet
+  // fabric has none (core::kScaleUpSwitch, kPacketSwitch in memory).
   void end_task(const std::string& path) {
-    if (task_fabric_ == core::Fabric::kScaleUp) {
+    if (task_fabric_ != core::Fabric::kOcs) {
       if (task_has_switch_) {
-        throw core::InputError("", path + ".switch", std::to_string(task_.sw.value()),
-                               "a send on the scale-up fabric (\"fabric\": \"scaleup\") has "
-                               "no switch");
+        throw core::InputError(
+            "", path + ".switch", std::to_string(task_.sw.value()),
+            std::string(task_fabric_ == core::Fabric::kScaleUp ? "a send on the scale-up"
+                                                               : "a send on the packet") +
+                " fabric (\"fabric\": \"" + std::string(core::to_string(task_fabric_)) +
+                "\") has no switch");
       }
-      task_.sw = core::kScaleUpSwitch;
+      task_.sw = core::electrical_switch(task_fabric_);
     } else if (!task_has_switch_) {
       throw core::InputError("", path + ".switch", "",
-                             "missing (a required key unless \"fabric\" is \"scaleup\")");
+                             "missing (a required key unless \"fabric\" is \"scaleup\" or "
+                             "\"packet\")");
     }
     s_.tasks.push_back(task_);
   }
@@ -505,11 +535,12 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   // byte, and older readers still read them. A scale-up send in a system
   // without domains (invalid, but the validator's to say) needs v2 too.
   // v3 only for a wiring other than full (or a radix given).
-  const bool v3 = s.system.wiring.kind != core::WiringKind::kFull || s.system.ocs_radix != 0;
+  const bool v3 = s.system.wiring.kind != core::WiringKind::kFull || s.system.ocs_radix != 0 ||
+                  s.system.has_packet();
   const bool v2 =
       v3 || s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
       std::any_of(s.tasks.begin(), s.tasks.end(),
-                  [](const schedule::TaskAssignment& t) { return t.sw == core::kScaleUpSwitch; });
+                  [](const schedule::TaskAssignment& t) { return core::is_electrical(t.sw); });
   j.member("format", v3 ? kScheduleFormat : v2 ? kScheduleFormatV2 : kScheduleFormatV1);
   j.member("scheduler", s.scheduler);
   j.member("workload", s.workload);
@@ -537,6 +568,13 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
       }
       j.end_array();
     }
+    // Written only with a packet fabric: other v3 files stay as they were.
+    if (s.system.has_packet()) {
+      j.member("packet_gbps", s.system.packet_gbps);
+      j.member("packet_latency_s", core::ps_to_seconds(s.system.packet_latency_ps));
+      j.member("packet_oversubscription", s.system.packet_oversubscription);
+      j.member("route", core::to_string(s.system.route));
+    }
   }
   j.end_object();
   j.member("makespan_s", core::ps_to_seconds(s.makespan_ps));
@@ -555,6 +593,8 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
     j.member("id", t.task_id);
     if (t.sw == core::kScaleUpSwitch) {
       j.member("fabric", core::to_string(core::Fabric::kScaleUp));
+    } else if (t.sw == core::kPacketSwitch) {
+      j.member("fabric", core::to_string(core::Fabric::kPacket));
     } else {
       j.member("switch", t.sw.value());
     }

@@ -330,6 +330,16 @@ SparseMatrix sparse_traffic_matrix(const core::Workload& w, std::uint32_t scaleu
   return {w.accelerators(), merge_entries(std::move(entries))};
 }
 
+SparseMatrix sparse_traffic_matrix(const core::Workload& w, const core::System& system) {
+  std::vector<MatrixEntry> entries;
+  entries.reserve(w.num_tasks());
+  for (const core::Task& t : w.tasks()) {
+    if (system.fabric(t.src, t.dst) != core::Fabric::kOcs) continue;  // scale-up or packet
+    entries.push_back({t.src.value(), t.dst.value(), t.bytes});
+  }
+  return {w.accelerators(), merge_entries(std::move(entries))};
+}
+
 namespace {
 
 // A matrix being stuffed: every line's deficit to L, and add(i, j), which
@@ -541,7 +551,7 @@ schedule::Schedule BvnScheduler::run(const core::Workload& w, const core::System
   const std::uint32_t k = system.scaleup_size;
   const StuffedMatrix stuffed = system.wiring.kind == core::WiringKind::kFull
                                     ? stuff_matrix(sparse_traffic_matrix(w, k), k)
-                                    : stuff_matrix_in_groups(sparse_traffic_matrix(w, k),
+                                    : stuff_matrix_in_groups(sparse_traffic_matrix(w, system),
                                                              system.ocs_groups(w.accelerators()));
   const std::vector<BvnTerm> terms = bvn_decompose(stuffed.matrix);
   BvnTimelines built = bvn_timelines(terms, w.accelerators(), system);

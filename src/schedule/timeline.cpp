@@ -94,7 +94,7 @@ std::vector<SwitchTimeline> build_timelines(const core::Workload& w, const core:
       throw core::InputError("", assignment_field(i, "id"), std::to_string(a.task_id),
                              "no such task in the workload");
     }
-    if (a.sw == core::kScaleUpSwitch) continue;  // the electrical fabric has no circuits
+    if (core::is_electrical(a.sw)) continue;  // the scale-up and packet fabrics have no circuits
     if (!a.sw.valid() || a.sw.value() >= system.switches) {
       std::string problem = "switch out of range (the system has ";
       problem.append(std::to_string(system.switches)).append(" switches)");

@@ -361,8 +361,10 @@ class Checker {
       }
       pl.present = true;
       pl.sw = a.sw.value();
-      const bool scaleup = a.sw == core::kScaleUpSwitch;
-      pl.sw_ok = scaleup || (a.sw.valid() && a.sw.value() < s_.system.switches);
+      const core::Fabric on = a.sw == core::kScaleUpSwitch  ? core::Fabric::kScaleUp
+                              : a.sw == core::kPacketSwitch ? core::Fabric::kPacket
+                                                            : core::Fabric::kOcs;
+      pl.sw_ok = on != core::Fabric::kOcs || (a.sw.valid() && a.sw.value() < s_.system.switches);
       pl.start = a.start_ps;
       first_entry[v->value()] = i;
       const core::Task& t = w_.task(*v);
@@ -372,14 +374,10 @@ class Checker {
         m << task_str(w_, *v) << " is on switch " << a.sw.value() << ", but the system has "
           << s_.system.switches << " switches";
         add(m);
-      } else if (scaleup != (fabric == core::Fabric::kScaleUp)) {
+      } else if (on != fabric) {
         std::ostringstream m;
-        m << task_str(w_, *v) << " is on "
-          << (scaleup ? "the scale-up fabric" : "switch " + std::to_string(pl.sw))
-          << ", but its ranks are "
-          << (scaleup ? "in different scale-up domains (size " : "in one scale-up domain (size ")
-          << s_.system.scaleup_size << "): it must use "
-          << (scaleup ? "an optical switch" : "the scale-up fabric");
+        m << task_str(w_, *v) << " is on " << fabric_str(on, pl.sw) << ", but its ranks are "
+          << ranks_str(t, fabric) << ": it must use " << fabric_str(fabric, kNoSwitch);
         add(m);
         pl.sw_ok = false;
       }
@@ -391,6 +389,35 @@ class Checker {
       add(task_str(w_, TaskIndex(v)).append(" is not scheduled"));
     }
     return complete;
+  }
+
+  static constexpr std::uint32_t kNoSwitch = 0xffffffffu;
+  // "the scale-up fabric", "the packet fabric", "switch 3" / "an optical switch".
+  static std::string fabric_str(core::Fabric f, std::uint32_t sw) {
+    switch (f) {
+      case core::Fabric::kScaleUp:
+        return "the scale-up fabric";
+      case core::Fabric::kPacket:
+        return "the packet fabric";
+      case core::Fabric::kOcs:
+        break;
+    }
+    return sw == kNoSwitch ? "an optical switch" : "switch " + std::to_string(sw);
+  }
+  // Why a send of `t` belongs on `f` (System::fabric).
+  [[nodiscard]] std::string ranks_str(const core::Task& t, core::Fabric f) const {
+    const std::string size = std::to_string(s_.system.scaleup_size);
+    switch (f) {
+      case core::Fabric::kScaleUp:
+        return "in one scale-up domain (size " + size + ")";
+      case core::Fabric::kPacket:
+        return "joined by no switch (--wiring " + core::to_string(s_.system.wiring) + ", --route " +
+               std::string(core::to_string(s_.system.route)) + ")";
+      case core::Fabric::kOcs:
+        break;
+    }
+    return "in different scale-up domains (size " + size + ")" +
+           (s_.system.joined(t.src, t.dst) ? "" : " and there is no packet route for them");
   }
 
   // Start >= 0, release and dependencies (3).
@@ -428,9 +455,11 @@ class Checker {
   // Conflicting pairs (4, 5): consecutive tasks on each (switch, port) in
   // half duplex, epochs in full duplex (top of the file). The scale-up
   // fabric's egress and ingress ports are two more "switches" past every
-  // real one, with R = 0.
+  // real one, with R = 0, and the packet fabric's two more.
   static constexpr std::uint32_t kEgress = core::kMaxSwitches;
   static constexpr std::uint32_t kIngress = core::kMaxSwitches + 1;
+  static constexpr std::uint32_t kPacketEgress = core::kMaxSwitches + 2;
+  static constexpr std::uint32_t kPacketIngress = core::kMaxSwitches + 3;
   struct PortUse {
     std::uint32_t sw;
     std::uint32_t port;
@@ -448,6 +477,11 @@ class Checker {
       if (pl.sw == core::kScaleUpSwitch.value()) {
         uses.push_back({kEgress, t.src.value(), pl.start, end, i});
         uses.push_back({kIngress, t.dst.value(), pl.start, end, i});
+        continue;
+      }
+      if (pl.sw == core::kPacketSwitch.value()) {
+        uses.push_back({kPacketEgress, t.src.value(), pl.start, end, i});
+        uses.push_back({kPacketIngress, t.dst.value(), pl.start, end, i});
         continue;
       }
       uses.push_back({pl.sw, t.src.value(), pl.start, end, i});
@@ -487,8 +521,9 @@ class Checker {
       if (y.start >= sat_add(x.end, r)) continue;
       if (electrical) {
         std::ostringstream m;
-        m << "scale-up " << (x.sw == kEgress ? "egress" : "ingress") << " of accelerator " << x.port
-          << ": " << task_str(w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", "
+        m << (x.sw >= kPacketEgress ? "packet " : "scale-up ")
+          << (x.sw == kEgress || x.sw == kPacketEgress ? "egress" : "ingress") << " of accelerator "
+          << x.port << ": " << task_str(w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", "
           << ps(x.end) << ") and " << task_str(w_, TaskIndex(y.task)) << " starts at "
           << ps(y.start) << ": electrical transfers sharing a port overlap";
         add(m);

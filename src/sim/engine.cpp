@@ -56,14 +56,17 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
     st.work = p[v];
     st.ready_at = t.release_ps;
     st.pending = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
-    st.scaleup = s.system.fabric(t.src, t.dst) == core::Fabric::kScaleUp;
-    if (!st.scaleup) st.flow = make_flow(t.src.value(), t.dst.value());
+    const core::Fabric f = s.system.fabric(t.src, t.dst);
+    st.electrical = f != core::Fabric::kOcs;
+    st.on_packet = f == core::Fabric::kPacket;
+    if (!st.electrical) st.flow = make_flow(t.src.value(), t.dst.value());
   }
-  if (s.system.has_scaleup()) {
+  if (s.system.has_scaleup() || s.system.has_packet()) {
     scaleup_size_ = s.system.scaleup_size;
-    egress_busy_.assign(w.accelerators(), 0);
-    ingress_busy_.assign(w.accelerators(), 0);
-    scaleup_queue_.resize(w.accelerators() / scaleup_size_ + 1);
+    egress_busy_.assign(2 * std::size_t{w.accelerators()}, 0);
+    ingress_busy_.assign(2 * std::size_t{w.accelerators()}, 0);
+    packet_queue_ = w.accelerators() / scaleup_size_;
+    scaleup_queue_.resize(packet_queue_ + 1);
     scaleup_dirty_mark_.assign(scaleup_queue_.size(), 0);
   }
   const std::size_t traffic_flows = flows_.size();
@@ -91,7 +94,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   }
   if (!all_connected_) {
     for (std::size_t v = 0; v < n; ++v) {
-      if (sends_[v].scaleup || covered[sends_[v].flow]) continue;
+      if (sends_[v].electrical || covered[sends_[v].flow]) continue;
       const core::Task& t = w.task(core::TaskIndex(v));
       std::ostringstream m;
       m << "schedule '" << s.scheduler << "' never connects accelerators " << t.src.value()
@@ -206,7 +209,7 @@ void Engine::run() {
     switch (e.kind()) {
       case EventKind::kSendWake:
         if (e.aux() != (sends_[id].version & Event::kAuxMask) || sends_[id].finish >= 0) continue;
-        if (sends_[id].scaleup) {
+        if (sends_[id].electrical) {
           finish_scaleup(id, e.t);
         } else {
           on_send_wake(id, e.t);
@@ -258,7 +261,7 @@ void Engine::on_ready(std::uint32_t v, TimePs t) {
     push(s.start, EventKind::kReady, v);
     return;
   }
-  if (s.scaleup) {
+  if (s.electrical) {
     release_scaleup(v, t);
     return;
   }
@@ -354,10 +357,25 @@ void Engine::release_scaleup(std::uint32_t v, TimePs t) {
     start_scaleup(v, t);
     return;
   }
-  const std::uint32_t d = w_.task(core::TaskIndex(v)).src.value() / scaleup_size_;
+  const std::uint32_t d = queue_of(v);
   auto& q = scaleup_queue_[d];
   const std::pair<TimePs, std::uint32_t> key{t, v};
   q.insert(std::upper_bound(q.begin(), q.end(), key), key);
+  mark_dirty(d);
+}
+
+std::uint32_t Engine::queue_of(std::uint32_t v) const {
+  return sends_[v].on_packet ? packet_queue_
+                             : w_.task(core::TaskIndex(v)).src.value() / scaleup_size_;
+}
+
+std::pair<std::size_t, std::size_t> Engine::electrical_ports(std::uint32_t v) const {
+  const core::Task& task = w_.task(core::TaskIndex(v));
+  const std::size_t base = sends_[v].on_packet ? w_.accelerators() : 0;
+  return {base + task.src.value(), base + task.dst.value()};
+}
+
+void Engine::mark_dirty(std::uint32_t d) {
   if (!scaleup_dirty_mark_[d]) {
     scaleup_dirty_mark_[d] = 1;
     scaleup_dirty_.push_back(d);
@@ -368,9 +386,9 @@ void Engine::start_scaleup(std::uint32_t v, TimePs t) {
   SendState& s = sends_[v];
   s.issue = t;
   if (!all_connected_) {
-    const core::Task& task = w_.task(core::TaskIndex(v));
-    egress_busy_[task.src.value()] = 1;
-    ingress_busy_[task.dst.value()] = 1;
+    const auto [egress, ingress] = electrical_ports(v);
+    egress_busy_[egress] = 1;
+    ingress_busy_[ingress] = 1;
   }
   push(core::add_time(t, s.work, kSimTime), EventKind::kSendWake, v, s.version);
 }
@@ -382,8 +400,8 @@ void Engine::start_queued_scaleup(TimePs t) {
     auto& q = scaleup_queue_[d];
     std::size_t keep = 0;
     for (const auto& [released, v] : q) {
-      const core::Task& task = w_.task(core::TaskIndex(v));
-      if (egress_busy_[task.src.value()] || ingress_busy_[task.dst.value()]) {
+      const auto [egress, ingress] = electrical_ports(v);
+      if (egress_busy_[egress] || ingress_busy_[ingress]) {
         q[keep++] = {released, v};
       } else {
         start_scaleup(v, t);
@@ -400,14 +418,11 @@ void Engine::finish_scaleup(std::uint32_t v, TimePs t) {
   s.delivered = s.work;
   finish(v, t);
   if (all_connected_) return;
-  const core::Task& task = w_.task(core::TaskIndex(v));
-  egress_busy_[task.src.value()] = 0;
-  ingress_busy_[task.dst.value()] = 0;
-  const std::uint32_t d = task.src.value() / scaleup_size_;
-  if (!scaleup_queue_[d].empty() && !scaleup_dirty_mark_[d]) {
-    scaleup_dirty_mark_[d] = 1;
-    scaleup_dirty_.push_back(d);
-  }
+  const auto [egress, ingress] = electrical_ports(v);
+  egress_busy_[egress] = 0;
+  ingress_busy_[ingress] = 0;
+  const std::uint32_t d = queue_of(v);
+  if (!scaleup_queue_[d].empty()) mark_dirty(d);
 }
 
 void Engine::push_next_up(std::uint32_t sw) {

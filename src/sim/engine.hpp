@@ -73,7 +73,8 @@ struct SendState {
   Units packet = 0;            // packet term added to the source NIC
   std::uint32_t version = 0;   // of its wake event
   bool ingesting = false;
-  bool scaleup = false;               // on the electrical fabric (no flow: flow == kNone)
+  bool electrical = false;            // on the scale-up or packet fabric (no flow: flow == kNone)
+  bool on_packet = false;             // on the packet fabric
   std::vector<std::uint32_t> offers;  // VLB: live offers drawing on this send
 };
 
@@ -224,6 +225,11 @@ class Engine {
   void start_scaleup(std::uint32_t v, TimePs t);
   void start_queued_scaleup(TimePs t);
   void finish_scaleup(std::uint32_t v, TimePs t);
+  // Send v's electrical queue and its (egress, ingress) in egress_busy_ /
+  // ingress_busy_ (scale-up or packet ports).
+  [[nodiscard]] std::uint32_t queue_of(std::uint32_t v) const;
+  [[nodiscard]] std::pair<std::size_t, std::size_t> electrical_ports(std::uint32_t v) const;
+  void mark_dirty(std::uint32_t d);
   // calendar.cpp: per-flow circuit calendars (direct routing).
   void build_calendars();
   void ensure_calendar(std::uint32_t f, TimePs t);
@@ -277,6 +283,10 @@ class Engine {
   // released sends not yet started, sorted by (release, index); the domains
   // whose queue may start something at the end of the current instant.
   std::uint32_t scaleup_size_ = 1;
+  // Per accelerator, its scale-up egress (ingress) at [0, n), its packet
+  // egress (ingress) at [n, 2n); the queue of released electrical sends per
+  // scale-up domain, the packet fabric's last.
+  std::uint32_t packet_queue_ = 0;
   std::vector<std::uint8_t> egress_busy_;
   std::vector<std::uint8_t> ingress_busy_;
   std::vector<std::vector<std::pair<TimePs, std::uint32_t>>> scaleup_queue_;

@@ -84,7 +84,7 @@ schedule::Schedule retime(const core::Workload& w, const schedule::Schedule& s, 
   std::sort(by_pair.begin(), by_pair.end());
   for (std::size_t v = 0; v < n; ++v) {
     const core::Task& t = w.task(core::TaskIndex(v));
-    if (s.system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) continue;
+    if (s.system.fabric(t.src, t.dst) != core::Fabric::kOcs) continue;
     const std::uint32_t a = std::min(t.src.value(), t.dst.value());
     const std::uint32_t b = std::max(t.src.value(), t.dst.value());
     auto it = std::upper_bound(by_pair.begin(), by_pair.end(),
@@ -107,9 +107,11 @@ schedule::Schedule retime(const core::Workload& w, const schedule::Schedule& s, 
   const std::uint64_t nacc = w.accelerators();
   for (std::uint32_t v = 0; v < n; ++v) {
     const core::Task& t = w.task(core::TaskIndex(v));
-    if (circ_of[v] == kNo) {
-      queues.emplace_back(2 * (nc + t.src.value()), start[v], v);         // egress
-      queues.emplace_back(2 * (nc + nacc + t.dst.value()), start[v], v);  // ingress
+    if (circ_of[v] == kNo) {  // the scale-up fabric's ports, then the packet fabric's
+      const std::uint64_t base =
+          nc + (s.system.fabric(t.src, t.dst) == core::Fabric::kPacket ? 2 * nacc : 0);
+      queues.emplace_back(2 * (base + t.src.value()), start[v], v);         // egress
+      queues.emplace_back(2 * (base + nacc + t.dst.value()), start[v], v);  // ingress
     } else {
       const std::uint64_t dir = t.src.value() < t.dst.value() ? 0 : 1;
       queues.emplace_back(2 * std::uint64_t{circ_of[v]} + dir, start[v], v);

@@ -73,7 +73,10 @@ void add_send(Metrics& m, const detail::SendState& st, const core::Task& t) {
   m.wait_max_ps = std::max(m.wait_max_ps, wait);
   if (st.departed == st.work) m.bytes_sent += t.bytes;
   if (st.delivered == st.work) m.bytes_delivered += t.bytes;
-  if (st.scaleup) {
+  if (st.on_packet) {
+    ++m.packet_sends;
+    m.packet_bytes += t.bytes;
+  } else if (st.electrical) {
     ++m.scaleup_sends;
     m.scaleup_bytes += t.bytes;
     m.scaleup_wait_total_ps += wait;

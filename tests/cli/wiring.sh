@@ -99,7 +99,7 @@ expect_ok moe-bvn -- "$FLUX" simulate "$DIR/moe.json" --scheduler bvn --wiring r
 # Without domains nothing forwards: pods of 4 split the all-to-all.
 expect_ok moe1 -- "$FLUX" generate moe --model mixtral-8x7b --dp 8 --ep 8 --layers 1 \
   -o "$DIR/moe1.json"
-expect_error moe-no-route 2 'no route from rank [0-9]+ \(rail 0, pod [01]\) to rank [0-9]+ \(rail 0, pod [01]\): no switch joins them under --wiring rails \(pods of 4 domains\)$' -- \
+expect_error moe-no-route 2 'no route from rank [0-9]+ \(rail 0, pod [01]\) to rank [0-9]+ \(rail 0, pod [01]\): no switch joins them under --wiring rails \(pods of 4 domains\), and there is no packet fabric \(--packet-gbps\)$' -- \
   "$FLUX" schedule "$DIR/moe1.json" --wiring rails --ocs-radix 4 -o "$DIR/x.json"
 
 # Sweep axes wiring and ocs_radix (from core::kSystemOptions): the file

@@ -17,6 +17,10 @@
 // the validator, the simulator, the study engine, Python) schedules,
 // checks and runs the routed workload, so schedules name hops and all of
 // them agree; the routing is a function of the workload and the system.
+//
+// With a packet fabric (System::packet_gbps), a send no circuit joins goes
+// over it instead when no domain-mate can forward it or --route packet says
+// so (System::fabric): it stays one send, on core::kPacketSwitch.
 #include <cstdint>
 #include <optional>
 
@@ -36,12 +40,17 @@ class Routed {
   /// (each once over the scale-up fabric, once over a circuit).
   [[nodiscard]] std::uint64_t forwarded_sends() const { return forwarded_sends_; }
   [[nodiscard]] std::uint64_t forwarded_bytes() const { return forwarded_bytes_; }
+  /// Sends on the packet fabric (System::fabric), and their bytes.
+  [[nodiscard]] std::uint64_t packet_sends() const { return packet_sends_; }
+  [[nodiscard]] std::uint64_t packet_bytes() const { return packet_bytes_; }
 
  private:
   const Workload* original_;
   std::optional<Workload> routed_;
   std::uint64_t forwarded_sends_ = 0;
   std::uint64_t forwarded_bytes_ = 0;
+  std::uint64_t packet_sends_ = 0;
+  std::uint64_t packet_bytes_ = 0;
 };
 
 /// The accelerator that forwards a send from `src` to `dst` (both in

@@ -35,12 +35,25 @@ inline constexpr std::uint32_t kMaxSwitches = 1u << 20;
 enum class Fabric : std::uint8_t {
   kOcs,      ///< a circuit on one of the s optical switches
   kScaleUp,  ///< the electrical fabric of its scale-up domain (no circuit, no tau)
+  kPacket,   ///< the packet-switched scale-out fabric (no circuit, no tau)
 };
 std::string_view to_string(Fabric f);
 
 /// In a send's switch field (schedule::TaskAssignment::sw): the send uses
 /// the scale-up fabric, not an OCS. Above every valid switch number.
 inline constexpr SwitchId kScaleUpSwitch{kMaxSwitches};
+/// In a send's switch field: the send uses the packet fabric.
+inline constexpr SwitchId kPacketSwitch{kMaxSwitches + 1};
+/// The pseudo-switch of a send on `f` (kOcs has none: kMaxSwitches + 2).
+constexpr SwitchId electrical_switch(Fabric f) {
+  return f == Fabric::kScaleUp  ? kScaleUpSwitch
+         : f == Fabric::kPacket ? kPacketSwitch
+                                : SwitchId{kMaxSwitches + 2};
+}
+/// Whether a send's switch field names the scale-up or packet fabric.
+constexpr bool is_electrical(SwitchId s) {
+  return s == kScaleUpSwitch || s == kPacketSwitch;
+}
 
 /// Per-direction NVLink bandwidth of one GPU, in Gb/s (docs/model.md,
 /// "Scale-up domains", gives the datasheets): NVLink 3 (A100 SXM4) 300 GB/s,
@@ -60,6 +73,16 @@ std::string_view to_string(Duplex d);
 /// "half" or "full"; throws InputError (field "duplex") otherwise.
 Duplex duplex_from_string(std::string_view s);
 inline constexpr double kNvlink4Gbps = 3600.0;
+
+/// Where a send goes that no circuit joins and that a scale-up domain-mate
+/// could forward (docs/model.md, "Routes"): the option --route.
+enum class RoutePolicy : std::uint8_t {
+  kForward,  ///< over the scale-up fabric to the right rail, then a circuit
+  kPacket,   ///< over the packet fabric (needs --packet-gbps)
+};
+std::string_view to_string(RoutePolicy r);
+/// "forward" or "packet"; throws InputError (field "route") otherwise.
+RoutePolicy route_from_string(std::string_view s);
 
 /// How the optical switches are wired (docs/model.md, "Wiring"): the
 /// option --wiring, "full", "rails" or "file:PATH".
@@ -99,6 +122,20 @@ struct System {
   /// kExplicit: the wiring file's content, read by the front end
   /// (formats::read_wiring); null otherwise.
   std::shared_ptr<const Wiring> wiring_ports{};
+  /// The packet-switched scale-out fabric beside the OCS (docs/model.md,
+  /// "Routes"): each accelerator's NIC rate per direction, in Gb/s; 0: none.
+  /// A send on it holds its source's packet egress and its destination's
+  /// packet ingress for packet_latency + bytes / rate, no circuit, no tau.
+  double packet_gbps = 0;
+  /// Latency of one packet transfer (NIC to NIC), in picoseconds.
+  TimePs packet_latency_ps = 0;
+  /// Oversubscription of the packet fabric between pods (1: non-blocking):
+  /// a send between pods gets packet_gbps / this.
+  double packet_oversubscription = 1;
+  /// Where a send goes that a circuit cannot join but a domain-mate can
+  /// forward; one a circuit joins always takes a circuit, one nothing else
+  /// carries the packet fabric.
+  RoutePolicy route = RoutePolicy::kForward;
 
   /// Throws InputError naming the field when a value is outside its bounds
   /// in kSystemOptions.
@@ -137,13 +174,28 @@ struct System {
   [[nodiscard]] Wiring wiring_for(std::uint32_t accelerators) const;
 
   /// The fabric a send from `src` to `dst` uses: kScaleUp iff both are in
-  /// one domain (and scaleup_size > 1).
+  /// one domain (and scaleup_size > 1); else kOcs when a circuit can join
+  /// them; else kPacket when there is a packet fabric and either the route
+  /// policy says packet or no domain-mate can forward; else kOcs (forwarded
+  /// by core::Routed, or without a route).
   [[nodiscard]] Fabric fabric(Rank src, Rank dst) const {
-    return scaleup_size > 1 && src.value() / scaleup_size == dst.value() / scaleup_size
-               ? Fabric::kScaleUp
-               : Fabric::kOcs;
+    if (scaleup_size > 1 && src.value() / scaleup_size == dst.value() / scaleup_size) {
+      return Fabric::kScaleUp;
+    }
+    if (wiring.kind == WiringKind::kFull || packet_gbps <= 0 || joined(src, dst)) {
+      return Fabric::kOcs;
+    }
+    return route == RoutePolicy::kPacket || !forwardable(src, dst) ? Fabric::kPacket : Fabric::kOcs;
   }
   [[nodiscard]] bool has_scaleup() const { return scaleup_size > 1; }
+  /// Whether sends may use the packet fabric.
+  [[nodiscard]] bool has_packet() const { return packet_gbps > 0; }
+  /// Whether an accelerator of src's scale-up domain shares a switch with
+  /// `dst` (so it can forward src's sends to dst; core/routes.hpp).
+  [[nodiscard]] bool forwardable(Rank src, Rank dst) const;
+  /// The pod of `r` for the packet fabric's oversubscription: rails: its
+  /// domain / ocs_radix; a wiring file: its group; full: 0.
+  [[nodiscard]] std::uint32_t pod_of(Rank r) const;
 
   /// Whether two sends src_u -> dst_u and src_v -> dst_v on one switch that
   /// share an accelerator must take turns (constraints (4), (5)): always in
@@ -161,10 +213,12 @@ struct System {
   /// (exact for 800 Gb/s: 10 ps per byte). Throws InputError naming "bytes"
   /// when p is beyond kMaxTimePs.
   [[nodiscard]] TimePs transmission_ps(std::uint64_t bytes) const;
-  /// Transmission time on `fabric`: bytes / link rate on an OCS, bytes /
-  /// scale-up rate on the electrical fabric, in ps, rounded up. Throws as
-  /// above.
-  [[nodiscard]] TimePs transmission_ps(std::uint64_t bytes, Fabric fabric) const;
+  /// Transmission time of a send from `src` to `dst` on fabric(src, dst):
+  /// bytes / link rate on an OCS, bytes / scale-up rate on the scale-up
+  /// fabric, packet_latency + bytes / packet rate (divided by the
+  /// oversubscription between pods) on the packet fabric; in ps, rounded up.
+  /// Throws as above.
+  [[nodiscard]] TimePs transmission_ps(std::uint64_t bytes, Rank src, Rank dst) const;
 };
 
 /// The options of a System: names, flags, help and bounds (core/option.hpp).
@@ -201,6 +255,25 @@ inline constexpr auto kSystemOptions = std::tuple{
         "ocs_radix", "--ocs-radix",
         "ports per OCS (Palomar: 136, Lumentum R300: 300); 0: as many as the wiring needs",
         &System::ocs_radix, 0, kMaxOcsRadix},
+    NumberOption<System, double>{
+        "packet_gbps", "--packet-gbps",
+        "packet-switched scale-out fabric beside the OCS: each accelerator's NIC rate per "
+        "direction in Gb/s, for sends no circuit joins (0: none)",
+        &System::packet_gbps, 0.0, 1e9},
+    NumberOption<System, TimePs>{"packet_latency", "--packet-latency",
+                                 "latency of one transfer on the packet fabric, with a unit (2us)",
+                                 &System::packet_latency_ps, 0, kPsPerS, false, false,
+                                 OptionUnit::kPicoseconds},
+    NumberOption<System, double>{
+        "packet_oversubscription", "--packet-oversubscription",
+        "oversubscription of the packet fabric between pods (1: non-blocking; 4: a send between "
+        "pods gets a quarter of the NIC rate)",
+        &System::packet_oversubscription, 1.0, 1e6},
+    ChoiceOption<System, RoutePolicy>{
+        "route", "--route",
+        "a send no circuit joins but a scale-up domain-mate could forward: forward (over the "
+        "scale-up fabric to the right rail, then a circuit) or packet (the packet fabric)",
+        &System::route, &route_from_string, &to_string},
 };
 
 }  // namespace flux::core

@@ -93,6 +93,9 @@ struct SparseMatrix {
 /// sends between different scale-up domains of `scaleup_size` consecutive
 /// ranks (1: every send). Sends inside a domain use the electrical fabric.
 SparseMatrix sparse_traffic_matrix(const core::Workload& w, std::uint32_t scaleup_size = 1);
+/// The traffic on the OCS under `system`: the sends whose fabric
+/// (System::fabric) is kOcs, neither scale-up nor packet.
+SparseMatrix sparse_traffic_matrix(const core::Workload& w, const core::System& system);
 
 /// `m` plus non-negative integers so that every row and every column sums to
 /// L = the largest line sum of `m` (greedy; see src/sched/bvn.cpp): first

@@ -158,6 +158,10 @@ struct Metrics {
   std::uint64_t scaleup_bytes = 0;
   core::TimePs scaleup_wait_total_ps = 0;
   core::TimePs scaleup_wait_max_ps = 0;
+  /// Sends on the packet fabric and their bytes (included in the totals
+  /// above); 0 without one.
+  std::uint64_t packet_sends = 0;
+  std::uint64_t packet_bytes = 0;
   /// Events the simulator processed; wall time of the event loop alone and
   /// of the whole simulation (set-up and metrics included), seconds.
   std::uint64_t events = 0;
