@@ -178,13 +178,13 @@ TEST(SweepSpec, Errors) {
             "sweep)");
   EXPECT_EQ(err(plot + "y = \"gap\"\nsvg = 1").substr(0, 46),
             "s.toml: line 7, plot[0].svg = 1: must be true ");
-  // Integer bounds per axis; trials's is --trials's (sim::kSimOptions).
+  // Integer bounds per axis, the option's (--trials, --fold-dp, --tp).
   EXPECT_EQ(err(head + "trials = 1000001"),
             "s.toml: line 3, axes.trials = 1000001: must be an integer from 1 to 1000000");
   EXPECT_EQ(err(head + "fold_dp = -1"),
-            "s.toml: line 3, axes.fold_dp = -1: must be an integer from 0 to 16777216");
+            "s.toml: line 3, axes.fold_dp = -1: must be an integer from 0 to 1048576");
   EXPECT_EQ(err(head + "tp = 0"),
-            "s.toml: line 3, axes.tp = 0: must be an integer from 1 to 16777216");
+            "s.toml: line 3, axes.tp = 0: must be an integer from 1 to 1048576");
 }
 
 // Every recursive reader of a sweep file has a bound (issue 28, N3): the

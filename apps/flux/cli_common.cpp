@@ -70,7 +70,7 @@ void add_training_options(CLI::App& app, frontend::TrainingOptions& o,
                    "token routing: uniform, zipf:S or file:R.json (docs/model.md, MoE routing) "
                    "[default " +
                        base.moe.routing.to_string() + "]");
-    add_overrides(app, frontend::kRoutingOptions, o.routing_overrides, &base.moe.routing);
+    add_overrides(app, workload::kRoutingOptions, o.routing_overrides, &base.moe.routing);
   } else {
     app.add_option("--model", o.model,
                    "Llama 3 preset: 8b, 70b, 405b [default " + base.model.name + "]");

@@ -107,7 +107,7 @@ PyWorkload training(py::kwargs given, bool moe) {
   if (moe) {
     collect_options(workload::kMoeOptions, t.moe_overrides, kw);
     text("routing", t.routing);
-    collect_options(frontend::kRoutingOptions, t.routing_overrides, kw);
+    collect_options(workload::kRoutingOptions, t.routing_overrides, kw);
   }
   reject_unknown(kw, moe ? "moe" : "llama3");
   const workload::TrainingConfig config =
@@ -359,7 +359,7 @@ void add_workload(py::module_& m) {
          "    embeddings: also model the embedding, LM head and loss [default False]\n"
          "    optimizer: model the optimizer step's trailing compute [default True]\n" +
          options_doc(workload::kMoeOptions, moe_defaults.moe) +
-         options_doc(frontend::kRoutingOptions, moe_defaults.moe.routing) +
+         options_doc(workload::kRoutingOptions, moe_defaults.moe.routing) +
          options_doc(workload::kModelOptions, moe_defaults.model) +
          options_doc(workload::kTrainingOptions, moe_defaults) +
          options_doc(workload::kGpuOptions, moe_defaults.gpu))

@@ -1,167 +1,204 @@
-// The evaluation's CSV (results/fig2.csv, results/jobs.csv): one header line, one row per
-// point, comma-separated, no quoting (every field is a number or a name
-// without commas), empty fields for values a scheduler does not have.
-// Numbers are written in the shortest form that reads back exactly.
-#include <charconv>
-#include <cmath>
-#include <fstream>
-#include <sstream>
+// The evaluation's row formats as column tables (csv_fields.hpp):
+// results/fig2.csv, jobs.csv and moe.csv (EvalRow; the metric columns of a
+// sweep's CSV) and results/robustness.csv (RobustRow). One header line, one
+// row per point. A file of an earlier version (fewer columns) still reads.
 #include <string_view>
 
 #include "csv_fields.hpp"
-#include "flux/core/error.hpp"
 #include "flux/eval/evaluate.hpp"
-#include "flux/io/save.hpp"
+#include "flux/eval/robustness.hpp"
 
 namespace flux::eval {
 namespace {
 
-constexpr std::string_view kColumns[] = {"layers",
-                                         "tau_s",
-                                         "scheduler",
-                                         "iteration_time_s",
-                                         "schedule_makespan_s",
-                                         "peak_nic_bytes",
-                                         "reconfigurations",
-                                         "circuits_set_up",
-                                         "status",
-                                         "gap",
-                                         "lower_bound_s",
-                                         "solve_time_s",
-                                         "circuit_utilization",
-                                         "wait_mean_s",
-                                         "bytes_relayed",
-                                         "sends",
-                                         "sim_events",
-                                         "model",
-                                         "gpu",
-                                         "tp",
-                                         "dp",
-                                         "switches",
-                                         "link_gbps",
-                                         "time_limit_s",
-                                         "job",
-                                         "scaleup_size",
-                                         "cluster_ranks",
-                                         "routing",
-                                         "uncertain_runs",
-                                         "planned_p50_s",
-                                         "planned_max_s",
-                                         "replanned_p50_s",
-                                         "replanned_max_s",
-                                         "replan_wall_max_s"};
-constexpr std::size_t kNumColumns = std::size(kColumns);
-// Files written before MoE end at cluster_ranks, those before the sweep had
-// jobs at time_limit_s.
-constexpr std::size_t kDenseColumns = kNumColumns - 7;
-constexpr std::size_t kOldColumns = kDenseColumns - 3;
+using detail::Column;
+using detail::CsvFormat;
+using detail::field;
+using detail::name_field;
+using detail::RowReader;
+using detail::seconds_field;
 
-using detail::name;
-using detail::num;
-using detail::opt;
+// EvalRow's versions: 0 before the sweep had jobs (rows of the paper's
+// layer sweep), 1 before MoE, 2 now.
+constexpr Column<EvalRow> kEvalColumns[] = {
+    field<&EvalRow::layers>("layers"),
+    seconds_field<&EvalRow::tau_ps>("tau_s"),
+    name_field<&EvalRow::scheduler>("scheduler"),
+    field<&EvalRow::iteration_time_s>("iteration_time_s"),
+    field<&EvalRow::schedule_makespan_s>("schedule_makespan_s"),
+    field<&EvalRow::peak_nic_bytes>("peak_nic_bytes"),
+    field<&EvalRow::reconfigurations>("reconfigurations"),
+    field<&EvalRow::circuits_set_up>("circuits_set_up"),
+    field<&EvalRow::status>("status"),
+    field<&EvalRow::gap>("gap"),
+    field<&EvalRow::lower_bound_s>("lower_bound_s"),
+    field<&EvalRow::solve_time_s>("solve_time_s"),
+    field<&EvalRow::circuit_utilization>("circuit_utilization"),
+    field<&EvalRow::wait_mean_s>("wait_mean_s"),
+    field<&EvalRow::bytes_relayed>("bytes_relayed"),
+    field<&EvalRow::sends>("sends"),
+    field<&EvalRow::sim_events>("sim_events"),
+    field<&EvalRow::model>("model"),
+    field<&EvalRow::gpu>("gpu"),
+    field<&EvalRow::tp>("tp"),
+    field<&EvalRow::dp>("dp"),
+    field<&EvalRow::switches>("switches"),
+    field<&EvalRow::link_gbps>("link_gbps"),
+    field<&EvalRow::time_limit_s>("time_limit_s"),
+    name_field<&EvalRow::job>("job", 1),
+    {"scaleup_size", [](const EvalRow& r) { return std::to_string(r.scaleup_size); },
+     [](const RowReader& in, std::size_t col, EvalRow& r) {
+       r.scaleup_size = in.integer<std::uint32_t>(col);
+       if (r.scaleup_size == 0) in.fail(col, "must be at least 1");
+     },
+     1},
+    field<&EvalRow::cluster_ranks>("cluster_ranks", 1),
+    field<&EvalRow::routing>("routing", 2),
+    field<&EvalRow::uncertain_runs>("uncertain_runs", 2),
+    field<&EvalRow::planned_p50_s>("planned_p50_s", 2),
+    field<&EvalRow::planned_max_s>("planned_max_s", 2),
+    field<&EvalRow::replanned_p50_s>("replanned_p50_s", 2),
+    field<&EvalRow::replanned_max_s>("replanned_max_s", 2),
+    field<&EvalRow::replan_wall_max_s>("replan_wall_max_s", 2),
+};
+static_assert(detail::names_unique<EvalRow>(kEvalColumns));
 
-EvalRow row_of(const detail::RowReader& r, std::size_t columns) {
-  EvalRow row;
-  row.layers = r.integer<std::uint32_t>(0);
-  const double tau = r.real(1);
-  if (tau < 0 || !core::representable_seconds(tau)) r.fail(1, "not a valid delay");
-  row.tau_ps = core::seconds_to_ps(tau);
-  row.scheduler = r.text(2);
-  row.iteration_time_s = r.real(3);
-  row.schedule_makespan_s = r.optional_real(4);
-  row.peak_nic_bytes = r.integer<std::uint64_t>(5);
-  row.reconfigurations = r.integer<std::uint64_t>(6);
-  row.circuits_set_up = r.integer<std::uint64_t>(7);
-  row.status = r.text(8);
-  row.gap = r.optional_real(9);
-  row.lower_bound_s = r.optional_real(10);
-  row.solve_time_s = r.real(11);
-  row.circuit_utilization = r.optional_real(12);
-  row.wait_mean_s = r.real(13);
-  row.bytes_relayed = r.integer<std::uint64_t>(14);
-  row.sends = r.integer<std::uint64_t>(15);
-  row.sim_events = r.integer<std::uint64_t>(16);
-  row.model = r.text(17);
-  row.gpu = r.text(18);
-  row.tp = r.integer<std::uint32_t>(19);
-  row.dp = r.integer<std::uint32_t>(20);
-  row.switches = r.integer<std::uint32_t>(21);
-  row.link_gbps = r.real(22);
-  row.time_limit_s = r.real(23);
-  if (columns >= kDenseColumns) {
-    row.job = r.text(24);
-    row.scaleup_size = r.integer<std::uint32_t>(25);
-    row.cluster_ranks = r.integer<std::uint64_t>(26);
-    if (row.job.empty()) r.fail(24, "empty");
-    if (row.scaleup_size == 0) r.fail(25, "must be at least 1");
-  } else {
-    row.job = layer_job_name(row.layers);
-    row.cluster_ranks = static_cast<std::uint64_t>(row.tp) * row.dp;
+constexpr CsvFormat<EvalRow> kEvalFormat{
+    kEvalColumns, 2, [](const RowReader&, EvalRow& r, unsigned version) {
+      if (version == 0) {  // a row of the layer sweep: its job and cluster
+        r.job = layer_job_name(r.layers);
+        r.cluster_ranks = static_cast<std::uint64_t>(r.tp) * r.dp;
+      }
+    }};
+
+// The failure columns: set on a failure row, empty on any other; the
+// failure of a failure row (nullptr on another).
+RobustFailure* failure_of(const RowReader& in, std::size_t col, RobustRow& r) {
+  const bool failed = r.perturbation == PerturbationKind::kFailure;
+  if (in.text(col).empty() == failed) {
+    in.fail(col, failed ? "empty on a failure row" : "set on a row without a failure");
   }
-  if (columns == kNumColumns) {
-    row.routing = r.text(27);
-    row.uncertain_runs = r.integer<std::uint32_t>(28);
-    row.planned_p50_s = r.optional_real(29);
-    row.planned_max_s = r.optional_real(30);
-    row.replanned_p50_s = r.optional_real(31);
-    row.replanned_max_s = r.optional_real(32);
-    row.replan_wall_max_s = r.optional_real(33);
-  }
-  if (row.scheduler.empty()) r.fail(2, "empty");
-  return row;
+  if (failed && !r.failure) r.failure.emplace();
+  return failed ? &*r.failure : nullptr;
 }
+template <auto Member>
+constexpr Column<RobustRow> failure_field(std::string_view name) {
+  return {name,
+          [](const RobustRow& r) {
+            return r.failure ? detail::text_of(*r.failure.*Member) : std::string();
+          },
+          [](const RowReader& in, std::size_t col, RobustRow& r) {
+            if (RobustFailure* f = failure_of(in, col, r)) in.get(col, f->*Member);
+          },
+          1};
+}
+
+// RobustRow's versions: 0 before the failure points, 1 now (the failure
+// columns). The four wall-time columns come last: everything before them is
+// the same, bit for bit, for the same configuration and seed.
+constexpr std::size_t kPerturbationColumn = 6;
+constexpr Column<RobustRow> kRobustColumns[] = {
+    name_field<&RobustRow::job>("job"),
+    field<&RobustRow::layers>("layers"),
+    name_field<&RobustRow::gpu>("gpu"),
+    seconds_field<&RobustRow::tau_ps>("tau_s"),
+    name_field<&RobustRow::scheduler>("scheduler"),
+    field<&RobustRow::plan_jitter>("plan_jitter"),
+    {"perturbation", [](const RobustRow& r) { return std::string(to_string(r.perturbation)); },
+     [](const RowReader& in, std::size_t col, RobustRow& r) {
+       try {
+         r.perturbation = perturbation_kind_from_string(in.text(col));
+       } catch (const core::InputError& e) {
+         in.fail(col, e.problem());
+       }
+     }},
+    field<&RobustRow::jitter>("jitter"),
+    field<&RobustRow::straggler_rank>("straggler_rank"),
+    field<&RobustRow::straggler_factor>("straggler_factor"),
+    field<&RobustRow::trials>("trials"),
+    field<&RobustRow::seed>("seed"),
+    name_field<&RobustRow::execution>("execution"),
+    field<&RobustRow::iteration_time_s, &sim::Percentiles<double>::p50>("iteration_p50_s"),
+    field<&RobustRow::iteration_time_s, &sim::Percentiles<double>::p95>("iteration_p95_s"),
+    field<&RobustRow::iteration_time_s, &sim::Percentiles<double>::p99>("iteration_p99_s"),
+    field<&RobustRow::iteration_time_s, &sim::Percentiles<double>::max>("iteration_max_s"),
+    field<&RobustRow::peak_nic_bytes, &sim::Percentiles<std::int64_t>::p50>("peak_nic_p50_bytes"),
+    field<&RobustRow::peak_nic_bytes, &sim::Percentiles<std::int64_t>::p95>("peak_nic_p95_bytes"),
+    field<&RobustRow::peak_nic_bytes, &sim::Percentiles<std::int64_t>::p99>("peak_nic_p99_bytes"),
+    field<&RobustRow::peak_nic_bytes, &sim::Percentiles<std::int64_t>::max>("peak_nic_max_bytes"),
+    field<&RobustRow::all_delivered>("all_delivered"),
+    field<&RobustRow::planned_makespan_s>("planned_makespan_s"),
+    name_field<&RobustRow::model>("model"),
+    field<&RobustRow::tp>("tp"),
+    field<&RobustRow::dp>("dp"),
+    field<&RobustRow::switches>("switches"),
+    field<&RobustRow::link_gbps>("link_gbps"),
+    field<&RobustRow::time_limit_s>("time_limit_s"),
+    failure_field<&RobustFailure::switch_index>("fail_switch"),
+    {"fail_time_s",
+     [](const RobustRow& r) {
+       return r.failure ? detail::num(core::ps_to_seconds(r.failure->time_ps)) : std::string();
+     },
+     [](const RowReader& in, std::size_t col, RobustRow& r) {
+       if (RobustFailure* f = failure_of(in, col, r))
+         f->time_ps = in.seconds_ps(col, "not a valid time");
+     },
+     1},
+    failure_field<&RobustFailure::replan_time_limit_s>("replan_time_limit_s"),
+    failure_field<&RobustFailure::replan_moves>("replan_moves"),
+    failure_field<&RobustFailure::replanned_sends_p50>("replanned_sends_p50"),
+    failure_field<&RobustFailure::replanned_sends_max>("replanned_sends_max"),
+    field<&RobustRow::solve_time_s>("solve_time_s"),
+    field<&RobustRow::sim_time_s>("sim_time_s"),
+    failure_field<&RobustFailure::replan_wall_p50_s>("replan_wall_p50_s"),
+    failure_field<&RobustFailure::replan_wall_max_s>("replan_wall_max_s"),
+};
+static_assert(detail::names_unique<RobustRow>(kRobustColumns));
+static_assert(kRobustColumns[kPerturbationColumn].name == "perturbation");
+
+constexpr CsvFormat<RobustRow> kRobustFormat{
+    kRobustColumns, 1, [](const RowReader& in, RobustRow& r, unsigned) {
+      if (r.perturbation == PerturbationKind::kFailure && !r.failure) {
+        in.fail(kPerturbationColumn,
+                "a failure row needs the failure columns (a CSV from before them)");
+      }
+    }};
 
 }  // namespace
 
 std::vector<EvalRow> read_csv(const std::filesystem::path& file) {
-  std::vector<EvalRow> rows;
-  const std::size_t counts[] = {kNumColumns, kDenseColumns, kOldColumns};
-  detail::read_rows(file, kColumns, counts, [&](const detail::RowReader& r, std::size_t columns) {
-    rows.push_back(row_of(r, columns));
-  });
-  return rows;
+  return kEvalFormat.read(file);
 }
-
-EvalRow parse_csv_row(const std::string& line) {
-  std::vector<std::string> fields = detail::split(line);
-  if (fields.size() != kNumColumns) {
-    throw core::InputError("", "row", line.substr(0, 60),
-                           "expected " + std::to_string(kNumColumns) + " columns");
-  }
-  return row_of(detail::RowReader("", 1, kColumns, std::move(fields)), kNumColumns);
+void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows) {
+  kEvalFormat.write(file, rows);
 }
-
 std::string csv_header() {
-  return detail::header(kColumns, kNumColumns);
+  return kEvalFormat.header();
 }
-
+std::string csv_row(const EvalRow& r) {
+  return kEvalFormat.row(r);
+}
+EvalRow parse_csv_row(const std::string& line) {
+  return kEvalFormat.parse(line);
+}
 std::vector<std::string> csv_fields(const std::string& line) {
   return detail::split(line);
 }
 
-std::string csv_row(const EvalRow& r) {
-  std::ostringstream out;
-  out << r.layers << ',' << num(core::ps_to_seconds(r.tau_ps)) << ','
-      << name(r.scheduler, "scheduler") << ',' << num(r.iteration_time_s) << ','
-      << opt(r.schedule_makespan_s) << ',' << num(r.peak_nic_bytes) << ','
-      << num(r.reconfigurations) << ',' << num(r.circuits_set_up) << ',' << name(r.status, "status")
-      << ',' << opt(r.gap) << ',' << opt(r.lower_bound_s) << ',' << num(r.solve_time_s) << ','
-      << opt(r.circuit_utilization) << ',' << num(r.wait_mean_s) << ',' << num(r.bytes_relayed)
-      << ',' << num(r.sends) << ',' << num(r.sim_events) << ',' << name(r.model, "model") << ','
-      << name(r.gpu, "gpu") << ',' << r.tp << ',' << r.dp << ',' << r.switches << ','
-      << num(r.link_gbps) << ',' << num(r.time_limit_s) << ',' << name(r.job, "job") << ','
-      << r.scaleup_size << ',' << r.cluster_ranks << ',' << name(r.routing, "routing") << ','
-      << r.uncertain_runs << ',' << opt(r.planned_p50_s) << ',' << opt(r.planned_max_s) << ','
-      << opt(r.replanned_p50_s) << ',' << opt(r.replanned_max_s) << ',' << opt(r.replan_wall_max_s);
-  return out.str();
+std::vector<RobustRow> read_robust_csv(const std::filesystem::path& file) {
+  return kRobustFormat.read(file);
 }
-
-void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& rows) {
-  std::ostringstream out;
-  out << csv_header() << '\n';
-  for (const EvalRow& r : rows) out << csv_row(r) << '\n';
-  const std::string text = out.str();
-  io::save_file(file, [&](std::ostream& o) { o << text; });
+void write_robust_csv(const std::filesystem::path& file, const std::vector<RobustRow>& rows) {
+  kRobustFormat.write(file, rows);
+}
+std::string robust_csv_header() {
+  return kRobustFormat.header();
+}
+std::string robust_csv_row(const RobustRow& r) {
+  return kRobustFormat.row(r);
+}
+RobustRow parse_robust_csv_row(const std::string& line) {
+  return kRobustFormat.parse(line);
 }
 
 }  // namespace flux::eval

@@ -35,7 +35,7 @@ workload::TrainingConfig TrainingOptions::resolve(workload::TrainingConfig c) co
     c.validate();
   } catch (const core::InputError& e) {
     throw option_error(e, workload::kTrainingOptions, workload::kModelOptions,
-                       workload::kGpuOptions, workload::kMoeOptions, kRoutingOptions);
+                       workload::kGpuOptions, workload::kMoeOptions, workload::kRoutingOptions);
   }
   return c;
 }

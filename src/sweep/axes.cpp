@@ -1,5 +1,7 @@
 // Every axis a sweep can have (include/flux/sweep/spec.hpp, axis_table()):
-// the system's from core::kSystemOptions, the rest listed here.
+// an axis with an option entry (the system's, the training job's, the
+// scheduler's, the perturbation's, the robustness preset's) is built from
+// it, its help, type and bounds the table's; the others are listed here.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -9,8 +11,12 @@
 #include "flux/core/system.hpp"
 #include "flux/eval/evaluate.hpp"
 #include "flux/eval/robustness.hpp"
-#include "flux/sim/simulator.hpp"
+#include "flux/sched/scheduler.hpp"
+#include "flux/sim/perturb.hpp"
 #include "flux/sweep/spec.hpp"
+#include "flux/workload/llama.hpp"
+#include "flux/workload/moe.hpp"
+#include "flux/workload/routing.hpp"
 #include "flux/workload/split.hpp"
 
 namespace flux::sweep {
@@ -24,46 +30,46 @@ std::int64_t capped(T v) {
       std::min<std::uint64_t>(static_cast<std::uint64_t>(v), INT64_MAX));
 }
 
-// An option's bounds in its table (core/option.hpp), the one source of
-// them; capped to what a sweep file's integers hold.
-template <class Options>
-std::pair<std::int64_t, std::int64_t> bounds(const Options& options, std::string_view field) {
-  std::pair<std::int64_t, std::int64_t> b{0, 0};
-  core::for_each_option(options, [&](const auto& option) {
-    if constexpr (requires { option.max; }) {
-      if (option.field == field) b = {capped(option.min), capped(option.max)};
+// How an option's values are written in a sweep file: a duration with a
+// unit, a fraction or percentage, an integer, a number; names otherwise.
+template <class Option>
+AxisType type_of(const Option& option) {
+  if constexpr (requires { option.max; }) {
+    switch (option.unit) {
+      case core::OptionUnit::kPicoseconds:
+      case core::OptionUnit::kSeconds:
+        return AxisType::kDuration;
+      case core::OptionUnit::kFraction:
+        return AxisType::kPercent;
+      case core::OptionUnit::kNone:
+        break;
     }
-  });
-  return b;
-}
-
-AxisInfo integer_axis(std::string_view name, std::string_view help,
-                      std::pair<std::int64_t, std::int64_t> b, bool robust) {
-  return {name, AxisType::kInteger, help, b.first, b.second, robust};
+    return std::is_integral_v<typename Option::Value> ? AxisType::kInteger : AxisType::kReal;
+  }
+  return AxisType::kName;
 }
 
 // The axis of the entry `field` of an option table (core/option.hpp): its
 // help, type and bounds from the table, one source; named `name` (the
-// field's name unless given).
+// field's name unless given); `robust`: AxisInfo::robust.
 template <class Options>
-AxisInfo option_axis(const Options& options, std::string_view field, std::string_view name = {}) {
+AxisInfo option_axis(const Options& options, std::string_view field, std::string_view name = {},
+                     bool robust = false) {
   AxisInfo info{name.empty() ? field : name, AxisType::kName, {}};
+  info.robust = robust;
   bool found = false;
   core::for_each_option(options, [&](const auto& option) {
     if constexpr (requires { option.field; }) {
       if (option.field != field) return;
       found = true;
       info.help = option.help;
+      info.type = type_of(option);
       if constexpr (requires { option.max; }) {
-        using Value = typename std::decay_t<decltype(option)>::Value;
-        if (option.unit == core::OptionUnit::kPicoseconds) {
-          info.type = AxisType::kDuration;
-        } else if constexpr (std::is_integral_v<Value>) {
-          info.type = AxisType::kInteger;
+        if (info.type == AxisType::kInteger) {
           info.min = capped(option.min);
           info.max = capped(option.max);
-        } else {
-          info.type = AxisType::kReal;
+        } else if (info.type == AxisType::kReal && option.min == 0 && !option.min_open) {
+          info.min = 0;  // >= 0, not > 0
         }
       }
     }
@@ -75,6 +81,9 @@ AxisInfo option_axis(const Options& options, std::string_view field, std::string
 }  // namespace
 
 std::vector<AxisInfo> axis_table() {
+  using core::kSystemOptions;
+  using workload::kTrainingOptions;
+  constexpr bool kRobust = true;
   // The order of application too: job sets a whole layout, model resets the
   // layer count, later axes override single fields.
   return {
@@ -82,21 +91,20 @@ std::vector<AxisInfo> axis_table() {
       {"model", AxisType::kName,
        "Llama 3 size (8b, 70b, 405b) or MoE model (mixtral-8x7b, deepseek-v3, ...), all its "
        "layers"},
-      {"layers", AxisType::kInteger, "transformer layers"},
-      {"tp", AxisType::kInteger, "tensor-parallel degree"},
-      {"pp", AxisType::kInteger, "pipeline stages"},
-      {"dp", AxisType::kInteger, "data-parallel degree"},
-      {"cp", AxisType::kInteger, "context-parallel degree"},
-      {"vpp", AxisType::kInteger, "model chunks per pipeline stage"},
-      {"fold_dp", AxisType::kInteger, "DP replicas generated (0: all)", 0},
-      {"micro_batches", AxisType::kInteger, "micro-batches per iteration"},
-      {"seq", AxisType::kInteger, "sequence length, tokens"},
+      option_axis(workload::kModelOptions, "layers"),
+      option_axis(kTrainingOptions, "tp"),
+      option_axis(kTrainingOptions, "pp"),
+      option_axis(kTrainingOptions, "dp"),
+      option_axis(kTrainingOptions, "cp"),
+      option_axis(kTrainingOptions, "vpp"),
+      option_axis(kTrainingOptions, "fold_dp"),
+      option_axis(kTrainingOptions, "micro_batches"),
+      option_axis(kTrainingOptions, "seq"),
       {"gpu", AxisType::kName, "GPU preset: a100, h100, ..."},
-      {"ep", AxisType::kInteger, "MoE expert-parallel degree (inside DP x CP)"},
+      option_axis(workload::kMoeOptions, "ep"),
       {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
-      {"routing_seed", AxisType::kInteger, "seed of the MoE routing draws", 0, core::kMaxSeed},
-      {"capacity_factor", AxisType::kReal,
-       "MoE expert capacity factor (0, as without the axis: no token dropping)", 0},
+      option_axis(workload::kRoutingOptions, "seed", "routing_seed"),
+      option_axis(workload::kRoutingOptions, "capacity_factor"),
       {"routing_iterations", AxisType::kInteger,
        "MoE: run each plan on this many later routing iterations and re-plan each (0: no)", 0,
        eval::kMaxRoutingIterations},
@@ -104,37 +112,32 @@ std::vector<AxisInfo> axis_table() {
        "MoE, with routing_iterations: plan for the routing's draw or its expected (mean) routing"},
       {"routing_replan_limit", AxisType::kDuration,
        "MoE, with routing_iterations: each re-plan's time limit (default: time_limit)"},
-      option_axis(core::kSystemOptions, "scaleup_size"),
-      option_axis(core::kSystemOptions, "scaleup_gbps"),
-      option_axis(core::kSystemOptions, "switches"),
-      option_axis(core::kSystemOptions, "link_gbps"),
-      option_axis(core::kSystemOptions, "duplex"),
-      option_axis(core::kSystemOptions, "wiring"),
-      option_axis(core::kSystemOptions, "ocs_radix"),
+      option_axis(kSystemOptions, "scaleup_size"),
+      option_axis(kSystemOptions, "scaleup_gbps"),
+      option_axis(kSystemOptions, "switches"),
+      option_axis(kSystemOptions, "link_gbps"),
+      option_axis(kSystemOptions, "duplex"),
+      option_axis(kSystemOptions, "wiring"),
+      option_axis(kSystemOptions, "ocs_radix"),
       {"channels", AxisType::kInteger,
        "every send between scale-up domains split into this many (workload/split.hpp)", 1,
        workload::kMaxChannels},
-      option_axis(core::kSystemOptions, "reconfig_delay", "tau"),
-      {"time_limit", AxisType::kDuration, "scheduler time limit"},
-      {"jitter", AxisType::kPercent, "compute jitter (coefficient of variation)"},
+      option_axis(kSystemOptions, "reconfig_delay", "tau"),
+      option_axis(sched::kSchedulerOptions, "time_limit"),
+      option_axis(sim::kPerturbationOptions, "compute_jitter", "jitter"),
       {"straggler_factor", AxisType::kFactor,
-       "the straggler's compute x this (1: none); in filters x100: 150", 1, kMaxAxisInteger, true},
-      integer_axis("straggler_rank", "the rank that straggles",
-                   bounds(eval::kRobustnessOptions, "straggler_rank"), true),
+       "the straggler's compute x this (1: none); in filters x100: 150", 1, kMaxAxisInteger,
+       kRobust},
+      option_axis(eval::kRobustnessOptions, "straggler_rank", {}, kRobust),
       {"fail_at", AxisType::kPercent,
        "a switch goes dark at this share of ideal's iteration time (0: no failure)", 1,
-       kMaxAxisInteger, true},
+       kMaxAxisInteger, kRobust},
       {"fail_switch", AxisType::kInteger, "the switch that fails (0-based)", 0, kMaxAxisInteger,
-       true},
-      {"replan_time_limit", AxisType::kDuration, "wall-clock budget of each re-plan", 1,
-       kMaxAxisInteger, true},
-      integer_axis("replan_moves", "flux's local search moves in a re-plan",
-                   bounds(eval::kRobustnessOptions, "replan_moves"), true),
-      {"seed", AxisType::kInteger, "seed of the perturbation", 0, core::kMaxSeed},
-      integer_axis("trials",
-                   "perturbed runs per jittered point (common random numbers): p50/p95/p99/max "
-                   "rows",
-                   bounds(sim::kSimOptions, "trials"), true),
+       kRobust},
+      option_axis(eval::kRobustnessOptions, "replan_time_limit", {}, kRobust),
+      option_axis(eval::kRobustnessOptions, "replan_moves", {}, kRobust),
+      option_axis(sim::kPerturbationOptions, "seed"),
+      option_axis(eval::kRobustnessOptions, "trials", {}, kRobust),
       {"scheduler", AxisType::kName, "scheduler (the first is the summary's baseline)"},
   };
 }

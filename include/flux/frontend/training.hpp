@@ -7,27 +7,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <tuple>
 #include <vector>
 
-#include "flux/core/option.hpp"
 #include "flux/workload/llama.hpp"
 #include "flux/workload/routing.hpp"
 
 namespace flux::frontend {
-
-/// The routing options beside --routing (RoutingSpec's fields) of
-/// `flux generate moe` (and of the Python flux.generate.moe).
-inline constexpr auto kRoutingOptions = std::tuple{
-    core::NumberOption<workload::RoutingSpec, std::uint64_t>{
-        "seed", "--routing-seed", "seed of the random routings (zipf)",
-        &workload::RoutingSpec::seed, 0, core::kMaxSeed},
-    core::NumberOption<workload::RoutingSpec, double>{
-        "capacity_factor", "--capacity-factor",
-        "expert capacity factor: each expert takes at most ceil(cf * T * K / experts) assignments "
-        "per source rank, the rest dropped (0: no dropping)",
-        &workload::RoutingSpec::capacity_factor, 0.0, 1e6},
-};
 
 /// The training options as given; values given override `base`, a preset
 /// chosen by the command.
@@ -46,7 +31,7 @@ struct TrainingOptions {
   std::vector<std::function<void(workload::GpuSpec&)>> gpu_overrides;
   /// A MoE job (`flux generate moe`): --model names a MoE model
   /// (workload::moe_model) and the MoE options (workload::kMoeOptions,
-  /// --routing, kRoutingOptions) apply; no --job.
+  /// --routing, workload::kRoutingOptions) apply; no --job.
   bool moe = false;
   std::string routing;  ///< --routing as given ("" : the base's)
   std::vector<std::function<void(workload::MoeConfig&)>> moe_overrides;

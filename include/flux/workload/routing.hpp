@@ -39,7 +39,10 @@
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
+
+#include "flux/core/option.hpp"
 
 namespace flux::workload {
 
@@ -76,6 +79,20 @@ struct RoutingSpec {
   /// Throws core::InputError naming the field (routing, capacity_factor):
   /// S finite in (0, kMaxZipfS], a file path, cf finite >= 0 (0 for a file).
   void validate() const;
+};
+
+/// The routing options beside --routing (RoutingSpec's fields) of
+/// `flux generate moe` (and of the Python flux.generate.moe) and of the sweep
+/// axes routing_seed and capacity_factor (core/option.hpp).
+inline constexpr auto kRoutingOptions = std::tuple{
+    core::NumberOption<RoutingSpec, std::uint64_t>{"seed", "--routing-seed",
+                                                   "seed of the random routings (zipf)",
+                                                   &RoutingSpec::seed, 0, core::kMaxSeed},
+    core::NumberOption<RoutingSpec, double>{
+        "capacity_factor", "--capacity-factor",
+        "expert capacity factor: each expert takes at most ceil(cf * T * K / experts) assignments "
+        "per source rank, the rest dropped (0: no dropping)",
+        &RoutingSpec::capacity_factor, 0.0, 1e6},
 };
 
 /// What a routing is for: one job's MoE layers and EP groups.
