@@ -61,10 +61,16 @@ core::InputError invalid_schedule(const std::string& file, const schedule::Sched
 }
 
 void print_routes(FILE* out, const core::Routed& routed, int width) {
-  if (routed.forwarded_sends() == 0) return;
-  std::fprintf(out, "%-*s%llu sends through a scale-up peer to their rail (%s)\n", width,
-               "forwarded", static_cast<unsigned long long>(routed.forwarded_sends()),
-               human_bytes(static_cast<double>(routed.forwarded_bytes())).c_str());
+  if (routed.forwarded_sends() != 0) {
+    std::fprintf(out, "%-*s%llu sends through a scale-up peer to their rail (%s)\n", width,
+                 "forwarded", static_cast<unsigned long long>(routed.forwarded_sends()),
+                 human_bytes(static_cast<double>(routed.forwarded_bytes())).c_str());
+  }
+  if (routed.packet_sends() != 0) {
+    std::fprintf(out, "%-*s%llu sends over the packet fabric (%s)\n", width, "packet",
+                 static_cast<unsigned long long>(routed.packet_sends()),
+                 human_bytes(static_cast<double>(routed.packet_bytes())).c_str());
+  }
 }
 
 }  // namespace flux::cli

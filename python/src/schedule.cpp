@@ -31,11 +31,14 @@ py::object optional_s(const std::optional<core::TimePs>& v) {
   return v ? py::object(py::float_(core::ps_to_seconds(*v))) : py::object(py::none());
 }
 
-/// Switch of each send; -1 for a send on the scale-up fabric.
+/// Switch of each send; -1 for a send on the scale-up fabric, -2 for one
+/// on the packet fabric.
 py::array_t<std::int32_t> switch_array(const schedule::Schedule& s) {
   return make_array<std::int32_t>(s.tasks.size(), [&](std::size_t i) {
-    return s.tasks[i].sw == core::kScaleUpSwitch ? -1
-                                                 : static_cast<std::int32_t>(s.tasks[i].sw.value());
+    const core::SwitchId sw = s.tasks[i].sw;
+    return sw == core::kScaleUpSwitch  ? -1
+           : sw == core::kPacketSwitch ? -2
+                                       : static_cast<std::int32_t>(sw.value());
   });
 }
 
@@ -128,6 +131,18 @@ void add_schedule(py::module_& m) {
           "wiring", [](const PySystem& s) { return core::to_string(s.system.wiring); },
           "full (the paper's model), rails or file:PATH")
       .def_property_readonly("ocs_radix", [](const PySystem& s) { return s.system.ocs_radix; })
+      .def_property_readonly(
+          "packet_gbps", [](const PySystem& s) { return s.system.packet_gbps; },
+          "the packet fabric's NIC rate per direction, Gb/s (0: none)")
+      .def_property_readonly(
+          "packet_latency",
+          [](const PySystem& s) { return core::ps_to_seconds(s.system.packet_latency_ps); },
+          "latency of one packet transfer, s")
+      .def_property_readonly("packet_oversubscription",
+                             [](const PySystem& s) { return s.system.packet_oversubscription; })
+      .def_property_readonly(
+          "route", [](const PySystem& s) { return std::string(core::to_string(s.system.route)); },
+          "forward or packet")
       .def("__repr__", [](const PySystem& s) {
         std::string r = "flux.System(switches=" + std::to_string(s.system.switches) + ", tau='" +
                         core::format_duration(s.system.reconfig_delay_ps) + "', link_gbps=" +
@@ -143,6 +158,19 @@ void add_schedule(py::module_& m) {
           r += ", wiring='" + core::to_string(s.system.wiring) + "'";
         }
         if (s.system.ocs_radix != 0) r += ", ocs_radix=" + std::to_string(s.system.ocs_radix);
+        if (s.system.has_packet()) {
+          using Show = core::NumberOption<core::System, double>;
+          r += ", packet_gbps=" + Show::show_number(s.system.packet_gbps);
+          if (s.system.packet_latency_ps != 0) {
+            r += ", packet_latency='" + core::format_duration(s.system.packet_latency_ps) + "'";
+          }
+          if (s.system.packet_oversubscription != 1) {
+            r += ", packet_oversubscription=" + Show::show_number(s.system.packet_oversubscription);
+          }
+          if (s.system.route != core::RoutePolicy::kForward) {
+            r += ", route='" + std::string(core::to_string(s.system.route)) + "'";
+          }
+        }
         return r + ")";
       });
 

@@ -188,6 +188,10 @@ void add_simulate(py::module_& m) {
                              [](const PySimResult& r) { return chosen(r).scaleup_sends; })
       .def_property_readonly("scaleup_bytes",
                              [](const PySimResult& r) { return chosen(r).scaleup_bytes; })
+      .def_property_readonly("packet_sends",
+                             [](const PySimResult& r) { return chosen(r).packet_sends; })
+      .def_property_readonly("packet_bytes",
+                             [](const PySimResult& r) { return chosen(r).packet_bytes; })
       .def_property_readonly("events", [](const PySimResult& r) { return chosen(r).events; })
       .def_property_readonly(
           "wall_time", [](const PySimResult& r) { return r.trials->wall_time_s; },

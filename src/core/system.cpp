@@ -173,9 +173,20 @@ std::string System::wiring_text(std::uint64_t accelerators) const {
   if (wiring.kind == WiringKind::kFull || accelerators > 0xffffffffu) return "";
   const Wiring w = wiring_for(static_cast<std::uint32_t>(accelerators));
   const std::uint64_t groups = w.switches() / std::max<std::uint32_t>(w.planes(), 1);
-  return to_string(wiring) + ", " + std::to_string(w.switches()) + " OCS of " +
-         std::to_string(w.radix()) + " ports (" + std::to_string(w.planes()) + " planes x " +
-         std::to_string(groups) + " groups), " + std::to_string(w.ports_used()) + " ports used";
+  std::string text = to_string(wiring) + ", " + std::to_string(w.switches()) + " OCS of " +
+                     std::to_string(w.radix()) + " ports (" + std::to_string(w.planes()) +
+                     " planes x " + std::to_string(groups) + " groups), " +
+                     std::to_string(w.ports_used()) + " ports used";
+  if (has_packet()) {
+    using Show = NumberOption<System, double>;
+    text += "; packet fabric " + Show::show_number(packet_gbps) + " Gb/s";
+    if (packet_latency_ps != 0) text += ", " + format_duration(packet_latency_ps);
+    if (packet_oversubscription != 1) {
+      text += ", " + Show::show_number(packet_oversubscription) + ":1 between pods";
+    }
+    text += route == RoutePolicy::kPacket ? ", every route" : "";
+  }
+  return text;
 }
 
 Wiring System::wiring_for(std::uint32_t accelerators) const {

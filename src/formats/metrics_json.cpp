@@ -96,7 +96,8 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   io::JsonWriter j(out);
   j.begin_object();
   // v1 without domains: those files stay as they were, byte for byte.
-  const bool v2 = s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf;
+  const bool v2 =
+      s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf || s.system.has_packet();
   j.member("format", v2 ? kMetricsFormat : kMetricsFormatV1);
   j.member("workload", w.name());
   if (planned_for) j.member("planned_for", planned_for->name());
@@ -109,6 +110,15 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
     j.member("scaleup_gbps", s.system.scaleup_gbps);
     if (s.system.duplex != core::Duplex::kHalf)
       j.member("duplex", core::to_string(s.system.duplex));
+  }
+  // Optional keys, only with a packet fabric: other files stay as they were.
+  if (s.system.has_packet()) {
+    j.member("wiring", core::to_string(s.system.wiring));
+    j.member("ocs_radix", s.system.ocs_radix);
+    j.member("packet_gbps", s.system.packet_gbps);
+    j.member("packet_latency_s", core::ps_to_seconds(s.system.packet_latency_ps));
+    j.member("packet_oversubscription", s.system.packet_oversubscription);
+    j.member("route", core::to_string(s.system.route));
   }
   j.end_object();
   j.member("mtu_bytes", options.mtu_bytes);
@@ -131,11 +141,15 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   j.member("bytes_relayed", m.bytes_relayed);
   if (v2) {
     // The two fabrics side by side (one copy's, like the totals above).
-    j.member("ocs_sends", static_cast<std::uint64_t>(w.num_tasks()) - m.scaleup_sends);
-    j.member("ocs_bytes", w.total_bytes() - m.scaleup_bytes);
+    j.member("ocs_sends",
+             static_cast<std::uint64_t>(w.num_tasks()) - m.scaleup_sends - m.packet_sends);
+    j.member("ocs_bytes", w.total_bytes() - m.scaleup_bytes - m.packet_bytes);
     j.member("scaleup_sends", m.scaleup_sends).member("scaleup_bytes", m.scaleup_bytes);
     j.member("scaleup_wait_total_s", core::ps_to_seconds(m.scaleup_wait_total_ps));
     j.member("scaleup_wait_max_s", core::ps_to_seconds(m.scaleup_wait_max_ps));
+  }
+  if (s.system.has_packet()) {
+    j.member("packet_sends", m.packet_sends).member("packet_bytes", m.packet_bytes);
   }
   j.member("events", m.events);
   j.key("nic_peak_bytes").begin_array();

@@ -101,6 +101,14 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     }
   } else if (axis == "ocs_radix") {
     system.ocs_radix = integer();
+  } else if (axis == "packet_gbps") {
+    system.packet_gbps = std::stod(v);
+  } else if (axis == "packet_latency") {
+    system.packet_latency_ps = core::parse_duration(v, "packet_latency");
+  } else if (axis == "packet_oversubscription") {
+    system.packet_oversubscription = std::stod(v);
+  } else if (axis == "route") {
+    system.route = core::route_from_string(v);
   } else if (axis == "tau") {
     tau_ps = core::parse_duration(v, "tau");
   } else if (axis == "time_limit") {

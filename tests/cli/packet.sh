@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A packet fabric beside the OCS (docs/model.md, "Routes") end to end: sends
+# no circuit or forwarder carries go as packets; every scheduler places them,
+# the validator checks them, the simulator replays them; schedules carry the
+# packet fabric (flux.schedule/v3); tampered files and bad options are one
+# clear error with nothing written.
+source "$(dirname "$0")/lib.sh" "$@"
+
+# Mixtral 8x7B EP8 on 8 GPUs without scale-up domains: rails of radix 4
+# make two pods, and half the all-to-all crosses them.
+expect_ok gen -- "$FLUX" generate moe --model mixtral-8x7b --dp 8 --ep 8 --layers 1 \
+  -o "$DIR/moe.json"
+FAB=(--wiring rails --ocs-radix 4 --packet-gbps 400 --packet-latency 2us)
+for sched in flux greedy ideal rotornet rotornet-vlb bvn; do
+  expect_ok "sched-$sched" -- "$FLUX" schedule "$DIR/moe.json" "${FAB[@]}" --scheduler "$sched" \
+    --time-limit 1s -o "$DIR/$sched.json"
+  expect_ok "valid-$sched" -- "$FLUX" validate "$DIR/moe.json" "$DIR/$sched.json"
+  expect_ok "replay-$sched" -- "$FLUX" simulate "$DIR/moe.json" --schedule "$DIR/$sched.json" \
+    -o "$DIR/$sched-m.json"
+  expect_grep "packet-$sched" '^packet +[1-9][0-9]* sends over the packet fabric' \
+    "$DIR/replay-$sched.out"
+done
+expect_grep flux-wiring '^wiring +rails, 4 OCS of 4 ports \(2 planes x 2 groups\), 16 ports used; packet fabric 400 Gb/s, 2 us$' \
+  "$DIR/sched-flux.out"
+for sched in flux greedy ideal; do
+  expect_grep "equal-$sched" '^schedule says .*\(equal\)$' "$DIR/replay-$sched.out"
+done
+expect_grep format '"format": "flux.schedule/v3"' "$DIR/flux.json"
+expect_grep fabric '"fabric": "packet"' "$DIR/flux.json"
+expect_grep system '"packet_gbps": 400' "$DIR/flux.json"
+expect_grep metrics '"packet_sends":[1-9]' "$DIR/flux-m.json"
+# Slower packets cost time: an oversubscription of 8 between pods.
+expect_ok slow -- "$FLUX" schedule "$DIR/moe.json" "${FAB[@]}" --packet-oversubscription 8 \
+  --time-limit 1s -o "$DIR/slow.json"
+fast=$(sed -n 's/.*"makespan_s": \([0-9.e+-]*\).*/\1/p' "$DIR/flux.json")
+slow=$(sed -n 's/.*"makespan_s": \([0-9.e+-]*\).*/\1/p' "$DIR/slow.json")
+awk -v f="$fast" -v s="$slow" 'BEGIN { exit !(s > f) }' && pass ||
+  fail "oversubscription 8 did not lengthen the makespan ($fast -> $slow)"
+
+# With domains: --route packet sends what forwarding would carry as packets.
+expect_ok gen2 -- "$FLUX" generate moe --model mixtral-8x7b --dp 8 --ep 8 --layers 1 \
+  --scaleup-size 2 -o "$DIR/moe2.json"
+expect_ok fwd -- "$FLUX" schedule "$DIR/moe2.json" --wiring rails --ocs-radix 4 \
+  --packet-gbps 400 --time-limit 1s -o "$DIR/fwd.json"
+expect_grep fwd-forwarded '^forwarded +[1-9]' "$DIR/fwd.out"
+if grep -q '^packet ' "$DIR/fwd.out"; then fail "forwardable sends went as packets"; else pass; fi
+expect_ok pkt -- "$FLUX" schedule "$DIR/moe2.json" --wiring rails --ocs-radix 4 \
+  --packet-gbps 400 --route packet --time-limit 1s -o "$DIR/pkt.json"
+expect_grep pkt-packet '^packet +[1-9]' "$DIR/pkt.out"
+if grep -q '^forwarded ' "$DIR/pkt.out"; then fail "--route packet still forwarded"; else pass; fi
+expect_ok pkt-valid -- "$FLUX" validate "$DIR/moe2.json" "$DIR/pkt.json"
+
+# Bad options: one line, exit 2, nothing written.
+echo keep > "$DIR/old.json"
+expect_error route-no-fabric 2 '^flux: error: --route = packet: needs a packet fabric \(--packet-gbps\)$' -- \
+  "$FLUX" schedule "$DIR/moe.json" --wiring rails --ocs-radix 4 --route packet -o "$DIR/old.json"
+expect_error bad-route 2 '^flux: error: --route = relay: must be forward or packet$' -- \
+  "$FLUX" schedule "$DIR/moe.json" "${FAB[@]}" --route relay -o "$DIR/old.json"
+expect_error bad-oversub 2 '^flux: error: --packet-oversubscription = 0.5: ' -- \
+  "$FLUX" schedule "$DIR/moe.json" "${FAB[@]}" --packet-oversubscription 0.5 -o "$DIR/old.json"
+expect_error bad-gbps 2 '^flux: error: --packet-gbps = -1: ' -- \
+  "$FLUX" schedule "$DIR/moe.json" "${FAB[@]}" --packet-gbps -1 -o "$DIR/old.json"
+[ "$(cat "$DIR/old.json")" = keep ] && pass || fail "old.json clobbered"
+
+# Tampered: a packet send moved onto a switch, and two packet sends of one
+# source made to overlap.
+python3 - "$DIR/flux.json" "$DIR/t1.json" "$DIR/t2.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+tasks = s["tasks"]
+pk = [t for t in tasks if t.get("fabric") == "packet"]
+t1 = json.loads(json.dumps(s))
+for t in t1["tasks"]:
+    if t["id"] == pk[0]["id"]:
+        del t["fabric"]
+        t["switch"] = 0
+json.dump(t1, open(sys.argv[2], "w"))
+t2 = json.loads(json.dumps(s))
+for t in t2["tasks"]:
+    if t.get("fabric") == "packet":
+        t["start_s"] = 0.5
+json.dump(t2, open(sys.argv[3], "w"))
+PY
+expect_error tamper-switch 2 'is on switch 0, but its ranks are joined by no switch' -- \
+  "$FLUX" validate "$DIR/moe.json" "$DIR/t1.json"
+expect_error tamper-overlap 2 'packet (egress|ingress) of accelerator [0-9]+: .*electrical transfers sharing a port overlap' -- \
+  "$FLUX" validate "$DIR/moe.json" "$DIR/t2.json"
+finish
