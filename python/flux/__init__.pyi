@@ -75,6 +75,10 @@ class System:
         duplex: Literal["half", "full"] = ...,
         wiring: str = ...,
         ocs_radix: _Int = ...,
+        packet_gbps: _Number = ...,
+        packet_latency: _Time = ...,
+        packet_oversubscription: _Number = ...,
+        route: Literal["forward", "packet"] = ...,
     ) -> None: ...
     @property
     def switches(self) -> int: ...
