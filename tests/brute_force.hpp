@@ -32,7 +32,11 @@ struct Lcg {
 /// edges (p_u + c_uv) and the pair edges (p_u + R_uv, earlier to later).
 /// With scale-up domains (docs/model.md), a send inside a domain has no
 /// switch to choose: it conflicts with the scale-up sends of the same source
-/// or the same destination, with R = 0. In full duplex (System::duplex) a
+/// or the same destination, with R = 0. With a packet fabric, a send
+/// System::fabric puts on it likewise conflicts with the packet sends of the
+/// same source (its packet egress) or the same destination (ingress), R = 0,
+/// and with nothing else (the two electrical classes never conflict). In
+/// full duplex (System::duplex) a
 /// send and its reverse on one switch do not conflict. Under a wiring
 /// (docs/model.md, "Wiring") a send may take any physical switch that has
 /// both its endpoints (core::Wiring::joining, not the planes the schedulers
@@ -54,10 +58,16 @@ inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
     };
     dfs(u);
   }
-  constexpr std::uint32_t kElectrical = std::numeric_limits<std::uint32_t>::max();
-  std::vector<bool> electrical(n);
+  // The pseudo-switch of an electrical send: one per class, never a real
+  // switch's number, so only sends of one class are compared.
+  constexpr std::uint32_t kScaleUp = std::numeric_limits<std::uint32_t>::max();
+  constexpr std::uint32_t kPacket = kScaleUp - 1;
+  std::vector<std::uint32_t> electrical(n, 0);  // 0: OCS, else kScaleUp or kPacket
   for (std::uint32_t i = 0; i < n; ++i) {
-    electrical[i] = sys.fabric(tasks[i].src, tasks[i].dst) == core::Fabric::kScaleUp;
+    const core::Fabric f = sys.fabric(tasks[i].src, tasks[i].dst);
+    electrical[i] = f == core::Fabric::kScaleUp  ? kScaleUp
+                    : f == core::Fabric::kPacket ? kPacket
+                                                 : 0;
   }
   auto shares = [&](std::uint32_t a, std::uint32_t b) {
     const auto& x = tasks[a];
@@ -84,7 +94,7 @@ inline TimePs brute_force(const core::Workload& w, const core::System& sys) {
     std::uint64_t code = a;
     for (std::uint32_t i = 0; i < n; ++i) {
       if (electrical[i]) {
-        sw[i] = kElectrical;
+        sw[i] = electrical[i];
         continue;
       }
       sw[i] = choices[i][code % choices[i].size()].value();

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "flux/sched/placement.hpp"
+
 namespace flux::sched {
 namespace {
 
@@ -233,19 +235,24 @@ LowerBounds lower_bounds(const core::Workload& w, const core::System& system,
   const std::uint32_t n = w.accelerators();
   const bool full = system.duplex == core::Duplex::kFull;
   // Ports: the OCS port of each accelerator (its links to the s switches,
-  // sends between domains only), then with scale-up domains its electrical
-  // egress and ingress (one server each, no tau). In full duplex the OCS
-  // port's list holds its sends only, and `received` its receives.
-  const std::size_t kinds = system.has_scaleup() ? 3 : 1;
+  // OCS sends only), then with scale-up domains its scale-up egress and
+  // ingress, and with a packet fabric its packet egress and ingress (one
+  // server each, no tau; n + electrical_slot, in PortKind's order). In full
+  // duplex the OCS port's list holds its sends only, and `received` its
+  // receives.
+  const std::size_t kinds = system.has_packet()    ? 1 + 2 * kElectricalFabrics
+                            : system.has_scaleup() ? 3
+                                                   : 1;
   std::vector<std::vector<PortTask>> by_port(kinds * n);
   std::vector<std::vector<PortTask>> received(full ? n : 0);
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
     const core::Task& t = w.tasks()[v];
     const PortTask pt{timing.earliest_start[v], timing.to_end[v] - p[v], p[v],
                       std::uint64_t{t.src.value()} * n + t.dst.value()};
-    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) {
-      by_port[n + t.src.value()].push_back(pt);
-      by_port[2 * std::size_t{n} + t.dst.value()].push_back(pt);
+    if (const core::SwitchId e = core::electrical_switch(system.fabric(t.src, t.dst));
+        core::is_electrical(e)) {
+      by_port[n + electrical_slot(e, false, t.src, n)].push_back(pt);
+      by_port[n + electrical_slot(e, true, t.dst, n)].push_back(pt);
     } else {
       by_port[t.src.value()].push_back(pt);
       (full ? received : by_port)[t.dst.value()].push_back(pt);

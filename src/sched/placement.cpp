@@ -23,8 +23,9 @@ namespace {
 
 // The schedule's precedence graph besides the DAG: per (switch, port), an
 // edge from each send to the next one in key order (ties: topological); for
-// sends on the scale-up fabric (core::kScaleUpSwitch), per electrical egress
-// (source) and ingress (destination) port instead, with R = 0.
+// sends on the scale-up or the packet fabric (core::kScaleUpSwitch,
+// core::kPacketSwitch), per egress (source) and ingress (destination) port
+// of that fabric instead (electrical_slot), with R = 0.
 //
 // In full duplex (System::duplex == kFull) a port's sends in key order form
 // epochs, maximal runs whose circuit has the same partner y. Inside an epoch
@@ -46,7 +47,7 @@ struct Chains {
   // 0 within a circuit's direction (and on the electrical fabric), else tau
   // (an epoch boundary in full duplex connects two circuits).
   TimePs penalty(const core::Workload& w, std::uint32_t u, std::uint32_t v, TimePs tau) const {
-    if (sw[u] == core::kScaleUpSwitch) return 0;
+    if (core::is_electrical(sw[u])) return 0;
     return reconfig_penalty(w.tasks()[u], w.tasks()[v], tau);
   }
 
@@ -97,13 +98,14 @@ Chains build_chains(const core::Workload& w, core::Duplex duplex,
   const std::size_t ports = static_cast<std::size_t>(w.accelerators());
   std::uint32_t max_sw = 0;
   for (auto s : sw) {
-    if (s != core::kScaleUpSwitch) max_sw = std::max(max_sw, s.value());
+    if (!core::is_electrical(s)) max_sw = std::max(max_sw, s.value());
   }
-  // Slots: (switch, port) for the OCS, then the egress and ingress ports.
-  const std::size_t egress = (max_sw + 1) * ports, ingress = egress + ports;
+  // Slots: (switch, port) for the OCS, then the electrical ports.
+  const std::size_t electrical = (max_sw + 1) * ports;
   const bool full = duplex == core::Duplex::kFull;
-  std::vector<std::uint32_t> last_on_port(ingress + ports, Chains::kNone);
-  std::vector<EpochState> epochs(full ? egress : 0);
+  std::vector<std::uint32_t> last_on_port(electrical + 2 * kElectricalFabrics * ports,
+                                          Chains::kNone);
+  std::vector<EpochState> epochs(full ? electrical : 0);
   Chains c;
   c.sw = sw;
   c.succ.resize(n);
@@ -113,10 +115,12 @@ Chains build_chains(const core::Workload& w, core::Duplex duplex,
   }
   for (std::uint32_t v : order) {
     const core::Task& t = tasks[v];
-    const bool electrical = sw[v] == core::kScaleUpSwitch;
-    const std::size_t src = (electrical ? egress : sw[v].value() * ports) + t.src.value();
-    const std::size_t dst = (electrical ? ingress : sw[v].value() * ports) + t.dst.value();
-    if (full && !electrical) {
+    const bool on_electrical = core::is_electrical(sw[v]);
+    const std::size_t src = on_electrical ? electrical + electrical_slot(sw[v], false, t.src, ports)
+                                          : sw[v].value() * ports + t.src.value();
+    const std::size_t dst = on_electrical ? electrical + electrical_slot(sw[v], true, t.dst, ports)
+                                          : sw[v].value() * ports + t.dst.value();
+    if (full && !on_electrical) {
       epochs[src].visit(c, v, t.dst.value(), 0);
       epochs[dst].visit(c, v, t.src.value(), 1);
       continue;

@@ -162,8 +162,9 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
     return std::chrono::duration<double>(Clock::now() - t0).count() > limits.time_s;
   };
   // Sends per port, by head (ties: the larger tail first, then index): the
-  // OCS sends touching each accelerator, then with scale-up domains the
-  // electrical sends leaving it (egress) and entering it (ingress).
+  // OCS sends touching each accelerator, then with scale-up domains or a
+  // packet fabric the sends on each leaving it (egress) and entering it
+  // (ingress), at n + electrical_slot.
   //
   // Full duplex: the OCS windows hold the sends leaving x (at x's index) or
   // those entering x (after all the others), never both. Such a window holds
@@ -174,13 +175,16 @@ TimePs restriction_bound(const core::Workload& w, const core::System& system,
   // full instance's in either model: the constraints are pairwise.)
   const std::size_t n = w.accelerators();
   const bool full = system.duplex == core::Duplex::kFull;
-  const std::size_t received = system.has_scaleup() ? 3 * n : n;
+  const std::size_t received = system.has_packet()    ? (1 + 2 * kElectricalFabrics) * n
+                               : system.has_scaleup() ? 3 * n
+                                                      : n;
   std::vector<std::vector<TaskIndex>> by_port(received + (full ? n : 0));
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
     const core::Task& t = w.tasks()[v];
-    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) {
-      by_port[n + t.src.value()].emplace_back(v);
-      by_port[2 * n + t.dst.value()].emplace_back(v);
+    if (const core::SwitchId e = core::electrical_switch(system.fabric(t.src, t.dst));
+        core::is_electrical(e)) {
+      by_port[n + electrical_slot(e, false, t.src, n)].emplace_back(v);
+      by_port[n + electrical_slot(e, true, t.dst, n)].emplace_back(v);
     } else {
       by_port[t.src.value()].emplace_back(v);
       by_port[(full ? received : 0) + t.dst.value()].emplace_back(v);

@@ -48,8 +48,8 @@ struct RestrictionLimits {
 /// ExactLimits::cutoff_ps that completes without a schedule proves the
 /// cutoff) that ask for more than max(`known`, the bound so far). Three passes:
 ///  1. one-port windows: for every accelerator x, the sends on its OCS port
-///     (touching x, between domains), and with scale-up domains those on its
-///     electrical egress and on its ingress, in order of head (ties: larger
+///     (touching x, OCS sends), and with scale-up domains or a packet fabric
+///     those on its egress and on its ingress of each, in order of head (ties: larger
 ///     tail first), k consecutive ones at a time with a stride of half a
 ///     window (the last window ends with the last send), `window_nodes` per
 ///     search, `total_nodes` in all, no probes; k starts at `limits.window`,

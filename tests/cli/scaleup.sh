@@ -57,7 +57,7 @@ expect_error v1 2 'v1.json: system.scaleup_size: unknown key \(flux.schedule/v1 
   "$FLUX" validate "$DIR/w.json" "$DIR/v1.json"
 sed 's/"fabric": "scaleup", "start_s": 0}, {"id": 1/"fabric": "nvlink", "start_s": 0}, {"id": 1/' \
   "$DIR/s.json" > "$DIR/nvlink.json"
-expect_error nvlink 2 'nvlink.json: tasks\[0\].fabric = "nvlink": unknown fabric \(one of: ocs, scaleup\)' -- \
+expect_error nvlink 2 'nvlink.json: tasks\[0\].fabric = "nvlink": unknown fabric \(one of: ocs, scaleup, packet\)' -- \
   "$FLUX" simulate "$DIR/w.json" --schedule "$DIR/nvlink.json" -o "$DIR/x.json"
 expect_error system-given 2 'only apply with --scheduler' -- \
   "$FLUX" simulate "$DIR/w.json" --schedule "$DIR/s.json" --scaleup-size 2 -o "$DIR/x.json"

@@ -10,8 +10,11 @@
 //                   carrying k distinct pairs on x reconfigures x >= k-1 times.
 //                   With scale-up domains S holds x's sends between domains
 //                   only, and the same bound with s = 1 and tau = 0 holds for
-//                   the sends inside its domain leaving x (its electrical
-//                   egress) and for those entering x (its ingress).
+//                   the sends inside its domain leaving x (its scale-up
+//                   egress) and for those entering x (its ingress); and
+//                   with a packet fabric (System::packet_gbps) for x's
+//                   packet sends (its packet egress) and receives (its
+//                   packet ingress), which S leaves out too.
 //   full duplex     (System::duplex) a circuit carries both directions at
 //                   once, so a port's sends and receives are not one serial
 //                   resource: the port-load bound above holds for x's sends
@@ -35,9 +38,11 @@ namespace flux::sched {
 
 /// Which port of an accelerator a port-load bound is about.
 enum class PortKind : std::uint8_t {
-  kOcs,      ///< its links to the optical switches
-  kEgress,   ///< its scale-up egress
-  kIngress,  ///< its scale-up ingress
+  kOcs,            ///< its links to the optical switches
+  kEgress,         ///< its scale-up egress
+  kIngress,        ///< its scale-up ingress
+  kPacketEgress,   ///< its packet-fabric egress
+  kPacketIngress,  ///< its packet-fabric ingress
 };
 
 struct LowerBounds {

@@ -3,6 +3,7 @@
 // (indexed by TaskIndex), and what every task-level scheduler shares: the
 // left shift, the makespan, and the conversion to a schedule::Schedule.
 #include <chrono>
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -13,11 +14,31 @@
 namespace flux::sched {
 
 struct Placement {
-  /// Switch of task v: < system.switches for a send between scale-up
-  /// domains, core::kScaleUpSwitch for one inside a domain (its only fabric).
+  /// Switch of task v: < system.switches for a send on the OCS,
+  /// core::kScaleUpSwitch for one inside a scale-up domain and
+  /// core::kPacketSwitch for one on the packet fabric (their only fabric:
+  /// core::electrical_switch(system.fabric(src, dst))).
   std::vector<core::SwitchId> sw;
   std::vector<core::TimePs> start_ps;  ///< start time t_v
 };
+
+/// The electrical fabrics (a send on one has no switch to choose, no
+/// circuit, no tau): the scale-up fabric (core::kScaleUpSwitch) and the
+/// packet fabric (core::kPacketSwitch). Each gives every accelerator an
+/// egress and an ingress port carrying one transfer at a time, R = 0 between
+/// consecutive ones; a send holds its source's egress and its destination's
+/// ingress of its fabric, and the two fabrics never share a port.
+inline constexpr std::uint32_t kElectricalFabrics = 2;
+
+/// Where a port of electrical switch `s` (core::is_electrical) lies among
+/// 2 kElectricalFabrics * `ranks` slots: the scale-up egress of x at x, its
+/// ingress at ranks + x, the packet egress at 2 ranks + x, its ingress at
+/// 3 ranks + x.
+constexpr std::size_t electrical_slot(core::SwitchId s, bool ingress, core::Rank x,
+                                      std::size_t ranks) {
+  const std::size_t fabric = s == core::kPacketSwitch ? 1 : 0;
+  return (2 * fabric + (ingress ? 1 : 0)) * ranks + x.value();
+}
 
 /// Reconfiguration penalty R_{u,v} between two sends sharing an endpoint on
 /// one switch: 0 when v reuses u's circuit (same src and dst), else tau.
@@ -33,8 +54,9 @@ core::TimePs makespan(const core::Workload& w, std::span<const core::TimePs> p,
 /// order of the tasks given by `order_key` (ties by topological position);
 /// returns the earliest start times those decisions allow: the longest path
 /// through the DAG edges (with compute) and the per-port chains (with p_u +
-/// R_{u,v}), from the releases. Sends on core::kScaleUpSwitch are chained
-/// per electrical egress (source) and ingress (destination) port with R = 0.
+/// R_{u,v}), from the releases. Sends on core::kScaleUpSwitch or
+/// core::kPacketSwitch are chained per egress (source) and ingress
+/// (destination) port of their fabric with R = 0.
 /// In full duplex (system.duplex) a port's sends in key order form epochs
 /// (runs with the same circuit partner y): within one the sends to y are
 /// chained, and so are those from y, with R = 0, the two directions

@@ -28,14 +28,17 @@
 // whose send index rises is kept (the lexicographically least sequence of
 // each class survives). Children are tried by earliest start, then the
 // longest remaining critical path, so good schedules come first.
-// Scale-up domains: a send inside a domain has one "switch", the electrical
-// fabric (kScaleUp), and is placed at max(ready_v, free_e(src), free_i(dst))
-// on its source's egress and destination's ingress (no R); its lb_v in (b)
-// takes those two ports; (c) counts the optical ports' sends between domains
-// only and bounds each egress and ingress as one server without tau:
-// max(min lb, free) + sum p + min (to_end - p); two scale-up placements are
-// independent unless they share a source or a destination (or a DAG edge),
-// and a scale-up and an optical placement unless they share a DAG edge.
+// Scale-up domains and the packet fabric: a send inside a domain has one
+// "switch", the scale-up fabric (kScaleUp), a send on the packet fabric one
+// too (kPacket), and is placed at max(ready_v, free_e(src), free_i(dst)) on
+// its source's egress and destination's ingress of that fabric (no R; the
+// two fabrics' ports are distinct, placement.hpp); its lb_v in (b) takes
+// those two ports; (c) counts the optical ports' OCS sends only and bounds
+// each electrical egress and ingress as one server without tau:
+// max(min lb, free) + sum p + min (to_end - p); two placements on one
+// electrical fabric are independent unless they share a source or a
+// destination (or a DAG edge), and placements on different fabrics (or
+// switches) unless they share a DAG edge.
 // Windows (ExactWindow): children come from the window's sends only, and
 // (b) and (c) range over its unplaced sends and the ports they touch only,
 // so a node costs O(window) (a max over fewer valid terms: still a bound,
@@ -79,8 +82,10 @@ __extension__ typedef __int128 I128;  // GCC/Clang extension, silences -Wpedanti
 
 constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr TimePs kInf = ExactResult::kNone;
-// The "switch" of a send on the scale-up fabric (its only choice).
+// The "switch" of a send on the scale-up fabric (its only choice), and of one
+// on the packet fabric: every switch from kScaleUp on is electrical.
 constexpr std::uint32_t kScaleUp = core::kScaleUpSwitch.value();
+static_assert(core::kPacketSwitch.value() == kScaleUp + 1);
 
 struct PortState {
   TimePs free = 0;             // end of the last send on this (switch, port)
@@ -100,9 +105,10 @@ struct PortLoad {
   std::uint32_t pairs = 0;
 };
 
-// kDomains: the instance has sends on the scale-up fabric. Without (k = 1,
-// or no send inside a domain) every scale-up test compiles away, so the
-// paper's model runs the search of before, instruction for instruction.
+// kDomains: the instance has sends on the scale-up or the packet fabric.
+// Without (k = 1 or no send inside a domain, and no packet send) every
+// electrical test compiles away, so the paper's model runs the search of
+// before, instruction for instruction.
 // kFull: full-duplex circuits (System::duplex); false compiles every
 // full-duplex test away, so half duplex is the search of before.
 template <bool kDomains, bool kFull>
@@ -118,13 +124,17 @@ class Search {
         to_end_(timing.to_end),
         head_(timing.earliest_start) {
     const auto tasks = w.tasks();
+    rx_ = 5 * ranks_;
+    circuit_ = 6 * ranks_;
     electrical_.assign(n_, 0);
     std::uint32_t ocs_sends = 0;
     for (std::uint32_t v = 0; v < n_; ++v) {
-      electrical_[v] = system.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
+      const core::SwitchId e = core::electrical_switch(system.fabric(tasks[v].src, tasks[v].dst));
+      electrical_[v] = core::is_electrical(e) ? static_cast<std::uint8_t>(e.value() - kScaleUp + 1)
+                                              : std::uint8_t{0};
       ocs_sends += electrical_[v] ? 0 : 1;
     }
-    if (!kDomains && ocs_sends < n_) throw core::Error("exact search: scale-up sends unexpected");
+    if (!kDomains && ocs_sends < n_) throw core::Error("exact search: electrical sends unexpected");
     if (kFull != (system.duplex == core::Duplex::kFull)) {
       throw core::Error("exact search: duplex mode unexpected");
     }
@@ -158,10 +168,10 @@ class Search {
       }
     }
     port_.assign(static_cast<std::size_t>(s_) * ranks_, PortState{});
-    electrical_port_.assign(2 * static_cast<std::size_t>(ranks_), PortState{});
-    // Full duplex: the OCS ports' receive loads after the three port kinds,
-    // then their circuit loads.
-    load_.resize((kFull ? 5 : 3) * static_cast<std::size_t>(ranks_));
+    electrical_port_.assign(2 * kElectricalFabrics * static_cast<std::size_t>(ranks_), PortState{});
+    // Full duplex: the OCS ports' receive loads after the OCS and electrical
+    // ports (at rx_), then their circuit loads (at circuit_).
+    load_.resize((kFull ? 7 : 5) * static_cast<std::size_t>(ranks_));
     if constexpr (kFull) {
       pair_load_.assign(n_, 0);
       circuit_stamp_.assign(n_, 0);
@@ -225,13 +235,13 @@ class Search {
  private:
   // The window's sends (by index and in topological order) and the ports
   // they touch, from in_window_: every send for the whole instance. Ports
-  // are numbered as in load_: OCS port x (window_ports_), then egress
-  // ranks_ + x and ingress 2 ranks_ + x (window_electrical_ports_).
+  // are numbered as in load_: OCS port x (window_ports_), then electrical
+  // port ranks_ + electrical_slot (window_electrical_ports_).
   void set_window_lists() {
     window_.clear();
     window_topo_.clear();
     window_ports_.clear();
-    std::vector<std::uint8_t> touched(3 * static_cast<std::size_t>(ranks_), 0);
+    std::vector<std::uint8_t> touched(5 * static_cast<std::size_t>(ranks_), 0);
     for (std::uint32_t v = 0; v < n_; ++v) {
       if (!in_window_[v]) continue;
       window_.push_back(v);
@@ -250,8 +260,10 @@ class Search {
   // The two ports v occupies, as indices of load_.
   std::pair<std::uint32_t, std::uint32_t> load_index(std::uint32_t v) const {
     const core::Task& t = w_.tasks()[v];
-    if (!on_scaleup(v)) return {t.src.value(), t.dst.value()};
-    return {ranks_ + t.src.value(), 2 * ranks_ + t.dst.value()};
+    if (!on_electrical(v)) return {t.src.value(), t.dst.value()};
+    const core::SwitchId e(electrical_switch(v));
+    return {ranks_ + static_cast<std::uint32_t>(electrical_slot(e, false, t.src, ranks_)),
+            ranks_ + static_cast<std::uint32_t>(electrical_slot(e, true, t.dst, ranks_))};
   }
 
   PortState& port(std::uint32_t s, core::Rank x) {
@@ -259,30 +271,45 @@ class Search {
   }
 
   // The state of the port v occupies at its source (OCS port on switch s, or
-  // the electrical egress when s is kScaleUp) and at its destination.
+  // the egress of the electrical fabric s >= kScaleUp) and at its
+  // destination.
   PortState& src_port(std::uint32_t v, std::uint32_t s) {
     const core::Rank x = w_.tasks()[v].src;
-    return kDomains && s == kScaleUp ? electrical_port_[x.value()] : port(s, x);
+    return kDomains && s >= kScaleUp
+               ? electrical_port_[electrical_slot(core::SwitchId(s), false, x, ranks_)]
+               : port(s, x);
   }
   PortState& dst_port(std::uint32_t v, std::uint32_t s) {
     const core::Rank x = w_.tasks()[v].dst;
-    return kDomains && s == kScaleUp ? electrical_port_[ranks_ + x.value()] : port(s, x);
+    return kDomains && s >= kScaleUp
+               ? electrical_port_[electrical_slot(core::SwitchId(s), true, x, ranks_)]
+               : port(s, x);
   }
 
-  // Whether v is on the scale-up fabric.
-  bool on_scaleup(std::uint32_t v) const {
+  // Whether v is on the scale-up or the packet fabric.
+  bool on_electrical(std::uint32_t v) const {
     if constexpr (kDomains) return electrical_[v] != 0;
     return false;
   }
+  // Its "switch" there (kScaleUp or kPacket), when on_electrical(v).
+  std::uint32_t electrical_switch(std::uint32_t v) const { return kScaleUp + electrical_[v] - 1; }
 
   // When v's electrical egress and ingress are both free.
   TimePs electrical_free(std::uint32_t v) const {
-    const core::Task& t = w_.tasks()[v];
-    return std::max(electrical_port_[t.src.value()].free,
-                    electrical_port_[ranks_ + t.dst.value()].free);
+    const std::uint32_t s = electrical_switch(v);
+    return std::max(src_port_free(v, s), dst_port_free(v, s));
+  }
+  TimePs src_port_free(std::uint32_t v, std::uint32_t s) const {
+    return electrical_port_[electrical_slot(core::SwitchId(s), false, w_.tasks()[v].src, ranks_)]
+        .free;
+  }
+  TimePs dst_port_free(std::uint32_t v, std::uint32_t s) const {
+    return electrical_port_[electrical_slot(core::SwitchId(s), true, w_.tasks()[v].dst, ranks_)]
+        .free;
   }
 
-  // The switch index of a fixed send (kScaleUp for the scale-up fabric).
+  // The switch index of a fixed send (kScaleUp, kPacket for the electrical
+  // fabrics).
   std::uint32_t fixed_switch(std::uint32_t v) const { return fixed_sw_[v].value(); }
 
   TimePs reconfig(std::uint32_t last, std::uint32_t v) const {
@@ -318,10 +345,10 @@ class Search {
   }
 
   // Start of v appended to switch s (its parents all placed: ready_ final);
-  // on the scale-up fabric, after its egress and ingress are free (no tau).
+  // on an electrical fabric, after its egress and ingress are free (no tau).
   TimePs start_on(std::uint32_t v, std::uint32_t s) {
     TimePs start = ready_[v];
-    if (kDomains && s == kScaleUp) return std::max(start, electrical_free(v));
+    if (kDomains && s >= kScaleUp) return std::max(start, electrical_free(v));
     return std::max(start, ocs_port_start(v, s));
   }
 
@@ -358,8 +385,8 @@ class Search {
     sw_[v] = s;
     placed_[v] = 1;
     ++placed_count_;
-    if (!kDomains || s != kScaleUp) used_ = std::max(used_, s + 1);
-    if (kFull && !(kDomains && s == kScaleUp)) {
+    if (!kDomains || s < kScaleUp) used_ = std::max(used_, s + 1);
+    if (kFull && !(kDomains && s >= kScaleUp)) {
       const core::Task& task = w_.tasks()[v];
       duplex_place(src, task.src, task.dst, true, v, t);
       duplex_place(dst, task.dst, task.src, false, v, t);
@@ -415,10 +442,10 @@ class Search {
   // port) order, every electrical port order and every ready time unchanged.
   bool independent(std::uint32_t u, std::uint32_t su, std::uint32_t v, std::uint32_t sv) const {
     if (has_edge(u, v)) return false;
-    if (su != sv) return true;  // different switches, or the OCS and the scale-up fabric
+    if (su != sv) return true;  // different switches or fabrics
     const core::Task& a = w_.tasks()[u];
     const core::Task& b = w_.tasks()[v];
-    if (kDomains && su == kScaleUp) return a.src != b.src && a.dst != b.dst;  // egress, ingress
+    if (kDomains && su >= kScaleUp) return a.src != b.src && a.dst != b.dst;  // egress, ingress
     return a.src != b.src && a.src != b.dst && a.dst != b.src && a.dst != b.dst;
   }
 
@@ -436,7 +463,7 @@ class Search {
         if (!placed_[u]) lb_[v] = std::max(lb_[v], lb_[u] + p_[u] + e.compute_ps);
       }
       // The ports' free times: the electrical ones, or the cheapest switch's.
-      if (on_scaleup(v)) {
+      if (on_electrical(v)) {
         lb_[v] = std::max(lb_[v], electrical_free(v));
       } else {
         TimePs port_est = kInf;
@@ -449,27 +476,24 @@ class Search {
     }
     // (c): per OCS port, the unplaced load water-filled over the switches
     // (in full duplex, per direction: its sends, and its receives, at
-    // 3 ranks_ + x); per electrical port, the unplaced load after the port
-    // is free.
+    // rx_ + x); per electrical port, the unplaced load after the port is
+    // free.
     ++stamp_;
     for (std::uint32_t x : window_ports_) {
       load_[x] = PortLoad{};
-      if constexpr (kFull) load_[3 * ranks_ + x] = load_[4 * ranks_ + x] = PortLoad{};
+      if constexpr (kFull) load_[rx_ + x] = load_[circuit_ + x] = PortLoad{};
     }
     for (std::uint32_t x : window_electrical_ports_) load_[x] = PortLoad{};
     for (std::uint32_t v : window_) {
       if (placed_[v]) continue;
       const bool new_pair = pair_stamp_[pair_[v]] != stamp_;
       pair_stamp_[pair_[v]] = stamp_;
-      std::uint32_t a = tasks[v].src.value(), b = tasks[v].dst.value();
-      if (on_scaleup(v)) {
-        a += ranks_;
-        b += 2 * ranks_;
-      } else if (kFull) {
-        b += 3 * ranks_;
+      auto [a, b] = load_index(v);
+      if (!on_electrical(v) && kFull) {
+        b += rx_;
         pair_load_[pair_[v]] = (new_pair ? 0 : pair_load_[pair_[v]]) + p_[v];
-        for (std::uint32_t x : {a, b - 3 * ranks_}) {
-          PortLoad& l = load_[4 * ranks_ + x];
+        for (std::uint32_t x : {a, b - rx_}) {
+          PortLoad& l = load_[circuit_ + x];
           l.min_lb = std::min(l.min_lb, lb_[v]);
           l.min_q = std::min(l.min_q, to_end_[v] - p_[v]);
         }
@@ -486,7 +510,7 @@ class Search {
     for (std::uint32_t x : window_electrical_ports_) {  // one server each, no tau
       const PortLoad& l = load_[x];
       if (l.sum_p == 0) continue;
-      const TimePs f = std::max(l.min_lb, electrical_port_[x - ranks_].free);
+      const TimePs f = std::max(l.min_lb, electrical_port_[x - ranks_].free);  // load_index
       bound = std::max(bound, f + l.sum_p + l.min_q);
     }
     for (std::uint32_t x : window_ports_) {
@@ -529,7 +553,7 @@ class Search {
   void add_circuit_loads() {
     const auto tasks = w_.tasks();
     for (std::uint32_t v : window_) {
-      if (placed_[v] || on_scaleup(v)) continue;
+      if (placed_[v] || on_electrical(v)) continue;
       const std::uint32_t rev = rev_pair_[v];
       const bool both = rev != kNone && pair_stamp_[rev] == stamp_;
       const std::uint32_t c = both ? std::min(pair_[v], rev) : pair_[v];
@@ -537,7 +561,7 @@ class Search {
       circuit_stamp_[c] = stamp_;
       const TimePs work = std::max(pair_load_[pair_[v]], both ? pair_load_[rev] : 0);
       for (core::Rank x : {tasks[v].src, tasks[v].dst}) {
-        PortLoad& l = load_[4 * ranks_ + x.value()];
+        PortLoad& l = load_[circuit_ + x.value()];
         l.sum_p += work;
         ++l.pairs;
       }
@@ -552,7 +576,7 @@ class Search {
   // epoch's two directions if the load holds a send on the epoch's
   // circuit, else tau after the port's latest end.
   TimePs circuit_load_bound(std::uint32_t x) {
-    const PortLoad& l = load_[4 * ranks_ + x];
+    const PortLoad& l = load_[circuit_ + x];
     if (l.sum_p == 0) return 0;
     levels_.clear();
     for (std::uint32_t s = 0; s < s_; ++s) {
@@ -577,7 +601,7 @@ class Search {
   // the load holds a send to (from) the epoch's partner, else tau after the
   // port's latest end (docs/model.md, "Full duplex").
   TimePs duplex_load_bound(std::uint32_t x, bool out) {
-    const PortLoad& l = load_[out ? x : 3 * ranks_ + x];
+    const PortLoad& l = load_[out ? x : rx_ + x];
     if (l.sum_p == 0) return 0;
     levels_.clear();
     for (std::uint32_t s = 0; s < s_; ++s) {
@@ -669,8 +693,8 @@ class Search {
     for (std::uint32_t v : window_) {
       if (placed_[v] || missing_[v] != 0) continue;
       ready_[v] = ready_from_parents(v);
-      const std::uint32_t first = on_scaleup(v) ? kScaleUp : 0;
-      const std::uint32_t end = on_scaleup(v) ? kScaleUp + 1 : switches;
+      const std::uint32_t first = on_electrical(v) ? electrical_switch(v) : 0;
+      const std::uint32_t end = on_electrical(v) ? first + 1 : switches;
       for (std::uint32_t s = first; s < end; ++s) {
         if (last != kNone && v < last && independent(last, sw_[last], v, s)) continue;
         const TimePs t = start_on(v, s);
@@ -693,11 +717,12 @@ class Search {
   std::span<const TimePs> p_;
   TimePs tau_;
   std::uint32_t n_, s_, ranks_;
+  std::uint32_t rx_ = 0, circuit_ = 0;  // offsets in load_ (full duplex): receives, circuits
   const std::vector<TimePs>& to_end_;
   const std::vector<TimePs>& head_;
   std::vector<std::uint32_t> pair_;       // pair id of each send
   std::vector<std::uint32_t> rev_pair_;   // full duplex: of its reverse (kNone: none)
-  std::vector<std::uint8_t> electrical_;  // on the scale-up fabric
+  std::vector<std::uint8_t> electrical_;  // 0: OCS, 1: scale-up, 2: packet fabric
   // Search state.
   std::vector<TimePs> start_, ready_, lb_;
   std::vector<std::uint32_t> sw_, missing_;
@@ -707,7 +732,7 @@ class Search {
   std::span<const std::uint32_t> suffix_;
   std::span<const core::SwitchId> fixed_sw_;
   std::vector<PortState> port_;
-  std::vector<PortState> electrical_port_;  // egress x, then ingress ranks_ + x
+  std::vector<PortState> electrical_port_;  // by electrical_slot
   std::uint32_t placed_count_ = 0, used_ = 0;
   // Scratch of node_bound().
   std::vector<PortLoad> load_;
@@ -725,9 +750,9 @@ class Search {
   Clock::time_point t0_;
 };
 
-bool has_scaleup_sends(const core::Workload& w, const core::System& system) {
+bool has_electrical_sends(const core::Workload& w, const core::System& system) {
   for (const core::Task& t : w.tasks()) {
-    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) return true;
+    if (system.fabric(t.src, t.dst) != core::Fabric::kOcs) return true;
   }
   return false;
 }
@@ -745,17 +770,18 @@ ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p,
   std::uint32_t min_switches = 0;
   for (const auto* part : {&window.prefix, &window.suffix}) {
     for (std::uint32_t v : *part) {
-      const bool scaleup = window.fixed_sw[v] == core::kScaleUpSwitch;
+      const bool electrical = core::is_electrical(window.fixed_sw[v]);
       const core::Task& t = w.tasks()[v];
-      if (scaleup != (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp)) {
+      const core::Fabric f = system.fabric(t.src, t.dst);
+      if (electrical ? window.fixed_sw[v] != core::electrical_switch(f) : f != core::Fabric::kOcs) {
         throw core::Error("exact search: send " + std::to_string(v) +
                           " is fixed on the wrong fabric");
       }
-      if (!scaleup) min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
+      if (!electrical) min_switches = std::max(min_switches, window.fixed_sw[v].value() + 1);
     }
   }
   const bool full = system.duplex == core::Duplex::kFull;
-  if (has_scaleup_sends(w, system)) {
+  if (has_electrical_sends(w, system)) {
     if (full) {
       return Search<true, true>(w, p, system, timing, min_switches).run(incumbent, limits, window);
     }
@@ -770,7 +796,7 @@ ExactResult branch_and_bound(const core::Workload& w, std::span<const TimePs> p,
 TimePs exact_root_bound(const core::Workload& w, std::span<const TimePs> p,
                         const core::System& system, const core::IdealTiming& timing) {
   const bool full = system.duplex == core::Duplex::kFull;
-  if (has_scaleup_sends(w, system)) {
+  if (has_electrical_sends(w, system)) {
     if (full) return Search<true, true>(w, p, system, timing).root_bound();
     return Search<true, false>(w, p, system, timing).root_bound();
   }

@@ -50,9 +50,10 @@ struct ExactWindow {
 
 /// Minimum makespan over all switch assignments and port orders of `w` on
 /// `system`'s switches, with its reconfiguration delay, scale-up domains
-/// (a send inside a domain is on core::kScaleUpSwitch, ordered on its
-/// electrical egress and ingress; within `window`: over the window's
-/// sequences and switches) and duplex (in full duplex a send and its
+/// and packet fabric (a send inside a domain is on core::kScaleUpSwitch, one
+/// on the packet fabric on core::kPacketSwitch, ordered on that fabric's
+/// egress and ingress; within `window`: over the window's sequences and
+/// switches) and duplex (in full duplex a send and its
 /// reverse on one switch may overlap). Starts from
 /// `incumbent` when given (only strictly better schedules replace it).
 /// `timing` is core::ideal_timing(w, p). Every schedule returned is left

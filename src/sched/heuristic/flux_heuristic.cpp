@@ -12,8 +12,9 @@
 //    it, or the block of consecutive sends reusing its circuit, to another
 //    switch, or swaps it with the send before it on its source port; the
 //    left shift re-times everything (O(V + E)). A critical send inside a
-//    scale-up domain (no switch to choose) moves before the send preceding
-//    it on its electrical egress or ingress instead. Strictly
+//    scale-up domain or on the packet fabric (no switch to choose) moves
+//    before the send preceding it on its egress or ingress of that fabric
+//    instead. Strictly
 //    better schedules are kept; equal ones are accepted with probability
 //    1/4 to walk plateaus. Moves keep the DAG order (keys are start times),
 //    so every candidate is feasible.
@@ -52,12 +53,13 @@ struct Search {
   const std::vector<TimePs>& p;
   const core::System& system;
   std::uint32_t switches;
-  bool scaleup;  // the system has scale-up domains
+  bool electrical;  // the system has scale-up domains or a packet fabric
   std::mt19937_64 rng;
   // Per (switch, src port): the sends leaving that port on that switch,
-  // by start; pos[v] = v's place there. With scale-up domains, then per
-  // electrical egress (by source) and per ingress (by destination), with
-  // in_pos[v] = v's place on its ingress. Rebuilt for each accepted schedule.
+  // by start; pos[v] = v's place there. With electrical fabrics, then per
+  // egress (by source) and per ingress (by destination) of each
+  // (electrical_slot), with in_pos[v] = v's place on its ingress. Rebuilt
+  // for each accepted schedule.
   std::vector<std::vector<std::uint32_t>> out_chain;
   std::vector<std::uint32_t> pos, in_pos;
   // Full duplex: per (switch, port), every send on the OCS touching it, by
@@ -70,25 +72,31 @@ struct Search {
   std::size_t chain_of(const Placement& pl, std::uint32_t v, bool ingress = false) const {
     const std::size_t ports = w.accelerators();
     const core::Task& t = w.tasks()[v];
-    if (pl.sw[v] != core::kScaleUpSwitch) return pl.sw[v].value() * ports + t.src.value();
-    return ingress ? (switches + 1) * ports + t.dst.value() : switches * ports + t.src.value();
+    if (!core::is_electrical(pl.sw[v])) return pl.sw[v].value() * ports + t.src.value();
+    return switches * ports + electrical_slot(pl.sw[v], ingress, ingress ? t.dst : t.src, ports);
+  }
+  // Whether chain k is an electrical ingress.
+  bool ingress_chain(std::size_t k) const {
+    const std::size_t ports = w.accelerators(), first = switches * ports;
+    return k >= first && (k - first) / ports % 2 == 1;
   }
 
   void index(const Placement& pl) {
     const std::size_t n = w.num_tasks(), ports = w.accelerators();
-    out_chain.assign(static_cast<std::size_t>(switches + (scaleup ? 2 : 0)) * ports, {});
+    out_chain.assign((switches + (electrical ? 2 * std::size_t{kElectricalFabrics} : 0)) * ports,
+                     {});
     for (std::uint32_t v = 0; v < n; ++v) {
       out_chain[chain_of(pl, v)].push_back(v);
-      if (pl.sw[v] == core::kScaleUpSwitch) out_chain[chain_of(pl, v, true)].push_back(v);
+      if (core::is_electrical(pl.sw[v])) out_chain[chain_of(pl, v, true)].push_back(v);
     }
     pos.assign(n, 0);
-    in_pos.assign(scaleup ? n : 0, 0);
+    in_pos.assign(electrical ? n : 0, 0);
     for (std::size_t k = 0; k < out_chain.size(); ++k) {
       auto& c = out_chain[k];
       std::sort(c.begin(), c.end(), [&](std::uint32_t a, std::uint32_t b) {
         return pl.start_ps[a] != pl.start_ps[b] ? pl.start_ps[a] < pl.start_ps[b] : a < b;
       });
-      auto& where = k >= (switches + 1) * ports ? in_pos : pos;
+      auto& where = ingress_chain(k) ? in_pos : pos;
       for (std::uint32_t i = 0; i < c.size(); ++i) where[c[i]] = i;
     }
     if (system.duplex == core::Duplex::kFull) index_ports(pl);
@@ -99,7 +107,7 @@ struct Search {
     port_seq.assign(static_cast<std::size_t>(switches) * ports, {});
     at.assign(2 * n, 0);
     for (std::uint32_t v : by_start(pl)) {
-      if (pl.sw[v] == core::kScaleUpSwitch) continue;
+      if (core::is_electrical(pl.sw[v])) continue;
       const core::Task& t = w.tasks()[v];
       for (std::uint32_t end = 0; end < 2; ++end) {
         auto& seq = port_seq[pl.sw[v].value() * ports + (end == 0 ? t.src : t.dst).value()];
@@ -165,10 +173,10 @@ struct Search {
     const std::uint32_t v = critical[rng() % critical.size()];
     out.sw = pl.sw;
     std::vector<double> key = keys_of(pl);
-    // A send on the scale-up fabric has no switch to change: it moves on its
-    // egress (kind 2) or its ingress (kind 3).
-    const bool electrical = pl.sw[v] == core::kScaleUpSwitch;
-    const std::uint32_t kind = electrical     ? 2 + static_cast<std::uint32_t>(rng() % 2)
+    // A send on the scale-up or packet fabric has no switch to change: it
+    // moves on its egress (kind 2) or its ingress (kind 3).
+    const bool on_electrical = core::is_electrical(pl.sw[v]);
+    const std::uint32_t kind = on_electrical  ? 2 + static_cast<std::uint32_t>(rng() % 2)
                                : switches > 1 ? static_cast<std::uint32_t>(rng() % 3)
                                               : 2;
     if (kind < 2) {
@@ -197,7 +205,7 @@ struct Search {
       // Before the send that precedes it on its (switch, src port), or its
       // electrical egress or ingress.
       std::uint32_t prev = kNoSend;
-      if (!electrical && system.duplex == core::Duplex::kFull && rng() % 3 != 0) {
+      if (!on_electrical && system.duplex == core::Duplex::kFull && rng() % 3 != 0) {
         prev = before_on_port(pl, v);
       } else if (const std::uint32_t i = kind == 3 ? in_pos[v] : pos[v]; i > 0) {
         prev = out_chain[chain_of(pl, v, kind == 3)][i - 1];
@@ -264,8 +272,9 @@ Placement heuristic_search(const core::Workload& w, const core::System& system,
     // At most one switch per send is ever useful (see list_schedule).
     const auto switches =
         static_cast<std::uint32_t>(std::min<std::size_t>(system.switches, w.num_tasks()));
-    Search search{w,  p,  system, switches, system.has_scaleup(), std::mt19937_64(options.seed), {},
-                  {}, {}, {},     {}};
+    const bool electrical = system.has_scaleup() || system.has_packet();
+    Search search{w,  p,  system, switches, electrical, std::mt19937_64(options.seed),
+                  {}, {}, {},     {},       {}};
     Placement cur = best;
     ScheduleTiming st = schedule_timing(w, p, system, cur.sw, keys_of(cur));
     search.index(cur);

@@ -16,7 +16,6 @@ using core::TimePs;
 
 constexpr TimePs kNever = std::numeric_limits<TimePs>::min() / 4;
 constexpr std::uint32_t kNone = 0xffffffffu;
-constexpr std::uint32_t kScaleUp = core::kScaleUpSwitch.value();
 
 struct PortState {
   TimePs free = kNever;        // end of the last send on this port (full duplex: the latest end)
@@ -65,31 +64,39 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
   Placement pl;
   pl.sw.assign(n, core::SwitchId());
   pl.start_ps.assign(n, 0);
-  // Per (switch, port), then the electrical egress and ingress ports.
-  const std::size_t egress = static_cast<std::size_t>(s_count) * w.accelerators();
-  const std::size_t ingress = egress + w.accelerators();
-  std::vector<PortState> ports(ingress + w.accelerators());
+  // Per (switch, port), then the electrical egress and ingress ports
+  // (electrical_slot).
+  const std::size_t ranks = w.accelerators();
+  const std::size_t electrical = static_cast<std::size_t>(s_count) * ranks;
+  std::vector<PortState> ports(electrical + 2 * kElectricalFabrics * ranks);
   auto port = [&](std::uint32_t s, core::Rank x) -> PortState& {
-    return ports[static_cast<std::size_t>(s) * w.accelerators() + x.value()];
+    return ports[static_cast<std::size_t>(s) * ranks + x.value()];
   };
-  auto electrical = [&](std::uint32_t v) {
-    return system.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
+  // v's egress (ingress) on its electrical fabric `e`.
+  auto electrical_port = [&](core::SwitchId e, std::uint32_t v, bool ingress) -> PortState& {
+    const core::Task& t = tasks[v];
+    return ports[electrical + electrical_slot(e, ingress, ingress ? t.dst : t.src, ranks)];
   };
+  // The fabric of each send: a pseudo-switch (core::is_electrical) for the
+  // scale-up and packet fabrics, which leave no choice.
+  std::vector<core::SwitchId> fixed(n);
   std::vector<TimePs> ready(n);
   std::vector<std::uint32_t> missing(n);
   for (std::uint32_t v = 0; v < n; ++v) {
+    fixed[v] = core::electrical_switch(system.fabric(tasks[v].src, tasks[v].dst));
     ready[v] = tasks[v].release_ps;
     missing[v] = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
   }
 
   // Earliest start of v and the switch giving it (reuse preferred on ties);
-  // kScaleUp for a send inside a domain: its egress and ingress, no choice.
+  // for a send on an electrical fabric its pseudo-switch: its egress and
+  // ingress there, no choice.
   auto best_switch = [&](std::uint32_t v) {
     const core::Task& t = tasks[v];
-    if (electrical(v)) {
-      const TimePs start = std::max(
-          {ready[v], ports[egress + t.src.value()].free, ports[ingress + t.dst.value()].free});
-      return std::make_pair(start, kScaleUp);
+    if (core::is_electrical(fixed[v])) {
+      const TimePs start = std::max({ready[v], electrical_port(fixed[v], v, false).free,
+                                     electrical_port(fixed[v], v, true).free});
+      return std::make_pair(start, fixed[v].value());
     }
     TimePs best = std::numeric_limits<TimePs>::max();
     std::uint32_t best_s = 0;
@@ -156,9 +163,9 @@ Placement list_schedule(const core::Workload& w, const core::System& system,
     pl.sw[v] = core::SwitchId(s);
     pl.start_ps[v] = start;
     const core::Task& t = tasks[v];
-    if (s == kScaleUp) {
-      ports[egress + t.src.value()] = PortState{start + p[v], v};
-      ports[ingress + t.dst.value()] = PortState{start + p[v], v};
+    if (core::is_electrical(pl.sw[v])) {
+      electrical_port(pl.sw[v], v, false) = PortState{start + p[v], v};
+      electrical_port(pl.sw[v], v, true) = PortState{start + p[v], v};
     } else if (full) {
       port(s, t.src).place(v, t.dst.value(), true, start + p[v], tau);
       port(s, t.dst).place(v, t.src.value(), false, start + p[v], tau);

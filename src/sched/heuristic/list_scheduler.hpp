@@ -12,13 +12,15 @@
 // port is idle (behind compute) whenever the DAG leaves room. A send inside a
 // scale-up domain has no switch to choose: it goes to core::kScaleUpSwitch at
 //   max( ready_v, free_e(src), free_i(dst) )
-// (the ends of the last sends on src's electrical egress and dst's ingress;
-// no tau). In full duplex (System::duplex == kFull) a port holds epochs
-// (runs of sends with one circuit partner, either direction; placement.hpp):
-// a send x -> y on switch s whose port x is in an epoch with partner y may
-// start at x at max(epoch_start_s(x), tx_end_s(x)), the epoch's earliest
-// start (the previous epoch's latest end + tau) and the end of its last send
-// out of x, overlapping the sends y -> x; otherwise it opens an epoch at
+// (the ends of the last sends on src's scale-up egress and dst's ingress;
+// no tau); a send on the packet fabric likewise to core::kPacketSwitch, on
+// src's packet egress and dst's packet ingress (placement.hpp). In full
+// duplex (System::duplex == kFull) a port holds epochs (runs of sends with
+// one circuit partner, either direction; placement.hpp): a send x -> y on
+// switch s whose port x is in an epoch with partner y may start at x at
+// max(epoch_start_s(x), tx_end_s(x)), the epoch's earliest start (the
+// previous epoch's latest end + tau) and the end of its last send out of x,
+// overlapping the sends y -> x; otherwise it opens an epoch at
 // latest_end_s(x) + tau (no tau on a port never used), and likewise at y
 // with the receive side (rx_end); it reuses the circuit when it stays in the
 // epochs of both ports. Starts are the earliest its switch choice and port

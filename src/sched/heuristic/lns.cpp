@@ -16,9 +16,9 @@
 // schedule_timing()) chosen by the seeded generator, or, one time in four,
 // on any send, so that the search also reorders what feeds the critical
 // path. Every other window is a port's: the k sends of one endpoint's port
-// of the centre nearest it in the sequence (its OCS port, or with scale-up
-// domains its electrical egress or ingress when the centre is on that
-// fabric), so that sends of one circuit can be
+// of the centre nearest it in the sequence (its OCS port, or its egress or
+// ingress on the scale-up or packet fabric when the centre is on one), so
+// that sends of one circuit can be
 // regrouped across the sends of other ports between them. There, a send in
 // between that leads to a later window send goes to the window if one of
 // its parents is in it, else to the fixed prefix; the others in between go
@@ -79,12 +79,14 @@ LnsResult large_neighbourhood_search(const core::Workload& w, std::span<const Ti
   auto port_window = [&](std::uint32_t c) {
     const bool from_src = rng() % 2 == 0;
     const core::Rank x = from_src ? w.tasks()[c].src : w.tasks()[c].dst;
-    const bool electrical = r.best.sw[c] == core::kScaleUpSwitch;
-    // The sends on c's port: its OCS port x, or its electrical egress (from
-    // x) or ingress (into x).
+    const bool electrical = core::is_electrical(r.best.sw[c]);
+    // The sends on c's port: its OCS port x, or its egress (from x) or
+    // ingress (into x) on its electrical fabric.
     auto on_x = [&](std::uint32_t u) {
       const core::Task& t = w.tasks()[u];
-      if ((r.best.sw[u] == core::kScaleUpSwitch) != electrical) return false;
+      if (electrical ? r.best.sw[u] != r.best.sw[c] : core::is_electrical(r.best.sw[u])) {
+        return false;
+      }
       if (!electrical) return t.src == x || t.dst == x;
       return from_src ? t.src == x : t.dst == x;
     };

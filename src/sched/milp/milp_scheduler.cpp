@@ -24,7 +24,8 @@ namespace {
 
 using core::TimePs;
 
-// Switch (the scale-up fabric for a send without switch columns) and exact
+// Switch (the scale-up or packet fabric for a send without switch columns,
+// core::electrical_switch) and exact
 // start times from MILP column values.
 Placement decode(const core::Workload& w, const core::System& system, std::span<const TimePs> p,
                  const MilpModel& m, const std::vector<double>& values) {
@@ -34,8 +35,9 @@ Placement decode(const core::Workload& w, const core::System& system, std::span<
   std::vector<double> key(n);
   for (std::uint32_t v = 0; v < n; ++v) {
     key[v] = values[m.t_col[v]];
-    if (m.x_col[v * m.switches] < 0) {  // no switch columns: a scale-up send
-      pl.sw[v] = core::kScaleUpSwitch;
+    if (m.x_col[v * m.switches] < 0) {  // no switch columns: a scale-up or packet send
+      const core::Task& t = w.tasks()[v];
+      pl.sw[v] = core::electrical_switch(system.fabric(t.src, t.dst));
       continue;
     }
     std::uint32_t best = 0;

@@ -31,8 +31,9 @@ std::string name_of(const char* prefix, std::uint64_t a, std::uint64_t b) {
 
 // Conflicting pairs (u, v) with u before v in topological order, each once:
 // two OCS sends sharing an endpoint (they conflict on a common switch), two
-// scale-up sends sharing a source (the egress) or a destination (the
-// ingress). An OCS send and a scale-up send never conflict. In full duplex
+// sends on one electrical fabric (scale-up or packet) sharing a source (the
+// egress) or a destination (the ingress). Sends on different fabrics never
+// conflict. `electrical`: 0 OCS, 1 scale-up, 2 packet. In full duplex
 // (System::take_turns) a send and its reverse share a circuit at once: not a
 // pair (K_full, docs/model.md "Duplex"); `reversed` counts those left out.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(
@@ -41,14 +42,18 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(
   const auto tasks = w.tasks();
   const std::uint32_t ranks = w.accelerators();
   const bool any_electrical =
-      std::find(electrical.begin(), electrical.end(), 1) != electrical.end();
-  // Ports [0, n): OCS; [n, 2n): electrical egress; [2n, 3n): electrical ingress.
-  std::vector<std::vector<std::uint32_t>> by_port(std::size_t{ranks} * (any_electrical ? 3 : 1));
+      std::any_of(electrical.begin(), electrical.end(), [](char e) { return e != 0; });
+  // Ports [0, n): OCS; then the electrical ones at n + electrical_slot:
+  // [n, 2n) scale-up egress, [2n, 3n) its ingress, [3n, 4n) packet egress,
+  // [4n, 5n) its ingress.
+  std::vector<std::vector<std::uint32_t>> by_port(
+      std::size_t{ranks} * (any_electrical ? 1 + 2 * kElectricalFabrics : 1));
   for (TaskIndex v : w.topo_order()) {
     const core::Task& t = tasks[v.value()];
     if (electrical[v.value()]) {
-      by_port[ranks + t.src.value()].push_back(v.value());
-      by_port[2 * std::size_t{ranks} + t.dst.value()].push_back(v.value());
+      const core::SwitchId e(core::kScaleUpSwitch.value() + electrical[v.value()] - 1);
+      by_port[ranks + electrical_slot(e, false, t.src, ranks)].push_back(v.value());
+      by_port[ranks + electrical_slot(e, true, t.dst, ranks)].push_back(v.value());
     } else {
       by_port[t.src.value()].push_back(v.value());
       by_port[t.dst.value()].push_back(v.value());
@@ -62,8 +67,8 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> conflicting_pairs(
       for (std::size_t j = i + 1; j < list.size(); ++j) {
         const core::Task& b = tasks[list[j]];
         bool owner = false;
-        if (x >= 2 * std::size_t{ranks}) {
-          owner = a.src != b.src;  // sharing the source too: the egress owns it
+        if (x >= ranks && (x / ranks) % 2 == 0) {  // an electrical ingress
+          owner = a.src != b.src;                  // sharing the source too: the egress owns it
         } else if (x >= ranks) {
           owner = true;
         } else if (!system.take_turns(a.src, a.dst, b.src, b.dst)) {
@@ -126,10 +131,12 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
 
   MilpModel m;
   m.switches = S;
-  // Sends inside a scale-up domain use the electrical fabric: no switch.
+  // Sends inside a scale-up domain or on the packet fabric use an electrical
+  // fabric: no switch (1: scale-up, 2: packet).
   std::vector<char> electrical(n);
   for (std::uint32_t v = 0; v < n; ++v) {
-    electrical[v] = system.fabric(tasks[v].src, tasks[v].dst) == core::Fabric::kScaleUp;
+    const core::Fabric f = system.fabric(tasks[v].src, tasks[v].dst);
+    electrical[v] = f == core::Fabric::kScaleUp ? 1 : f == core::Fabric::kPacket ? 2 : 0;
   }
   // Global big-M (the paper's, extended by the largest release and tail).
   TimePs big = 0, max_release = 0, max_tail = 0;
@@ -206,7 +213,7 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
     return units(t_ub(a) + p[a] + r - t_lb(b)) + slack;
   };
   // Adds, for every switch, t_b - t_a - M x_as - M x_bs [-+ M y] >= p_a + R - k M;
-  // for two scale-up sends (no switch) the one row t_b - t_a [-+ M y] >= p_a [- M].
+  // for two electrical sends (no switch) the one row t_b - t_a [-+ M y] >= p_a [- M].
   auto add_pair_rows = [&](std::uint32_t a, std::uint32_t b, TimePs r, double big_m, int y_col,
                            double y_sign) {
     const bool on_switch = !electrical[a];
@@ -258,7 +265,7 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
     // y = 1: u before v. An order that cannot fit in the horizon fixes y.
     const bool uv_fits = !horizon || t_lb(u) + p[u] + r_uv <= t_ub(v);
     const bool vu_fits = !horizon || t_lb(v) + p[v] + r_vu <= t_ub(u);
-    // Neither order fits: never on one switch. (Two scale-up sends always
+    // Neither order fits: never on one switch. (Two electrical sends always
     // share their port; a valid incumbent orders them, so one order fits.)
     if (!uv_fits && !vu_fits && !electrical[u]) {
       for (std::uint32_t s = 0; s < S; ++s) {
@@ -280,16 +287,19 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
 
 MilpSize estimate_milp_size(const core::Workload& w, const core::System& system) {
   // Sends per port: a pair shares a port, so there are at most sum C(k, 2).
-  // OCS sends count on their OCS ports, scale-up sends on their electrical
-  // egress and ingress.
+  // OCS sends count on their OCS ports, scale-up and packet sends on their
+  // fabric's egress and ingress.
   const std::uint32_t ranks = w.accelerators();
   std::vector<std::uint64_t> per_port(ranks, 0);
-  std::vector<std::uint64_t> per_electrical(system.has_scaleup() ? 2 * std::size_t{ranks} : 0, 0);
-  double scaleup_sends = 0;
+  std::vector<std::uint64_t> per_electrical(
+      system.has_scaleup() || system.has_packet() ? 2 * kElectricalFabrics * std::size_t{ranks} : 0,
+      0);
+  double scaleup_sends = 0;  // and packet sends
   for (const core::Task& t : w.tasks()) {
-    if (system.fabric(t.src, t.dst) == core::Fabric::kScaleUp) {
-      ++per_electrical[t.src.value()];
-      ++per_electrical[ranks + t.dst.value()];
+    if (const core::SwitchId e = core::electrical_switch(system.fabric(t.src, t.dst));
+        core::is_electrical(e)) {
+      ++per_electrical[electrical_slot(e, false, t.src, ranks)];
+      ++per_electrical[electrical_slot(e, true, t.dst, ranks)];
       ++scaleup_sends;
       continue;
     }
@@ -329,8 +339,8 @@ MilpSize estimate_milp_size(const core::Workload& w, const core::System& system)
   const double n = static_cast<double>(w.num_tasks()), s = system.switches;
   const double ocs_sends = n - scaleup_sends;
   // Rows: one per dep and send (precedence, release, makespan), one per
-  // switch per order of an OCS pair, one per order of a scale-up pair; 5
-  // nonzeros in an OCS pair row (t, t, x, x, y), 3 in a scale-up one (t, t, y).
+  // switch per order of an OCS pair, one per order of an electrical pair; 5
+  // nonzeros in an OCS pair row (t, t, x, x, y), 3 in an electrical one (t, t, y).
   const double rows = n * 3 + static_cast<double>(w.num_deps()) + pairs * 2 * s + scaleup_pairs * 2;
   const double cols = ocs_sends * (s + 1) + scaleup_sends + 1 + pairs + scaleup_pairs;
   const double nonzeros = ocs_sends * (s + 3) + scaleup_sends * 3 +
@@ -353,7 +363,7 @@ std::vector<double> milp_solution_of(const MilpModel& m, const core::Workload& w
   TimePs c = 0;
   for (std::uint32_t v = 0; v < n; ++v) {
     x[m.t_col[v]] = units(start_ps[v]);
-    // A scale-up send has no switch columns.
+    // A scale-up or packet send has no switch columns.
     if (m.x_col[v * m.switches] >= 0 && sw[v].value() < m.switches) {
       x[m.x_col[v * m.switches + sw[v].value()]] = 1;
     }

@@ -21,13 +21,14 @@
 // "Duplex") K drops every pair of a send and its reverse (src_u = dst_v and
 // dst_u = src_v): one circuit carries both at once; nothing else changes.
 // With scale-up domains (docs/model.md) a send inside a domain has no x (no
-// switch; (2) skips it) and E = pairs of scale-up sends sharing a source
-// (egress) or a destination (ingress) get, R = 0:
+// switch; (2) skips it), and so has a send on the packet fabric; E = pairs
+// of sends on one of those two fabrics sharing a source (its egress) or a
+// destination (its ingress) get, R = 0:
 //   t_v >= t_u + p_u                                (6)  (u, v) in E<
 //   t_v >= t_u + p_u - M_uv (1 - y_uv)
 //   t_u >= t_v + p_v - M_vu y_uv                    (7)  {u, v} in E||
-// An OCS send and a scale-up send never conflict. Global big-M (the
-// paper's, plus the extension's release and tail):
+// Sends on different fabrics (OCS, scale-up, packet) never conflict. Global
+// big-M (the paper's, plus the extension's release and tail):
 //   M = max release + max tail + |V| tau + sum p + sum c.
 // Reductions (each optional, each keeps the optimum; docs/model.md):
 //   implied pairs    drop (u, v) in K< when L(u, v) >= R_uv: the DAG already
@@ -96,8 +97,9 @@ MilpModel build_milp(const core::Workload& w, const core::System& system, const 
                      const MilpOptions& options);
 
 /// Upper estimates of a model's size, before it is built: every conflicting
-/// pair (OCS sends sharing a port, on every switch; scale-up sends sharing
-/// an electrical egress or ingress, counted on both when they share both;
+/// pair (OCS sends sharing a port, on every switch; sends on one electrical
+/// fabric, scale-up or packet, sharing its egress or ingress, counted on
+/// both when they share both;
 /// in full duplex without a send and its reverse) kept, as if neither the
 /// DAG nor the horizon removed a row. O(tasks log tasks) to compute.
 struct MilpSize {

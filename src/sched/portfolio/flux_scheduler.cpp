@@ -132,9 +132,11 @@ void log_bounds(const SearchContext& c, const LowerBounds& lb) {
   std::cerr << "flux: bounds: critical path " << core::format_duration(lb.critical_path_ps)
             << ", port load " << core::format_duration(lb.port_load_ps) << " (accelerator "
             << lb.port.value()
-            << (lb.port_kind == PortKind::kEgress    ? ", scale-up egress"
-                : lb.port_kind == PortKind::kIngress ? ", scale-up ingress"
-                                                     : "")
+            << (lb.port_kind == PortKind::kEgress          ? ", scale-up egress"
+                : lb.port_kind == PortKind::kIngress       ? ", scale-up ingress"
+                : lb.port_kind == PortKind::kPacketEgress  ? ", packet egress"
+                : lb.port_kind == PortKind::kPacketIngress ? ", packet ingress"
+                                                           : "")
             << "), " << c.elapsed() << " s\n";
 }
 
