@@ -82,12 +82,29 @@ void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedu
   for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
     name_meta(j, "process_name", n + sw, 0, "OCS " + std::to_string(sw));
   }
-  // Sends by source: OCS sends on their GPU, scale-up sends on their domain.
-  std::vector<std::vector<std::uint32_t>> by_src(n), scaleup_by_src(n);
+  // Thread "GPU x egress" (one transfer at a time; only ideal needs more
+  // lanes) in process pid_of(x), named when first used.
+  const auto egress_threads = [&](std::vector<std::size_t>& lanes, auto pid_of) {
+    return [&j, &lanes, pid_of, n](std::uint32_t x, std::size_t lane) {
+      if (lane >= lanes[x]) {
+        lanes[x] = lane + 1;
+        std::string name = "GPU " + std::to_string(x) + " egress";
+        if (lane > 0) name += " (lane " + std::to_string(lane) + ")";
+        name_meta(j, "thread_name", pid_of(x), lane * n + x, name);
+      }
+      return lane * n + x;
+    };
+  };
+  // Sends by source: OCS sends on their GPU, scale-up sends on their domain,
+  // packet sends on the packet fabric.
+  std::vector<std::vector<std::uint32_t>> by_src(n), scaleup_by_src(n), packet_by_src(n);
   for (std::uint32_t v = 0; v < w.num_tasks(); ++v) {
     const core::Task& t = w.task(core::TaskIndex(v));
-    const bool scaleup = s.system.fabric(t.src, t.dst) == core::Fabric::kScaleUp;
-    (scaleup ? scaleup_by_src : by_src)[t.src.value()].push_back(v);
+    const core::Fabric f = s.system.fabric(t.src, t.dst);
+    (f == core::Fabric::kScaleUp  ? scaleup_by_src
+     : f == core::Fabric::kPacket ? packet_by_src
+                                  : by_src)[t.src.value()]
+        .push_back(v);
   }
   send_slices(
       j, w, r, by_src, "send", [](std::uint32_t x) { return x; },
@@ -103,15 +120,17 @@ void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedu
     std::vector<std::size_t> lanes(n, 0);
     send_slices(
         j, w, r, scaleup_by_src, "scaleup", [&](std::uint32_t x) { return first + x / k; },
-        [&](std::uint32_t x, std::size_t lane) {
-          if (lane >= lanes[x]) {
-            lanes[x] = lane + 1;
-            std::string name = "GPU " + std::to_string(x) + " egress";
-            if (lane > 0) name += " (lane " + std::to_string(lane) + ")";
-            name_meta(j, "thread_name", first + x / k, lane * n + x, name);
-          }
-          return lane * n + x;
-        });
+        egress_threads(lanes, [&](std::uint32_t x) { return first + x / k; }));
+  }
+  if (s.system.has_packet()) {
+    // Process "packet fabric" after the domains; thread "GPU x egress".
+    const std::size_t pid =
+        n + s.timelines.size() + (s.system.has_scaleup() ? n / s.system.scaleup_size : 0);
+    name_meta(j, "process_name", pid, 0, "packet fabric");
+    std::vector<std::size_t> lanes(n, 0);
+    send_slices(
+        j, w, r, packet_by_src, "packet", [&](std::uint32_t) { return pid; },
+        egress_threads(lanes, [&](std::uint32_t) { return pid; }));
   }
   // Circuits, unrolled up to the end of the iteration.
   const core::TimePs end = r.metrics.iteration_time_ps;
