@@ -53,6 +53,13 @@ expect_grep pkt-packet '^packet +[1-9]' "$DIR/pkt.out"
 if grep -q '^forwarded ' "$DIR/pkt.out"; then fail "--route packet still forwarded"; else pass; fi
 expect_ok pkt-valid -- "$FLUX" validate "$DIR/moe2.json" "$DIR/pkt.json"
 
+# The shipped study (sweeps/fabrics-moe.toml) reads, and its filter keeps
+# the five fabrics it means, at two taus, for four schedulers.
+expect_ok study -- "$FLUX" sweep "$(dirname "$0")/../../sweeps/fabrics-moe.toml" --dry-run \
+  -o "$DIR/study"
+expect_grep study-points '^40 points$' "$DIR/study.out"
+expect_grep study-packet ',rails,16,400,packet,2,1ms,10s,bvn ' "$DIR/study.out"
+
 # Bad options: one line, exit 2, nothing written.
 echo keep > "$DIR/old.json"
 expect_error route-no-fabric 2 '^flux: error: --route = packet: needs a packet fabric \(--packet-gbps\)$' -- \
