@@ -66,6 +66,30 @@ def test_forwarded_sends_schedule_validate_and_simulate(tmp_path, cli):
         flux.System(wiring="mesh")
 
 
+def test_packet_fabric_matches_the_cli(tmp_path, cli):
+    job = tmp_path / "moe.json"
+    cli("generate", "moe", "--model", "mixtral-8x7b", "--dp", 8, "--ep", 8, "--layers", 1,
+        "-o", job)
+    w = flux.read_workload(job)
+    sys_ = flux.System(wiring="rails", ocs_radix=4, packet_gbps=400, packet_latency="2us",
+                       packet_oversubscription=2)
+    assert (sys_.packet_gbps, sys_.packet_latency, sys_.packet_oversubscription, sys_.route) == (
+        400.0, 2e-06, 2.0, "forward")
+    assert "packet_gbps=400, packet_latency='2 us', packet_oversubscription=2" in repr(sys_)
+    s = flux.schedule(w, sys_, scheduler="greedy")
+    cli("schedule", job, "--scheduler", "greedy", "--wiring", "rails", "--ocs-radix", 4,
+        "--packet-gbps", 400, "--packet-latency", "2us", "--packet-oversubscription", 2,
+        "-o", tmp_path / "s.json")
+    c = flux.read_schedule(tmp_path / "s.json")
+    assert s.makespan_ps == c.makespan_ps and np.array_equal(s.switch, c.switch)
+    packets = int(np.count_nonzero(s.switch == -2))
+    assert packets > 0
+    r = flux.simulate(w, s)
+    assert r.iteration_time_ps == s.makespan_ps and r.packet_sends == packets
+    with pytest.raises(flux.InputError, match="needs a packet fabric"):
+        flux.System(wiring="rails", ocs_radix=4, route="packet")
+
+
 def test_schedulers_registry(cli):
     names = flux.schedulers()
     assert list(names)[:1] and "flux" in names and "flux-milp" in names
