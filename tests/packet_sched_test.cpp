@@ -24,6 +24,7 @@
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/builder.hpp"
 #include "sched_test_util.hpp"
+#include "wiring_instances.hpp"
 
 namespace flux::sched {
 namespace {
@@ -39,10 +40,7 @@ constexpr TimePs kUs = core::kPsPerUs;
 core::System packet_rails(std::uint32_t k, std::uint32_t radix, std::uint32_t planes, TimePs tau,
                           double gbps, TimePs latency = 0, double oversubscription = 1,
                           core::RoutePolicy route = core::RoutePolicy::kForward) {
-  core::System s = testing::system_with(tau, planes);
-  s.scaleup_size = k;
-  s.wiring = {WiringKind::kRails, ""};
-  s.ocs_radix = radix;
+  core::System s = testing::rails(k, radix, planes, tau);
   s.packet_gbps = gbps;
   s.packet_latency_ps = latency;
   s.packet_oversubscription = oversubscription;
@@ -53,18 +51,7 @@ core::System packet_rails(std::uint32_t k, std::uint32_t radix, std::uint32_t pl
 // Any sends between distinct ranks (each routable: a circuit, a forwarder
 // or the packet fabric), up to one earlier parent each.
 core::Workload any_dag(std::uint64_t seed, std::uint32_t sends, std::uint32_t n) {
-  std::mt19937_64 rng(seed);
-  workload::WorkloadBuilder b("packet-" + std::to_string(seed), n);
-  for (std::uint32_t v = 0; v < sends; ++v) {
-    const auto src = static_cast<std::uint32_t>(rng() % n);
-    const auto dst = static_cast<std::uint32_t>((src + 1 + rng() % (n - 1)) % n);
-    const TaskIndex t = b.add_send(Rank(src), Rank(dst), testing::kOneUsBytes * (1 + rng() % 4));
-    if (v > 0 && rng() % 3 == 0) {
-      b.add_dep(TaskIndex(static_cast<std::uint32_t>(rng() % v)), t,
-                static_cast<TimePs>(rng() % 3) * 2 * kUs);
-    }
-  }
-  return std::move(b).build();
+  return testing::any_dag(seed, sends, n, "packet-");
 }
 
 // Every packet send of `s` (on the routed workload) is on kPacketSwitch and

@@ -25,6 +25,7 @@
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/builder.hpp"
 #include "sched_test_util.hpp"
+#include "wiring_instances.hpp"
 
 namespace flux::sched {
 namespace {
@@ -35,14 +36,7 @@ using core::TimePs;
 using core::WiringKind;
 constexpr TimePs kUs = core::kPsPerUs;
 
-// Rails of `radix` domains of `k` ranks each over `planes` planes.
-core::System rails(std::uint32_t k, std::uint32_t radix, std::uint32_t planes, TimePs tau) {
-  core::System s = testing::system_with(tau, planes);
-  s.scaleup_size = k;
-  s.wiring = {WiringKind::kRails, ""};
-  s.ocs_radix = radix;
-  return s;
-}
+using testing::rails;
 
 // A wiring file's content: switches with the given ports.
 core::System file_wiring(std::uint32_t n, std::vector<std::vector<Rank>> ports, TimePs tau) {
@@ -213,20 +207,7 @@ TEST(WiringSched, UnroutableSendsAreRefusedNamingTheSend) {
 
 // Any sends between distinct ranks, forwarded where no switch joins them
 // (rails, one pod: another rail goes through the source's domain-mate).
-core::Workload any_dag(std::uint64_t seed, std::uint32_t sends, std::uint32_t n) {
-  std::mt19937_64 rng(seed);
-  workload::WorkloadBuilder b("any-" + std::to_string(seed), n);
-  for (std::uint32_t v = 0; v < sends; ++v) {
-    const auto src = static_cast<std::uint32_t>(rng() % n);
-    const auto dst = static_cast<std::uint32_t>((src + 1 + rng() % (n - 1)) % n);
-    const TaskIndex t = b.add_send(Rank(src), Rank(dst), testing::kOneUsBytes * (1 + rng() % 4));
-    if (v > 0 && rng() % 3 == 0) {
-      b.add_dep(TaskIndex(static_cast<std::uint32_t>(rng() % v)), t,
-                static_cast<TimePs>(rng() % 3) * 2 * kUs);
-    }
-  }
-  return std::move(b).build();
-}
+using testing::any_dag;
 
 // The routed workload by its definition (core/routes.hpp): two hops per
 // forwarded send, ids, bytes, release, tail and edges where they belong.
