@@ -513,10 +513,22 @@ TEST(SweepPresets, AxisOverridesAndUniqueColumns) {
   EXPECT_EQ(eval::csv_fields(csv_row(s, points[1], Outcome{})).size(), header.size());
   // A CSV of the version before: every metric again after the axes.
   const ResultFile::Upgrade up = csv_upgrade(s);
-  EXPECT_EQ(up.header, legacy_csv_header(s));
-  Outcome old = ok;
+  ASSERT_FALSE(up.headers.empty());
+  EXPECT_EQ(up.headers[0], legacy_csv_header(s));
   const std::string legacy = points[1].key() + ",ok,,0," + ok.metrics;
-  EXPECT_EQ(up.row(legacy), csv_row(s, points[1], ok));
+  EXPECT_EQ(up.row(0, legacy), csv_row(s, points[1], ok));
+  // The version before the wiring columns (eval format 2), with and without
+  // metric_columns(): the same row with those columns empty.
+  ASSERT_EQ(up.headers.size(), 3u);
+  const std::vector<std::string> now = eval::csv_fields(csv_row(s, points[1], ok));
+  std::string v2_new;  // this version's row without its last 3 columns
+  for (std::size_t i = 0; i + 3 < now.size(); ++i) v2_new += (i == 0 ? "" : ",") + now[i];
+  const std::string v2_row = v2_new + ",,,";
+  const std::vector<std::string> metrics = eval::csv_fields(ok.metrics);
+  std::string v2_legacy = points[1].key() + ",ok,,0";
+  for (std::size_t i = 0; i + 3 < metrics.size(); ++i) v2_legacy += "," + metrics[i];
+  EXPECT_EQ(up.row(1, v2_legacy), v2_row);
+  EXPECT_EQ(up.row(2, v2_new), v2_row);
 }
 
 // A trials axis makes every point a robustness point: the row is

@@ -45,6 +45,25 @@ std::optional<Rank> forwarder(Rank src, Rank dst, const System& system) {
   return std::nullopt;
 }
 
+RouteCounts route_counts(const Workload& w, const System& system) {
+  RouteCounts c;
+  if (system.wiring.kind == WiringKind::kFull) return c;
+  const auto tasks = w.tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    const Fabric f = system.fabric(t.src, t.dst);
+    if (f == Fabric::kPacket) {
+      ++c.packet_sends;
+      c.packet_bytes += t.bytes;
+    } else if (f == Fabric::kOcs && !system.joined(t.src, t.dst)) {
+      if (!system.forwardable(t.src, t.dst)) throw_no_route(i, t, system);
+      ++c.forwarded_sends;
+      c.forwarded_bytes += t.bytes;
+    }
+  }
+  return c;
+}
+
 Routed::Routed(const Workload& w, const System& system) : original_(&w) {
   if (system.wiring.kind == WiringKind::kFull) return;
   system.validate_for(w.accelerators());

@@ -2,6 +2,7 @@
 // results/fig2.csv, jobs.csv and moe.csv (EvalRow; the metric columns of a
 // sweep's CSV) and results/robustness.csv (RobustRow). One header line, one
 // row per point. A file of an earlier version (fewer columns) still reads.
+#include <algorithm>
 #include <string_view>
 
 #include "csv_fields.hpp"
@@ -19,7 +20,7 @@ using detail::RowReader;
 using detail::seconds_field;
 
 // EvalRow's versions: 0 before the sweep had jobs (rows of the paper's
-// layer sweep), 1 before MoE, 2 now.
+// layer sweep), 1 before MoE, 2 before wirings, 3 now.
 constexpr Column<EvalRow> kEvalColumns[] = {
     field<&EvalRow::layers>("layers"),
     seconds_field<&EvalRow::tau_ps>("tau_s"),
@@ -60,11 +61,14 @@ constexpr Column<EvalRow> kEvalColumns[] = {
     field<&EvalRow::replanned_p50_s>("replanned_p50_s", 2),
     field<&EvalRow::replanned_max_s>("replanned_max_s", 2),
     field<&EvalRow::replan_wall_max_s>("replan_wall_max_s", 2),
+    field<&EvalRow::forwarded_bytes>("forwarded_bytes", 3),
+    field<&EvalRow::packet_bytes>("packet_bytes", 3),
+    field<&EvalRow::ocs_switches>("ocs_switches", 3),
 };
 static_assert(detail::names_unique<EvalRow>(kEvalColumns));
 
 constexpr CsvFormat<EvalRow> kEvalFormat{
-    kEvalColumns, 2, [](const RowReader&, EvalRow& r, unsigned version) {
+    kEvalColumns, 3, [](const RowReader&, EvalRow& r, unsigned version) {
       if (version == 0) {  // a row of the layer sweep: its job and cluster
         r.job = layer_job_name(r.layers);
         r.cluster_ranks = static_cast<std::uint64_t>(r.tp) * r.dp;
@@ -174,6 +178,10 @@ void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& ro
 }
 std::string csv_header() {
   return kEvalFormat.header();
+}
+std::string csv_header_of_version(unsigned version) {
+  return detail::header(detail::column_names(std::span<const Column<EvalRow>>(kEvalColumns),
+                                             std::min(version, kEvalFormat.version)));
 }
 std::string csv_row(const EvalRow& r) {
   return kEvalFormat.row(r);

@@ -19,6 +19,7 @@
 
 #include "csv_fields.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/runtime/uncertain.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
@@ -92,6 +93,13 @@ EvalRow measure(const EvalPoint& config) {
   row.time_limit_s = config.sched.time_limit_s;
   row.scaleup_size = job.scaleup_size;
   row.cluster_ranks = w.job_accelerators();
+  const core::RouteCounts routes = core::route_counts(w, sys);
+  row.forwarded_bytes = routes.forwarded_bytes;
+  row.packet_bytes = routes.packet_bytes;
+  row.ocs_switches =
+      sys.wiring.kind == core::WiringKind::kFull
+          ? sys.switches
+          : sys.wiring_for(static_cast<std::uint32_t>(w.job_accelerators())).switches();
   const workload::MoeConfig& moe = job.training.moe;
   if (moe.enabled()) row.routing = moe.routing.to_string();
   if (config.routing_iterations > 0 && moe.enabled()) {

@@ -21,6 +21,7 @@
 
 #include "flux/core/error.hpp"
 #include "flux/core/time.hpp"
+#include "flux/eval/evaluate.hpp"
 #include "flux/io/save.hpp"
 
 namespace flux::sweep {
@@ -117,11 +118,15 @@ std::string_view to_string(PointStatus s) {
   return "?";
 }
 
-std::vector<std::string> metric_columns(const SweepSpec& spec) {
+namespace {
+
+// The metric columns of a sweep CSV for the metrics header `metrics`: each
+// name once (metric_columns()).
+std::vector<std::string> metric_columns_of(const SweepSpec& spec, const std::string& metrics) {
   // Metrics that are by construction the value of the axis of their name.
   static constexpr std::string_view kSameAsAxis[] = {
       "scheduler", "layers", "tp", "dp", "switches", "seed", "straggler_rank", "scaleup_size"};
-  std::vector<std::string> out = split(spec.metrics_header());
+  std::vector<std::string> out = split(metrics);
   for (std::string& m : out) {
     if (spec.axis(m) == nullptr) continue;
     const bool same =
@@ -131,20 +136,32 @@ std::vector<std::string> metric_columns(const SweepSpec& spec) {
   return out;
 }
 
-std::string csv_header(const SweepSpec& spec) {
+std::string key_header(const SweepSpec& spec) {
   std::string h;
   for (const Axis& a : spec.axes) h += a.name + ",";
-  h += kPointColumns;
-  for (const std::string& m : metric_columns(spec)) {
+  return h + kPointColumns;
+}
+
+std::string header_of(const SweepSpec& spec, const std::string& metrics) {
+  std::string h = key_header(spec);
+  for (const std::string& m : metric_columns_of(spec, metrics)) {
     if (!m.empty()) h += "," + m;
   }
   return h;
 }
 
+}  // namespace
+
+std::vector<std::string> metric_columns(const SweepSpec& spec) {
+  return metric_columns_of(spec, spec.metrics_header());
+}
+
+std::string csv_header(const SweepSpec& spec) {
+  return header_of(spec, spec.metrics_header());
+}
+
 std::string legacy_csv_header(const SweepSpec& spec) {
-  std::string h;
-  for (const Axis& a : spec.axes) h += a.name + ",";
-  return h + kPointColumns + "," + spec.metrics_header();
+  return key_header(spec) + "," + spec.metrics_header();
 }
 
 std::string metrics_of(const SweepSpec& spec, const std::string& metrics) {
@@ -161,13 +178,38 @@ std::string metrics_of(const SweepSpec& spec, const std::string& metrics) {
 }
 
 ResultFile::Upgrade csv_upgrade(const SweepSpec& spec) {
+  // The metrics headers of earlier versions, newest first: the robustness
+  // rows' has not changed; the evaluation rows' gained the wiring columns
+  // in version 3 (eval::csv_header_of_version).
+  std::vector<std::string> metrics = {spec.metrics_header()};
+  if (!spec.robust()) metrics.push_back(eval::csv_header_of_version(2));
+  ResultFile::Upgrade up;
+  for (const std::string& m : metrics) {
+    up.headers.push_back(key_header(spec) + "," + m);  // every metric after the axes
+    if (&m != &metrics.front()) up.headers.push_back(header_of(spec, m));
+  }
   const std::size_t keys = spec.axes.size() + split(kPointColumns).size();
-  return {legacy_csv_header(spec), [spec, keys](const std::string& line) {
-            const std::vector<std::string> f = split(line);
-            std::string metrics;
-            for (std::size_t i = keys; i < f.size(); ++i) metrics += (i == keys ? "" : ",") + f[i];
-            return join(f, keys, ",") + "," + metrics_of(spec, metrics);
-          }};
+  const std::vector<std::string> now = split(csv_header(spec));
+  return {
+      up.headers, [keys, now, headers = up.headers](std::size_t version, const std::string& line) {
+        // Each column of this version from the column of its name (a
+        // metric named like an axis: from its unsuffixed name in the
+        // version before metric_columns()); empty when the file lacks it.
+        const std::vector<std::string> names = split(headers[version]);
+        const std::vector<std::string> f = split(line);
+        std::string out = join(f, keys, ",");
+        for (std::size_t c = keys; c < now.size(); ++c) {
+          std::string name = now[c];
+          auto it = std::find(names.begin() + static_cast<std::ptrdiff_t>(keys), names.end(), name);
+          if (it == names.end() && name.ends_with(kMeasuredSuffix)) {
+            name.resize(name.size() - std::string_view(kMeasuredSuffix).size());
+            it = std::find(names.begin() + static_cast<std::ptrdiff_t>(keys), names.end(), name);
+          }
+          const auto at = static_cast<std::size_t>(it - names.begin());
+          out += "," + (it == names.end() || at >= f.size() ? std::string() : f[at]);
+        }
+        return out;
+      }};
 }
 
 std::string csv_row(const SweepSpec& spec, const Point& point, const Outcome& o) {
@@ -233,7 +275,9 @@ void ResultFile::load(const std::vector<Point>& points, bool fresh) {
   std::istringstream in(text);
   std::string line;
   std::getline(in, line);
-  const bool upgrade = line != header_ && upgrade_.row && line == upgrade_.header;
+  const auto old_header = std::find(upgrade_.headers.begin(), upgrade_.headers.end(), line);
+  const bool upgrade = line != header_ && upgrade_.row && old_header != upgrade_.headers.end();
+  const auto version = static_cast<std::size_t>(old_header - upgrade_.headers.begin());
   if (line != header_ && !upgrade) {
     throw core::InputError(file_.string(), "line 1", shown(line.substr(0, 60)),
                            "written by another sweep (other axes or columns): use another "
@@ -243,11 +287,11 @@ void ResultFile::load(const std::vector<Point>& points, bool fresh) {
   for (const Point& p : points) keys.insert(p.key());
   const std::string again =
       ": use another output directory (-o), start over (--fresh) or remove the row";
-  const std::size_t file_columns = upgrade ? split(upgrade_.header).size() : columns;
+  const std::size_t file_columns = upgrade ? split(*old_header).size() : columns;
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     std::vector<std::string> f = split(line);
     if (upgrade && f.size() == file_columns) {
-      line = upgrade_.row(line);  // a row of an earlier version: its columns now
+      line = upgrade_.row(version, line);  // a row of an earlier version: its columns now
       f = split(line);
     }
     if (f.size() != columns) {

@@ -60,6 +60,23 @@ expect_ok study -- "$FLUX" sweep "$(dirname "$0")/../../sweeps/fabrics-moe.toml"
 expect_grep study-points '^40 points$' "$DIR/study.out"
 expect_grep study-packet ',rails,16,400,packet,2,1ms,10s,bvn ' "$DIR/study.out"
 
+# A sweep's rows count the bytes each route carries and the OCS the wiring
+# builds (forwarded_bytes, packet_bytes, ocs_switches: the last columns).
+cat > "$DIR/p.toml" <<'TOML'
+name = "p"
+[axes]
+job = "mixtral-8x7b-ep8"
+layers = 1
+wiring = "rails"
+ocs_radix = 4
+packet_gbps = 400
+tau = "10us"
+scheduler = "greedy"
+TOML
+expect_ok sweep -- "$FLUX" sweep "$DIR/p.toml" -o "$DIR/p"
+expect_grep sweep-columns ',forwarded_bytes,packet_bytes,ocs_switches$' "$DIR/p/p.csv"
+expect_grep sweep-packet-bytes ',ok,.*,0,[1-9][0-9]*,4$' "$DIR/p/p.csv"
+
 # Bad options: one line, exit 2, nothing written.
 echo keep > "$DIR/old.json"
 expect_error route-no-fabric 2 '^flux: error: --route = packet: needs a packet fabric \(--packet-gbps\)$' -- \

@@ -53,6 +53,18 @@ class Routed {
   std::uint64_t packet_bytes_ = 0;
 };
 
+/// What the wiring does with a workload's sends, counted without routing
+/// them: those forwarded over a scale-up peer and those on the packet
+/// fabric, and their bytes (as Routed reports them). Throws as Routed does
+/// for a send with no route.
+struct RouteCounts {
+  std::uint64_t forwarded_sends = 0;
+  std::uint64_t forwarded_bytes = 0;
+  std::uint64_t packet_sends = 0;
+  std::uint64_t packet_bytes = 0;
+};
+RouteCounts route_counts(const Workload& w, const System& system);
+
 /// The accelerator that forwards a send from `src` to `dst` (both in
 /// different domains, no switch joining them): the lowest-numbered one of
 /// src's domain that shares a switch with dst, if any.

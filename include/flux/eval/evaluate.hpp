@@ -123,6 +123,13 @@ struct EvalRow {
   std::optional<double> planned_p50_s, planned_max_s;
   std::optional<double> replanned_p50_s, replanned_max_s;
   std::optional<double> replan_wall_max_s;
+  /// The fabric (docs/model.md, "Wiring", "Routes"): bytes forwarded over a
+  /// scale-up peer to their rail, and sent on the packet fabric, per
+  /// iteration (a folded workload: one copy's); the physical OCS the wiring
+  /// builds for the job (full: the switches).
+  std::uint64_t forwarded_bytes = 0;
+  std::uint64_t packet_bytes = 0;
+  std::uint64_t ocs_switches = 0;
 };
 
 /// Measures one point: generates the job's workload (split into its
@@ -149,6 +156,9 @@ void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& ro
 /// them: for files that append rows one by one (flux sweep).
 std::string csv_header();
 std::string csv_row(const EvalRow& row);
+/// The header an earlier version of the format wrote (0 .. the newest): for
+/// files of that version to be read or upgraded.
+std::string csv_header_of_version(unsigned version);
 /// One row as csv_row() writes it, read back (exactly); core::InputError
 /// naming the column otherwise.
 EvalRow parse_csv_row(const std::string& line);

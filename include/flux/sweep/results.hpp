@@ -67,11 +67,12 @@ class ResultFile {
   /// file left as it was); then a last row without its line end (a crash
   /// while writing it) is cut off. A symlink or a file that is not regular
   /// is refused; a missing file is created (O_EXCL).
-  /// A file with `upgrade.header` instead is one of an earlier version: its
-  /// rows are converted by `upgrade.row` and the file rewritten with `header`.
+  /// A file with one of `upgrade.headers` instead is one of an earlier
+  /// version: its rows are converted by `upgrade.row` (given the index of
+  /// the header) and the file rewritten with `header`.
   struct Upgrade {
-    std::string header;
-    std::function<std::string(const std::string&)> row;
+    std::vector<std::string> headers;
+    std::function<std::string(std::size_t, const std::string&)> row;
   };
   ResultFile(std::filesystem::path file, std::string header, const std::vector<Point>& points,
              bool fresh, Upgrade upgrade = {});
@@ -108,8 +109,10 @@ class ResultFile {
   Upgrade upgrade_;
 };
 
-/// A sweep CSV of the version before metric_columns() (legacy_csv_header()),
-/// converted row by row.
+/// Sweep CSVs of earlier versions, converted row by row: the version before
+/// metric_columns() (legacy_csv_header(): every metric after the axes) and,
+/// for evaluation rows, the ones before the last columns the row format
+/// gained (eval::csv_header_of_version; those columns are left empty).
 ResultFile::Upgrade csv_upgrade(const SweepSpec& spec);
 
 /// A terminal summary: point counts by status, then per point of the other
