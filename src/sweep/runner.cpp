@@ -107,6 +107,11 @@ Outcome run_point(const Point& point) {
   } catch (const std::bad_alloc&) {
     o.status = PointStatus::kMemory;
     o.error = "out of memory";
+  } catch (const core::InputError& e) {
+    // A combination the job cannot run (a send with no route, a fold the
+    // wiring cannot lift): invalid, as one that does not validate.
+    o.status = PointStatus::kInvalid;
+    o.error = e.what();
   } catch (const std::exception& e) {
     o.status = PointStatus::kError;
     o.error = e.what();

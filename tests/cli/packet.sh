@@ -69,13 +69,15 @@ job = "mixtral-8x7b-ep8"
 layers = 1
 wiring = "rails"
 ocs_radix = 4
-packet_gbps = 400
+packet_gbps = [0, 400]
 tau = "10us"
 scheduler = "greedy"
 TOML
 expect_ok sweep -- "$FLUX" sweep "$DIR/p.toml" -o "$DIR/p"
 expect_grep sweep-columns ',forwarded_bytes,packet_bytes,ocs_switches$' "$DIR/p/p.csv"
-expect_grep sweep-packet-bytes ',ok,.*,0,[1-9][0-9]*,4$' "$DIR/p/p.csv"
+expect_grep sweep-packet-bytes ',400,10us,greedy,ok,.*,0,[1-9][0-9]*,4$' "$DIR/p/p.csv"
+# Without the packet fabric the job has no route: an invalid point, with why.
+expect_grep sweep-no-route ',0,10us,greedy,invalid,.*no route from rank' "$DIR/p/p.csv"
 
 # Bad options: one line, exit 2, nothing written.
 echo keep > "$DIR/old.json"
