@@ -47,6 +47,7 @@ void expect_same_row(const EvalRow& a, const EvalRow& b) {
   EXPECT_EQ(a.peak_nic_bytes, b.peak_nic_bytes);
   EXPECT_EQ(a.model, b.model);
   EXPECT_EQ(a.cluster_ranks, b.cluster_ranks);
+  EXPECT_EQ(a.fabric, b.fabric);
 }
 
 std::filesystem::path temp_file(const std::string& name) {
@@ -161,6 +162,32 @@ TEST(Eval, ReducedSweepInvariants) {
     EXPECT_EQ(e.field(), "switches");
     EXPECT_NE(std::string(e.what()).find("--fresh"), std::string::npos) << e.what();
   }
+
+  // ... and under another fabric: each field named (a row says its fabric;
+  // these rows, of the paper's setup, the full crossbar without packets).
+  EXPECT_EQ(rows.front().fabric, RowFabric{});
+  const auto refused_field = [&](const auto& change) {
+    EvalPoint p = c.front();
+    change(p.system);
+    try {
+      check_resume(p, rows.front(), 0);
+    } catch (const core::InputError& e) {
+      return e.field();
+    }
+    return std::string("(resumed)");
+  };
+  EXPECT_EQ(refused_field([](core::System& s) {
+              s.wiring = core::wiring_from_string("rails");
+              s.ocs_radix = 16;
+            }),
+            "wiring");
+  EXPECT_EQ(refused_field([](core::System& s) { s.ocs_radix = 16; }), "ocs_radix");
+  EXPECT_EQ(refused_field([](core::System& s) { s.packet_gbps = 400; }), "packet_gbps");
+  EXPECT_EQ(refused_field([](core::System& s) { s.packet_latency_ps = kPsPerUs; }),
+            "packet_latency");
+  EXPECT_EQ(refused_field([](core::System& s) { s.packet_oversubscription = 2; }),
+            "packet_oversubscription");
+  EXPECT_EQ(refused_field([](core::System& s) { s.route = core::RoutePolicy::kPacket; }), "route");
 
   const std::string table = summary_table(c, rows);
   EXPECT_NE(table.find("iteration time (ms)"), std::string::npos) << table;

@@ -469,9 +469,11 @@ TEST(SweepPresets, CompiledInAreTheShippedFiles) {
     EXPECT_EQ(text.str(), f.text) << f.path;
     EXPECT_EQ(preset_spec(std::string(f.name)).name, f.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"moe", "paper-fig2", "real-jobs", "robustness"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"fabrics", "moe", "paper-fig2", "real-jobs", "robustness"}));
   EXPECT_EQ(error_of([] { (void)preset_spec("fig3"); }),
-            "preset = fig3: unknown preset (known: moe, paper-fig2, real-jobs, robustness)");
+            "preset = fig3: unknown preset (known: fabrics, moe, paper-fig2, real-jobs, "
+            "robustness)");
   EXPECT_EQ(preset_spec("paper-fig2").points().size(), 70u);  // 2 layers x 7 delays x 5
 }
 
@@ -517,18 +519,23 @@ TEST(SweepPresets, AxisOverridesAndUniqueColumns) {
   EXPECT_EQ(up.headers[0], legacy_csv_header(s));
   const std::string legacy = points[1].key() + ",ok,,0," + ok.metrics;
   EXPECT_EQ(up.row(0, legacy), csv_row(s, points[1], ok));
-  // The version before the wiring columns (eval format 2), with and without
+  // The versions before the fabric columns (eval format 3: 6 fewer) and
+  // before the wiring columns (format 2: 3 fewer again), with and without
   // metric_columns(): the same row with those columns empty.
-  ASSERT_EQ(up.headers.size(), 3u);
+  ASSERT_EQ(up.headers.size(), 5u);
   const std::vector<std::string> now = eval::csv_fields(csv_row(s, points[1], ok));
-  std::string v2_new;  // this version's row without its last 3 columns
-  for (std::size_t i = 0; i + 3 < now.size(); ++i) v2_new += (i == 0 ? "" : ",") + now[i];
-  const std::string v2_row = v2_new + ",,,";
   const std::vector<std::string> metrics = eval::csv_fields(ok.metrics);
-  std::string v2_legacy = points[1].key() + ",ok,,0";
-  for (std::size_t i = 0; i + 3 < metrics.size(); ++i) v2_legacy += "," + metrics[i];
-  EXPECT_EQ(up.row(1, v2_legacy), v2_row);
-  EXPECT_EQ(up.row(2, v2_new), v2_row);
+  for (const std::size_t fewer : {6u, 9u}) {
+    SCOPED_TRACE(fewer);
+    std::string old_new;  // this version's row without its last columns
+    for (std::size_t i = 0; i + fewer < now.size(); ++i) old_new += (i == 0 ? "" : ",") + now[i];
+    const std::string old_row = old_new + std::string(fewer, ',');
+    std::string old_legacy = points[1].key() + ",ok,,0";
+    for (std::size_t i = 0; i + fewer < metrics.size(); ++i) old_legacy += "," + metrics[i];
+    const std::size_t version = fewer == 6 ? 1 : 3;
+    EXPECT_EQ(up.row(version, old_legacy), old_row);
+    EXPECT_EQ(up.row(version + 1, old_new), old_row);
+  }
 }
 
 // A trials axis makes every point a robustness point: the row is
@@ -864,6 +871,71 @@ TEST(SweepPresets, MoePreset) {
   EXPECT_EQ(points.front().config.job.scaleup_size, 1u);
   EXPECT_EQ(c.system.duplex, core::Duplex::kFull);
   EXPECT_EQ(c.channels, 2u);
+}
+
+// The fabrics preset: each job on the crossbar and on rails of three radixes
+// with and without a packet fabric, its own settings (as real-jobs and moe
+// run it); the CSV's rows in the order job, fabric, tau, scheduler, a row's
+// identity its fabric too (a row of another fabric resumes no point).
+TEST(SweepPresets, FabricsPreset) {
+  SweepSpec spec = preset_spec("fabrics");
+  std::vector<Point> points = spec.points();
+  ASSERT_EQ(points.size(), 3u * 7u * 2u * 5u);
+  preset_order(spec, points);
+  std::vector<std::string> order;  // job and fabric, as the rows first have them
+  for (const Point& p : points) {
+    const eval::EvalPoint& c = p.config;
+    const core::System& s = c.system;
+    std::string fabric = core::to_string(s.wiring) + " " + std::to_string(s.ocs_radix) + " " +
+                         std::to_string(static_cast<int>(s.packet_gbps)) + " " +
+                         std::string(core::to_string(s.route));
+    const std::string at = c.job.name + ": " + fabric;
+    if (order.empty() || order.back() != at) order.push_back(at);
+    const bool moe = c.job.training.moe.enabled();
+    EXPECT_EQ(c.channels, moe ? 2u : 1u) << at;
+    EXPECT_EQ(s.duplex, moe ? core::Duplex::kFull : core::Duplex::kHalf) << at;
+    EXPECT_EQ(c.sched.time_limit_s, moe ? 10.0 : 60.0) << at;
+    EXPECT_EQ(c.job.training.generated_dp(), moe ? c.job.training.dp : 4u) << at;
+  }
+  const std::vector<std::string> fabrics = {
+      "full 0 0 forward",     "rails 576 0 forward", "rails 576 400 packet", "rails 320 0 forward",
+      "rails 320 400 packet", "rails 136 0 forward", "rails 136 400 packet"};
+  std::vector<std::string> want;
+  for (const char* job : {"llama3-405b-16k", "llama3-70b-1k", "deepseek-v3-256-uniform"}) {
+    for (const std::string& f : fabrics) want.push_back(std::string(job) + ": " + f);
+  }
+  EXPECT_EQ(order, want);
+
+  // A CSV of the crossbar's rows resumes the crossbar's points alone.
+  const auto dir = std::filesystem::temp_directory_path() / "flux_sweep_fabrics_preset";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::vector<Point> two = {points[0], points[10]};  // 405B, flux, 10 us: full, rails 576
+  ASSERT_EQ(two[0].config.scheduler, "flux");
+  ASSERT_EQ(two[1].config.scheduler, "flux");
+  ASSERT_EQ(two[1].config.system.ocs_radix, 576u);
+  eval::EvalRow row;
+  row.job = two[0].config.job.name;
+  row.layers = two[0].config.job.training.model.layers;
+  row.tau_ps = two[0].config.tau_ps;
+  row.scheduler = "flux";
+  row.model = "405b";
+  row.gpu = "h100";
+  row.tp = 8;
+  row.dp = 128;
+  row.switches = 2;
+  row.link_gbps = 800;
+  row.time_limit_s = 60;
+  row.scaleup_size = 8;
+  row.status = "feasible";
+  {
+    PresetCsv csv(dir / "fabrics.csv", two, true);
+    csv.add(0, eval::csv_row(row));
+  }
+  const PresetCsv again(dir / "fabrics.csv", two, false);
+  EXPECT_EQ(again.resumed(), 1u);
+  EXPECT_EQ(again.pending(), std::vector<std::size_t>{1});
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

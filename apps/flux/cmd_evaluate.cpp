@@ -367,7 +367,10 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
   // memory available (as flux sweep does by default).
   if (o.jobs > 1) run.memory_budget_bytes = frontend::available_memory() / 5 * 4;
   const std::size_t done_before = points.size() - todo.size();
-  std::vector<std::string> failed;
+  // A point whose configuration cannot run the job (a fold the wiring
+  // cannot lift, a send with no route: `invalid`) is an answer of the
+  // study, listed in the summary; any other failure fails the run.
+  std::vector<std::string> failed, cannot_run;
   sweep::run_points(points, todo, run,
                     [&](std::size_t index, const sweep::Outcome& out, const sweep::RunProgress& p) {
                       const sweep::Point& point = points[index];
@@ -376,7 +379,11 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
                             std::string(sweep::to_string(out.status)) + ": " + out.error;
                         std::fprintf(stderr, "[%3zu/%zu] %s: %s\n", done_before + p.done,
                                      points.size(), point.key().c_str(), reason.c_str());
-                        failed.push_back(point.key() + ": " + reason);
+                        if (out.status == sweep::PointStatus::kInvalid) {
+                          cannot_run.push_back(point.key() + ": " + out.error);
+                        } else {
+                          failed.push_back(point.key() + ": " + reason);
+                        }
                         return;
                       }
                       results.add(index, out.metrics);
@@ -399,6 +406,11 @@ void run_evaluate(const EvaluateOptions& o, const Given& given) {
     for (const sweep::Point& p : points) ep.push_back(p.config);
     summary = eval::summary_table(ep, results.eval_rows());
   }
+  if (!cannot_run.empty()) {
+    summary += "\n" + std::to_string(cannot_run.size()) +
+               " points the configuration cannot run (not measured):\n";
+    for (const std::string& c : cannot_run) summary += "  " + c + "\n";
+  }
   const std::filesystem::path summary_file = dir / "summary.txt";
   io::save_file(summary_file, [&](std::ostream& out) { out << summary; });
   std::printf("%s\nwrote %s, %s\n", summary.c_str(), csv.string().c_str(),
@@ -414,8 +426,10 @@ void register_evaluate(CLI::App& app) {
   cmd->add_option("--preset", o->preset,
                   "paper-fig2 (Figure 2: layer counts x tau), real-jobs (Llama 3 405B on 16,384 "
                   "and 70B on 1,024 H100s in 8-GPU domains, folded), robustness (jitter and "
-                  "stragglers, 8 layers on A100 and H100) or moe (Mixtral 8x7B EP8 on 8 GPUs, "
-                  "DeepSeek-V3-like EP16 on 256, uniform and zipf routing, uncertain routing); "
+                  "stragglers, 8 layers on A100 and H100), moe (Mixtral 8x7B EP8 on 8 GPUs, "
+                  "DeepSeek-V3-like EP16 on 256, uniform and zipf routing, uncertain routing) or "
+                  "fabrics (those jobs on the full crossbar and on rails of 576-, 320- and "
+                  "136-port OCS, with and without a 400 Gb/s packet fabric); "
                   "the files are sweeps/<name>.toml, docs/results.md")
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "directory for fig2.csv, summary.txt and the plots")

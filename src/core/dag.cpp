@@ -52,28 +52,29 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system) 
   return p;
 }
 
+void check_fold_lift(const Fold& fold, std::uint64_t job_accelerators, const System& system) {
+  if (system.wiring.kind == WiringKind::kFull || !fold.folded()) return;
+  const std::string copies = std::to_string(fold.copies) + " copies";
+  if (system.wiring.kind == WiringKind::kExplicit) {
+    throw InputError("", "fold", copies,
+                     "a folded workload cannot run on a wiring file (its switches differ from "
+                     "copy to copy): generate the job without folding");
+  }
+  const std::uint64_t domains = job_accelerators / system.scaleup_size;
+  if (domains > system.ocs_radix || fold.block_ranks % system.scaleup_size != 0) {
+    throw InputError(
+        "", "fold", copies,
+        "under rails the lift of a folded schedule is exact only when each rail is one switch "
+        "per plane (" +
+            std::to_string(domains) + " domains, radix " + std::to_string(system.ocs_radix) +
+            ") and blocks are whole scale-up domains (docs/model.md, \"Wiring\"): generate "
+            "the job without folding");
+  }
+}
+
 void check_routes(const Workload& w, const System& system) {
   if (system.wiring.kind == WiringKind::kFull) return;
-  const Fold& fold = w.fold();
-  if (fold.folded()) {
-    const std::string copies = std::to_string(fold.copies) + " copies";
-    if (system.wiring.kind == WiringKind::kExplicit) {
-      throw InputError("", "fold", copies,
-                       "a folded workload cannot run on a wiring file (its switches differ from "
-                       "copy to copy): generate the job without folding");
-    }
-    const std::uint64_t domains =
-        std::uint64_t{w.accelerators()} * fold.copies / system.scaleup_size;
-    if (domains > system.ocs_radix || fold.block_ranks % system.scaleup_size != 0) {
-      throw InputError(
-          "", "fold", copies,
-          "under rails the lift of a folded schedule is exact only when each rail is one switch "
-          "per plane (" +
-              std::to_string(domains) + " domains, radix " + std::to_string(system.ocs_radix) +
-              ") and blocks are whole scale-up domains (docs/model.md, \"Wiring\"): generate "
-              "the job without folding");
-    }
-  }
+  check_fold_lift(w.fold(), std::uint64_t{w.accelerators()} * w.fold().copies, system);
   const auto tasks = w.tasks();
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];

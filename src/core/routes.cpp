@@ -45,22 +45,33 @@ std::optional<Rank> forwarder(Rank src, Rank dst, const System& system) {
   return std::nullopt;
 }
 
+namespace {
+
+// Send i's route, counted into `c`: its forwarder when it is forwarded over
+// a scale-up peer, nullopt when it goes as it is (a circuit, the scale-up
+// fabric, the packet fabric); throws when it has no route.
+std::optional<Rank> route_of(std::size_t i, const Task& t, const System& system, RouteCounts& c) {
+  const Fabric f = system.fabric(t.src, t.dst);
+  if (f == Fabric::kPacket) {
+    ++c.packet_sends;
+    c.packet_bytes += t.bytes;
+    return std::nullopt;
+  }
+  if (f != Fabric::kOcs || system.joined(t.src, t.dst)) return std::nullopt;
+  const std::optional<Rank> via = forwarder(t.src, t.dst, system);
+  if (!via) throw_no_route(i, t, system);
+  ++c.forwarded_sends;
+  c.forwarded_bytes += t.bytes;
+  return via;
+}
+
+}  // namespace
+
 RouteCounts route_counts(const Workload& w, const System& system) {
   RouteCounts c;
   if (system.wiring.kind == WiringKind::kFull) return c;
   const auto tasks = w.tasks();
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const Task& t = tasks[i];
-    const Fabric f = system.fabric(t.src, t.dst);
-    if (f == Fabric::kPacket) {
-      ++c.packet_sends;
-      c.packet_bytes += t.bytes;
-    } else if (f == Fabric::kOcs && !system.joined(t.src, t.dst)) {
-      if (!system.forwardable(t.src, t.dst)) throw_no_route(i, t, system);
-      ++c.forwarded_sends;
-      c.forwarded_bytes += t.bytes;
-    }
-  }
+  for (std::size_t i = 0; i < tasks.size(); ++i) (void)route_of(i, tasks[i], system, c);
   return c;
 }
 
@@ -72,17 +83,8 @@ Routed::Routed(const Workload& w, const System& system) : original_(&w) {
   std::vector<std::optional<Rank>> via(tasks.size());
   bool any = false;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const Task& t = tasks[i];
-    const Fabric f = system.fabric(t.src, t.dst);
-    if (f == Fabric::kPacket) {
-      ++packet_sends_;
-      packet_bytes_ += t.bytes;
-      continue;
-    }
-    if (f != Fabric::kOcs || system.joined(t.src, t.dst)) continue;
-    via[i] = forwarder(t.src, t.dst, system);
-    if (!via[i]) throw_no_route(i, t, system);
-    any = true;
+    via[i] = route_of(i, tasks[i], system, counts_);
+    any = any || via[i].has_value();
   }
   if (!any) return;
   if (w.fold().folded()) {
@@ -117,8 +119,6 @@ Routed::Routed(const Workload& w, const System& system) : original_(&w) {
     out.push_back(second);
     last[i] = first[i] + 1;
     hops.push_back({TaskIndex(first[i]), TaskIndex(last[i]), 0});
-    ++forwarded_sends_;
-    forwarded_bytes_ += t.bytes;
   }
   for (Dep& e : data.deps) {
     e.from = TaskIndex(last[e.from.value()]);

@@ -20,7 +20,8 @@ using detail::RowReader;
 using detail::seconds_field;
 
 // EvalRow's versions: 0 before the sweep had jobs (rows of the paper's
-// layer sweep), 1 before MoE, 2 before wirings, 3 now.
+// layer sweep), 1 before MoE, 2 before wirings, 3 before a row named its
+// fabric, 4 now.
 constexpr Column<EvalRow> kEvalColumns[] = {
     field<&EvalRow::layers>("layers"),
     seconds_field<&EvalRow::tau_ps>("tau_s"),
@@ -64,11 +65,22 @@ constexpr Column<EvalRow> kEvalColumns[] = {
     field<&EvalRow::forwarded_bytes>("forwarded_bytes", 3),
     field<&EvalRow::packet_bytes>("packet_bytes", 3),
     field<&EvalRow::ocs_switches>("ocs_switches", 3),
+    field<&EvalRow::fabric, &RowFabric::wiring>("wiring", 4, true),
+    field<&EvalRow::fabric, &RowFabric::ocs_radix>("ocs_radix", 4),
+    field<&EvalRow::fabric, &RowFabric::packet_gbps>("packet_gbps", 4),
+    {"packet_latency_s",
+     [](const EvalRow& r) { return detail::num(core::ps_to_seconds(r.fabric.packet_latency_ps)); },
+     [](const RowReader& in, std::size_t col, EvalRow& r) {
+       r.fabric.packet_latency_ps = in.seconds_ps(col, "not a valid delay");
+     },
+     4},
+    field<&EvalRow::fabric, &RowFabric::packet_oversubscription>("packet_oversubscription", 4),
+    field<&EvalRow::fabric, &RowFabric::route>("route", 4, true),
 };
 static_assert(detail::names_unique<EvalRow>(kEvalColumns));
 
 constexpr CsvFormat<EvalRow> kEvalFormat{
-    kEvalColumns, 3, [](const RowReader&, EvalRow& r, unsigned version) {
+    kEvalColumns, 4, [](const RowReader&, EvalRow& r, unsigned version) {
       if (version == 0) {  // a row of the layer sweep: its job and cluster
         r.job = layer_job_name(r.layers);
         r.cluster_ranks = static_cast<std::uint64_t>(r.tp) * r.dp;

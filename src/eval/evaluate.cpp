@@ -18,8 +18,10 @@
 #include <tuple>
 
 #include "csv_fields.hpp"
+#include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/routes.hpp"
+#include "flux/core/time.hpp"
 #include "flux/runtime/uncertain.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
@@ -51,6 +53,8 @@ EvalRow measure(const EvalPoint& config) {
   const std::string& name = config.scheduler;
   const core::TimePs tau = config.tau_ps;
   const core::System sys = config.point_system();
+  // A fold the wiring cannot lift is refused before the job is generated.
+  core::check_fold_lift(job.training.fold(), job.training.ranks(), sys);
   const core::Workload job_workload = generate(config, job.training);
   std::optional<core::Workload> own;
   if (job_workload.fold().folded() && !sched::make_scheduler(name)->schedules_folded()) {
@@ -100,6 +104,7 @@ EvalRow measure(const EvalPoint& config) {
       sys.wiring.kind == core::WiringKind::kFull
           ? sys.switches
           : sys.wiring_for(static_cast<std::uint32_t>(w.job_accelerators())).switches();
+  row.fabric = fabric_of(sys);
   const workload::MoeConfig& moe = job.training.moe;
   if (moe.enabled()) row.routing = moe.routing.to_string();
   if (config.routing_iterations > 0 && moe.enabled()) {
@@ -163,6 +168,15 @@ std::string layer_job_name(std::uint32_t layers) {
   return name;
 }
 
+RowFabric fabric_of(const core::System& s) {
+  return {core::to_string(s.wiring),
+          s.ocs_radix,
+          s.packet_gbps,
+          s.packet_latency_ps,
+          s.packet_oversubscription,
+          std::string(core::to_string(s.route))};
+}
+
 core::System EvalPoint::point_system() const {
   core::System sys = system;
   sys.reconfig_delay_ps = tau_ps;
@@ -196,6 +210,24 @@ void check_resume(const EvalPoint& c, const EvalRow& r, std::size_t index) {
   if (r.time_limit_s != c.sched.time_limit_s) {
     mismatch("time_limit_s", std::to_string(r.time_limit_s), std::to_string(c.sched.time_limit_s));
   }
+  const RowFabric& have = r.fabric;
+  const RowFabric want = fabric_of(c.system);
+  if (have.wiring != want.wiring) mismatch("wiring", have.wiring, want.wiring);
+  if (have.ocs_radix != want.ocs_radix) {
+    mismatch("ocs_radix", std::to_string(have.ocs_radix), std::to_string(want.ocs_radix));
+  }
+  if (have.packet_gbps != want.packet_gbps) {
+    mismatch("packet_gbps", detail::num(have.packet_gbps), detail::num(want.packet_gbps));
+  }
+  if (have.packet_latency_ps != want.packet_latency_ps) {
+    mismatch("packet_latency", core::format_duration(have.packet_latency_ps),
+             core::format_duration(want.packet_latency_ps));
+  }
+  if (have.packet_oversubscription != want.packet_oversubscription) {
+    mismatch("packet_oversubscription", detail::num(have.packet_oversubscription),
+             detail::num(want.packet_oversubscription));
+  }
+  if (have.route != want.route) mismatch("route", have.route, want.route);
 }
 
 void EvalPoint::validate() const {

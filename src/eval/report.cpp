@@ -19,10 +19,11 @@ using detail::fmt;
 using detail::pad;
 using detail::upper;
 
-const EvalRow* find(const std::vector<EvalRow>& rows, const std::string& job, core::TimePs tau,
-                    const std::string& s) {
+// The row of a job on a fabric at a tau by a scheduler.
+const EvalRow* find(const std::vector<EvalRow>& rows, const std::string& job,
+                    const RowFabric& fabric, core::TimePs tau, const std::string& s) {
   for (const EvalRow& r : rows) {
-    if (r.job == job && r.tau_ps == tau && r.scheduler == s) return &r;
+    if (r.job == job && r.tau_ps == tau && r.scheduler == s && r.fabric == fabric) return &r;
   }
   return nullptr;
 }
@@ -78,13 +79,15 @@ std::string upper(std::string s) {
 std::string summary_table(const std::vector<EvalPoint>& points, const std::vector<EvalRow>& rows) {
   std::ostringstream out;
   const std::size_t w0 = 12, w = 15;
-  // The study's jobs, delays and schedulers, in the points' order.
+  // The study's jobs (each on each fabric), delays and schedulers, in the
+  // points' order.
   std::vector<const EvalPoint*> jobs;
   std::vector<core::TimePs> taus;
   std::vector<std::string> schedulers;
   for (const EvalPoint& p : points) {
-    if (std::none_of(jobs.begin(), jobs.end(),
-                     [&](const EvalPoint* j) { return j->job.name == p.job.name; })) {
+    if (std::none_of(jobs.begin(), jobs.end(), [&](const EvalPoint* j) {
+          return j->job.name == p.job.name && fabric_of(j->system) == fabric_of(p.system);
+        })) {
       jobs.push_back(&p);
     }
     if (std::find(taus.begin(), taus.end(), p.tau_ps) == taus.end()) taus.push_back(p.tau_ps);
@@ -96,11 +99,19 @@ std::string summary_table(const std::vector<EvalPoint>& points, const std::vecto
     const EvalPoint& c = *first;
     const EvalJob& job = c.job;
     const std::string& name = job.name;
+    const RowFabric fabric = fabric_of(c.system);
+    // A job the fabric cannot run has no row: flux evaluate lists why.
+    if (std::none_of(rows.begin(), rows.end(),
+                     [&](const EvalRow& r) { return r.job == name && r.fabric == fabric; })) {
+      continue;
+    }
+    const std::string wiring = c.point_system().wiring_text(job.training.ranks());
     out << "\n";
     if (name != layer_job_name(job.training.model.layers)) out << name << ": ";
     out << describe(job) << ", " << c.system.switches << " switches, " << c.system.link_gbps
         << " Gb/s" << (c.system.duplex == core::Duplex::kFull ? ", full duplex" : "")
-        << (c.channels > 1 ? ", sends in " + std::to_string(c.channels) + " channels" : "") << "\n";
+        << (c.channels > 1 ? ", sends in " + std::to_string(c.channels) + " channels" : "")
+        << (wiring.empty() ? "" : "; " + wiring) << "\n";
     struct Panel {
       const char* title;
       std::string (*cell)(const EvalRow&);
@@ -121,7 +132,7 @@ std::string summary_table(const std::vector<EvalPoint>& points, const std::vecto
       for (core::TimePs tau : taus) {
         out << pad(core::format_duration(tau), w0);
         for (const std::string& s : schedulers) {
-          const EvalRow* r = find(rows, name, tau, s);
+          const EvalRow* r = find(rows, name, fabric, tau, s);
           out << pad(r ? p.cell(*r) : "-", w);
         }
         out << "\n";
@@ -141,7 +152,7 @@ std::string summary_table(const std::vector<EvalPoint>& points, const std::vecto
       for (core::TimePs tau : taus) {
         out << pad(core::format_duration(tau), w0);
         for (const std::string& s : schedulers) {
-          const EvalRow* r = find(rows, name, tau, s);
+          const EvalRow* r = find(rows, name, fabric, tau, s);
           const bool has = r && r->planned_p50_s && r->replanned_p50_s && r->replan_wall_max_s;
           out << pad(has ? fmt("%.1f", *r->planned_p50_s * 1e3) + " / " +
                                fmt("%.1f", *r->replanned_p50_s * 1e3) + "; " +
@@ -161,10 +172,10 @@ std::string summary_table(const std::vector<EvalPoint>& points, const std::vecto
     }
     out << "\n" << flux << " against the best other scheduler (ideal excluded):\n";
     for (core::TimePs tau : taus) {
-      const EvalRow* f = find(rows, name, tau, flux);
+      const EvalRow* f = find(rows, name, fabric, tau, flux);
       const EvalRow* best = nullptr;
       for (const std::string& s : schedulers) {
-        const EvalRow* r = find(rows, name, tau, s);
+        const EvalRow* r = find(rows, name, fabric, tau, s);
         if (s == flux || s == "ideal" || !r) continue;
         if (!best || r->iteration_time_s < best->iteration_time_s) best = r;
       }

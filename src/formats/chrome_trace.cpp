@@ -109,6 +109,13 @@ void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedu
   send_slices(
       j, w, r, by_src, "send", [](std::uint32_t x) { return x; },
       [](std::uint32_t, std::size_t lane) { return lane; });
+  // The sends of another fabric: GPU x's in process pid_of(x), thread "GPU x
+  // egress".
+  const auto fabric_slices = [&](std::vector<std::vector<std::uint32_t>>& by, const char* cat,
+                                 auto pid_of) {
+    std::vector<std::size_t> lanes(n, 0);
+    send_slices(j, w, r, by, cat, pid_of, egress_threads(lanes, pid_of));
+  };
   if (s.system.has_scaleup()) {
     // Process "scale-up domain d" after the switches; thread "GPU x egress"
     // per source (one transfer at a time; only ideal needs more lanes).
@@ -117,20 +124,14 @@ void write_chrome_trace(std::ostream& out, const core::Workload& w, const schedu
     for (std::uint32_t d = 0; d < n / k; ++d) {
       name_meta(j, "process_name", first + d, 0, "scale-up domain " + std::to_string(d));
     }
-    std::vector<std::size_t> lanes(n, 0);
-    send_slices(
-        j, w, r, scaleup_by_src, "scaleup", [&](std::uint32_t x) { return first + x / k; },
-        egress_threads(lanes, [&](std::uint32_t x) { return first + x / k; }));
+    fabric_slices(scaleup_by_src, "scaleup", [&](std::uint32_t x) { return first + x / k; });
   }
   if (s.system.has_packet()) {
     // Process "packet fabric" after the domains; thread "GPU x egress".
     const std::size_t pid =
         n + s.timelines.size() + (s.system.has_scaleup() ? n / s.system.scaleup_size : 0);
     name_meta(j, "process_name", pid, 0, "packet fabric");
-    std::vector<std::size_t> lanes(n, 0);
-    send_slices(
-        j, w, r, packet_by_src, "packet", [&](std::uint32_t) { return pid; },
-        egress_threads(lanes, [&](std::uint32_t) { return pid; }));
+    fabric_slices(packet_by_src, "packet", [&](std::uint32_t) { return pid; });
   }
   // Circuits, unrolled up to the end of the iteration.
   const core::TimePs end = r.metrics.iteration_time_ps;

@@ -22,7 +22,15 @@ std::string text(double v) {
   return std::string(buf, end);
 }
 
-// A row's identity in a preset's CSV, from its point or from the row.
+// The fabric a row was measured on (eval::RowFabric), as text.
+std::string fabric_key(const eval::RowFabric& f) {
+  return f.wiring + "," + std::to_string(f.ocs_radix) + "," + text(f.packet_gbps) + "," +
+         std::to_string(f.packet_latency_ps) + "," + text(f.packet_oversubscription) + "," +
+         f.route;
+}
+
+// A row's identity in a preset's CSV, from its point or from the row: its
+// job, tau, scheduler and fabric (a robustness row: its perturbation).
 std::string key_of(const Point& p) {
   if (p.robust) {
     const eval::RobustPoint& r = *p.robust;
@@ -30,7 +38,8 @@ std::string key_of(const Point& p) {
            std::string(eval::to_string(r.perturbation.kind)) + "," + text(r.perturbation.jitter) +
            "," + text(r.perturbation.straggler_factor);
   }
-  return p.config.job.name + "," + std::to_string(p.config.tau_ps) + "," + p.config.scheduler;
+  return p.config.job.name + "," + std::to_string(p.config.tau_ps) + "," + p.config.scheduler +
+         "," + fabric_key(eval::fabric_of(p.config.system));
 }
 std::string key_of(const eval::RobustRow& r) {
   return r.job + "," + std::to_string(r.tau_ps) + "," + r.scheduler + "," +
@@ -38,7 +47,7 @@ std::string key_of(const eval::RobustRow& r) {
          text(r.straggler_factor);
 }
 std::string key_of(const eval::EvalRow& r) {
-  return r.job + "," + std::to_string(r.tau_ps) + "," + r.scheduler;
+  return r.job + "," + std::to_string(r.tau_ps) + "," + r.scheduler + "," + fabric_key(r.fabric);
 }
 
 // The index of `v` among an axis's values read as numbers by `read`; 0 without the axis.
@@ -71,15 +80,23 @@ std::string preset_stem(std::string_view preset) {
 
 void preset_order(const SweepSpec& spec, std::vector<Point>& points) {
   std::vector<std::string> jobs;
+  std::vector<std::string> fabrics;
   const Axis* schedulers = spec.axis("scheduler");
-  using Rank = std::tuple<std::size_t, core::TimePs, std::size_t, int, std::size_t, std::size_t>;
+  using Rank = std::tuple<std::size_t, std::size_t, core::TimePs, std::size_t, int, std::size_t,
+                          std::size_t>;
+  const auto first_seen = [](std::vector<std::string>& seen, const std::string& v) {
+    auto it = std::find(seen.begin(), seen.end(), v);
+    if (it == seen.end()) it = seen.insert(it, v);
+    return static_cast<std::size_t>(it - seen.begin());
+  };
   std::vector<std::pair<Rank, std::size_t>> ranks;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     const std::string& job = p.robust ? p.robust->job.name : p.config.job.name;
-    if (std::find(jobs.begin(), jobs.end(), job) == jobs.end()) jobs.push_back(job);
     const std::string& scheduler = p.robust ? p.robust->scheduler : p.config.scheduler;
-    Rank r{static_cast<std::size_t>(std::find(jobs.begin(), jobs.end(), job) - jobs.begin()),
+    Rank r{first_seen(jobs, job),
+           first_seen(fabrics,
+                      fabric_key(eval::fabric_of(p.robust ? p.robust->system : p.config.system))),
            p.robust ? p.robust->tau_ps : p.config.tau_ps,
            schedulers == nullptr
                ? 0
@@ -91,11 +108,11 @@ void preset_order(const SweepSpec& spec, std::vector<Point>& points) {
            0};
     if (p.robust) {
       const eval::RobustPerturbation& q = p.robust->perturbation;
-      std::get<3>(r) = static_cast<int>(q.kind);
-      std::get<4>(r) = index_in(spec, "jitter", q.jitter, [](const std::string& v) {
+      std::get<4>(r) = static_cast<int>(q.kind);
+      std::get<5>(r) = index_in(spec, "jitter", q.jitter, [](const std::string& v) {
         return sim::parse_percent("jitter", v);
       });
-      std::get<5>(r) = index_in(spec, "straggler_factor", q.straggler_factor,
+      std::get<6>(r) = index_in(spec, "straggler_factor", q.straggler_factor,
                                 [](const std::string& v) { return std::stod(v); });
     }
     ranks.push_back({r, i});

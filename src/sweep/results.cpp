@@ -124,8 +124,19 @@ namespace {
 // name once (metric_columns()).
 std::vector<std::string> metric_columns_of(const SweepSpec& spec, const std::string& metrics) {
   // Metrics that are by construction the value of the axis of their name.
-  static constexpr std::string_view kSameAsAxis[] = {
-      "scheduler", "layers", "tp", "dp", "switches", "seed", "straggler_rank", "scaleup_size"};
+  static constexpr std::string_view kSameAsAxis[] = {"scheduler",
+                                                     "layers",
+                                                     "tp",
+                                                     "dp",
+                                                     "switches",
+                                                     "seed",
+                                                     "straggler_rank",
+                                                     "scaleup_size",
+                                                     "ocs_radix",
+                                                     "packet_gbps",
+                                                     "route",
+                                                     "wiring",
+                                                     "packet_oversubscription"};
   std::vector<std::string> out = split(metrics);
   for (std::string& m : out) {
     if (spec.axis(m) == nullptr) continue;
@@ -180,9 +191,12 @@ std::string metrics_of(const SweepSpec& spec, const std::string& metrics) {
 ResultFile::Upgrade csv_upgrade(const SweepSpec& spec) {
   // The metrics headers of earlier versions, newest first: the robustness
   // rows' has not changed; the evaluation rows' gained the wiring columns
-  // in version 3 (eval::csv_header_of_version).
+  // in version 3 and the fabric's in 4 (eval::csv_header_of_version).
   std::vector<std::string> metrics = {spec.metrics_header()};
-  if (!spec.robust()) metrics.push_back(eval::csv_header_of_version(2));
+  if (!spec.robust()) {
+    metrics.push_back(eval::csv_header_of_version(3));
+    metrics.push_back(eval::csv_header_of_version(2));
+  }
   ResultFile::Upgrade up;
   for (const std::string& m : metrics) {
     up.headers.push_back(key_header(spec) + "," + m);  // every metric after the axes

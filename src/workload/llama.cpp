@@ -121,9 +121,7 @@ class Generator {
         stage_ranks_(c.pp),
         pending_(c.pp),
         mailbox_(2 * std::size_t{c.virtual_stages()} * c.micro_batches) {
-    if (c.generated_dp() != c.dp) {
-      lower_.builder().set_fold(core::Fold{c.dp / c.generated_dp(), c.tp * c.cp * c.pp});
-    }
+    if (c.fold().folded()) lower_.builder().set_fold(c.fold());
     if (c.moe.enabled()) router_.emplace(c.moe.routing, moe_routing_shape(c));
     lower_.builder().set_scaleup_size(c.scaleup_size);
     if (c.scaleup_size != 0) lower_.builder().set_scaleup_gbps(c.gpu.nvlink_gbps);

@@ -61,7 +61,9 @@ expect_grep study-points '^40 points$' "$DIR/study.out"
 expect_grep study-packet ',rails,16,400,packet,2,1ms,10s,bvn ' "$DIR/study.out"
 
 # A sweep's rows count the bytes each route carries and the OCS the wiring
-# builds (forwarded_bytes, packet_bytes, ocs_switches: the last columns).
+# builds (forwarded_bytes, packet_bytes, ocs_switches), then say the fabric
+# (its columns that are not axes here: packet latency, oversubscription,
+# route).
 cat > "$DIR/p.toml" <<'TOML'
 name = "p"
 [axes]
@@ -74,8 +76,8 @@ tau = "10us"
 scheduler = "greedy"
 TOML
 expect_ok sweep -- "$FLUX" sweep "$DIR/p.toml" -o "$DIR/p"
-expect_grep sweep-columns ',forwarded_bytes,packet_bytes,ocs_switches$' "$DIR/p/p.csv"
-expect_grep sweep-packet-bytes ',400,10us,greedy,ok,.*,0,[1-9][0-9]*,4$' "$DIR/p/p.csv"
+expect_grep sweep-columns ',forwarded_bytes,packet_bytes,ocs_switches,packet_latency_s,packet_oversubscription,route$' "$DIR/p/p.csv"
+expect_grep sweep-packet-bytes ',400,10us,greedy,ok,.*,0,[1-9][0-9]*,4,0,1,forward$' "$DIR/p/p.csv"
 # Without the packet fabric the job has no route: an invalid point, with why.
 expect_grep sweep-no-route ',0,10us,greedy,invalid,.*no route from rank' "$DIR/p/p.csv"
 

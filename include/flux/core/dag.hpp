@@ -31,6 +31,10 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system);
 /// under rails, exact only when every rail is one switch per plane and
 /// blocks are whole domains; never under a wiring file).
 void check_routes(const Workload& w, const System& system);
+/// The fold part of check_routes, before any workload is built: throws
+/// InputError (field fold) when a workload folded as `fold` from a job of
+/// `job_accelerators` cannot be lifted exactly on `system`'s wiring.
+void check_fold_lift(const Fold& fold, std::uint64_t job_accelerators, const System& system);
 
 /// Ancestor/descendant queries. Single queries search forward from u, pruned
 /// by topological position; batches sweep the DAG once per 512 distinct

@@ -29,6 +29,16 @@
 
 namespace flux::core {
 
+/// What the wiring does with a workload's sends: those forwarded over a
+/// scale-up peer (each once over the scale-up fabric, once over a circuit)
+/// and those on the packet fabric (System::fabric), and their bytes.
+struct RouteCounts {
+  std::uint64_t forwarded_sends = 0;
+  std::uint64_t forwarded_bytes = 0;
+  std::uint64_t packet_sends = 0;
+  std::uint64_t packet_bytes = 0;
+};
+
 /// A workload as the wiring carries it: `w` itself when nothing needs a
 /// route, else the routed copy it owns.
 class Routed {
@@ -36,33 +46,20 @@ class Routed {
   Routed(const Workload& w, const System& system);
 
   [[nodiscard]] const Workload& workload() const { return routed_ ? *routed_ : *original_; }
-  /// Sends forwarded over the scale-up fabric, and the bytes they carry
-  /// (each once over the scale-up fabric, once over a circuit).
-  [[nodiscard]] std::uint64_t forwarded_sends() const { return forwarded_sends_; }
-  [[nodiscard]] std::uint64_t forwarded_bytes() const { return forwarded_bytes_; }
-  /// Sends on the packet fabric (System::fabric), and their bytes.
-  [[nodiscard]] std::uint64_t packet_sends() const { return packet_sends_; }
-  [[nodiscard]] std::uint64_t packet_bytes() const { return packet_bytes_; }
+  [[nodiscard]] const RouteCounts& counts() const { return counts_; }
+  [[nodiscard]] std::uint64_t forwarded_sends() const { return counts_.forwarded_sends; }
+  [[nodiscard]] std::uint64_t forwarded_bytes() const { return counts_.forwarded_bytes; }
+  [[nodiscard]] std::uint64_t packet_sends() const { return counts_.packet_sends; }
+  [[nodiscard]] std::uint64_t packet_bytes() const { return counts_.packet_bytes; }
 
  private:
   const Workload* original_;
   std::optional<Workload> routed_;
-  std::uint64_t forwarded_sends_ = 0;
-  std::uint64_t forwarded_bytes_ = 0;
-  std::uint64_t packet_sends_ = 0;
-  std::uint64_t packet_bytes_ = 0;
+  RouteCounts counts_;
 };
 
-/// What the wiring does with a workload's sends, counted without routing
-/// them: those forwarded over a scale-up peer and those on the packet
-/// fabric, and their bytes (as Routed reports them). Throws as Routed does
-/// for a send with no route.
-struct RouteCounts {
-  std::uint64_t forwarded_sends = 0;
-  std::uint64_t forwarded_bytes = 0;
-  std::uint64_t packet_sends = 0;
-  std::uint64_t packet_bytes = 0;
-};
+/// The counts of Routed without routing (throws as Routed does for a send
+/// with no route).
 RouteCounts route_counts(const Workload& w, const System& system);
 
 /// The accelerator that forwards a send from `src` to `dst` (both in

@@ -80,6 +80,18 @@ struct EvalPoint {
 };
 
 /// One point of the sweep. Times in seconds as in every Flux file.
+/// The optical and packet fabric a row was measured on (core::System's
+/// fields; docs/model.md, "Wiring", "Routes").
+struct RowFabric {
+  std::string wiring = "full";  ///< --wiring as given (core::to_string(WiringSpec))
+  std::uint32_t ocs_radix = 0;  ///< --ocs-radix; 0: none given
+  double packet_gbps = 0;       ///< --packet-gbps; 0: no packet fabric
+  core::TimePs packet_latency_ps = 0;
+  double packet_oversubscription = 1;
+  std::string route = "forward";  ///< --route
+  bool operator==(const RowFabric&) const = default;
+};
+
 struct EvalRow {
   std::string job;  ///< EvalJob::name
   std::uint32_t layers = 0;
@@ -130,7 +142,14 @@ struct EvalRow {
   std::uint64_t forwarded_bytes = 0;
   std::uint64_t packet_bytes = 0;
   std::uint64_t ocs_switches = 0;
+  /// The fabric the row was measured on (checked on resume; part of a row's
+  /// identity in a preset's CSV). Rows of earlier versions: the full
+  /// crossbar, no packet fabric.
+  RowFabric fabric;
 };
+
+/// The fabric of `system` as a row says it.
+RowFabric fabric_of(const core::System& system);
 
 /// Measures one point: generates the job's workload (split into its
 /// channels), runs the scheduler through the registry (validated), replays

@@ -1,11 +1,12 @@
 #pragma once
-// The presets of `flux evaluate` (paper-fig2, real-jobs, robustness, moe) are
+// The presets of `flux evaluate` (paper-fig2, real-jobs, robustness, moe,
+// fabrics) are
 // shipped sweep files, sweeps/<name>.toml, compiled into flux
 // (cmake/EmbedSweeps.cmake) so a binary finds them wherever it runs. `flux
 // evaluate --preset NAME` reads one, sets its options as axis overrides
 // (SweepSpec::set_axis), and runs the points through the sweep runner
 // (runner.hpp), as `flux sweep` does, into the CSV users know (fig2.csv,
-// jobs.csv, robustness.csv, moe.csv: PresetCsv).
+// jobs.csv, robustness.csv, moe.csv, fabrics.csv: PresetCsv).
 #include <filesystem>
 #include <map>
 #include <string>
@@ -35,14 +36,15 @@ SweepSpec preset_spec(const std::string& name);
 std::string preset_stem(std::string_view preset);
 
 /// Puts the points in a preset CSV's row order: by job (in the order the
-/// points first have it), tau (ascending), scheduler (the axis's order) and,
+/// points first have it), fabric (eval::RowFabric, in the order the points
+/// first have it), tau (ascending), scheduler (the axis's order) and,
 /// in a robustness study, perturbation (none, the jitters, the stragglers,
 /// the failures, each in its axis's order).
 void preset_order(const SweepSpec& spec, std::vector<Point>& points);
 
 /// A preset's CSV: the metric columns alone (eval::csv_header() or
-/// eval::robust_csv_header(): a row says its job, tau, scheduler and
-/// perturbation), one row per point in the points' order, then the rows of
+/// eval::robust_csv_header(): a row says its job, tau, scheduler and fabric
+/// or perturbation), one row per point in the points' order, then the rows of
 /// points the run does not have, as they were. Rewritten whole (through a
 /// temporary and a rename) after every point.
 class PresetCsv {

@@ -142,6 +142,11 @@ struct TrainingConfig {
   [[nodiscard]] std::uint64_t ranks() const { return std::uint64_t{tp} * cp * pp * dp; }
   /// DP replicas generated: fold_dp when folding, else dp.
   [[nodiscard]] std::uint32_t generated_dp() const { return fold_dp != 0 ? fold_dp : dp; }
+  /// The fold of the generated workload (docs/model.md, "Folding"): dp /
+  /// generated_dp() copies of blocks of tp * cp * pp ranks; none unfolded.
+  [[nodiscard]] core::Fold fold() const {
+    return generated_dp() == dp ? core::Fold{} : core::Fold{dp / generated_dp(), tp * cp * pp};
+  }
   /// Ranks of the generated workload: tp * cp * pp * generated_dp().
   [[nodiscard]] std::uint32_t generated_ranks() const { return tp * cp * pp * generated_dp(); }
   /// Rank of (TP index t, CP index c, DP index d, stage p) in the generated
