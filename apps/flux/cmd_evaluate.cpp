@@ -121,8 +121,9 @@ std::vector<std::string> checked_list(const std::vector<std::string>& list, cons
     } else {
       char* end = nullptr;
       v = std::strtod(t.c_str(), &end);
-      if (t.empty() || end != t.c_str() + t.size() || !(v > 0 && v <= 1000)) {
-        throw core::InputError("", flag, t, "expected a factor in (0, 1000]");
+      if (t.empty() || end != t.c_str() + t.size() || !sim::kStragglerFactorOption.contains(v)) {
+        throw core::InputError("", flag, t,
+                               "expected a factor " + sim::kStragglerFactorOption.range_text());
       }
     }
     values.push_back(v);
