@@ -15,13 +15,16 @@
 #include <sstream>
 
 #include "flux/core/error.hpp"
+#include "flux/core/system.hpp"
 #include "flux/runtime/uncertain.hpp"
+#include "flux/sim/perturb.hpp"
 #include "flux/sweep/expr.hpp"
 #include "flux/sweep/presets.hpp"
 #include "flux/sweep/results.hpp"
 #include "flux/sweep/runner.hpp"
 #include "flux/sweep/spec.hpp"
 #include "flux/workload/llama.hpp"
+#include "flux/workload/routing.hpp"
 
 namespace flux::sweep {
 namespace {
@@ -140,6 +143,71 @@ TEST(SweepSpec, InvalidCombinationIsAPointNotAnError) {
   EXPECT_EQ(run_point(p[0]).status, PointStatus::kInvalid);
 }
 
+// A number axis takes its bounds from its option's table entry (issue 30):
+// a value the option refuses (--capacity-factor 1e7, --link-gbps 1e12) is
+// refused when the file is read, one line naming the file, the axis and the
+// bound, as an integer axis's is; set_axis (flux evaluate's overrides) too.
+TEST(SweepSpec, NumberAxesTakeTheOptionBounds) {
+  const auto err = [](const std::string& text) {
+    return error_of([&] { (void)SweepSpec::parse(text, "s.toml", false); });
+  };
+  const std::string head = "[axes]\nscheduler = \"ideal\"\n";
+  EXPECT_EQ(err(head + "capacity_factor = [1.5, 1e7]"),
+            "s.toml: line 3, axes.capacity_factor[1] = 10000000.0: must be a number between 0 "
+            "and 1e6");
+  EXPECT_EQ(err(head + "link_gbps = 1e12"),
+            "s.toml: line 3, axes.link_gbps = 1000000000000.0: must be a number in (0, 1e9]");
+  EXPECT_EQ(err(head + "scaleup_gbps = 0"),
+            "s.toml: line 3, axes.scaleup_gbps = 0: must be a number in (0, 1e9]");
+  EXPECT_EQ(err(head + "packet_gbps = 2e9"),
+            "s.toml: line 3, axes.packet_gbps = 2000000000.0: must be a number between 0 and 1e9");
+  EXPECT_EQ(err(head + "packet_oversubscription = 0.5"),
+            "s.toml: line 3, axes.packet_oversubscription = 0.5: must be a number between 1 and "
+            "1e6");
+  // The bounds themselves are accepted.
+  EXPECT_EQ(err(head + "capacity_factor = [0, 1e6]\nlink_gbps = 1e9\npacket_oversubscription = 1"),
+            "no error");
+  SweepSpec s = SweepSpec::parse(head, "s.toml", false);
+  EXPECT_EQ(error_of([&] { s.set_axis("capacity_factor", {"1e7"}); }),
+            "capacity_factor = 1e7: must be a number between 0 and 1e6");
+  // Every number axis with an option entry has that entry's bounds.
+  const std::vector<AxisInfo> table = axis_table();
+  const auto same = [&](const auto& option, std::string_view axis) {
+    const auto info =
+        std::find_if(table.begin(), table.end(), [&](const AxisInfo& a) { return a.name == axis; });
+    ASSERT_NE(info, table.end()) << axis;
+    EXPECT_EQ(info->real_min, option.min) << axis;
+    EXPECT_EQ(info->real_max, option.max) << axis;
+    EXPECT_EQ(info->real_min_open, option.min_open) << axis;
+    EXPECT_EQ(info->real_max_open, option.max_open) << axis;
+    EXPECT_EQ(info->range_text(), option.range_text()) << axis;
+  };
+  core::for_each_option(core::kSystemOptions, [&](const auto& option) {
+    if constexpr (requires { option.min; }) {
+      if constexpr (std::is_same_v<typename std::decay_t<decltype(option)>::Value, double>) {
+        same(option, option.field);
+      }
+    }
+  });
+  same(std::get<1>(workload::kRoutingOptions), "capacity_factor");
+  same(sim::kStragglerFactorOption, "straggler_factor");
+}
+
+// The straggler factor has one bound (sim::kStragglerFactorOption): a sweep
+// file's straggler_factor = 2000 is refused when read with the bound that
+// --straggler-factors and --straggler say, (0, 1000].
+TEST(SweepSpec, StragglerFactorBoundIsTheOptions) {
+  EXPECT_EQ(sim::kStragglerFactorOption.range_text(), "in (0, 1000]");
+  EXPECT_EQ(error_of([] {
+              (void)SweepSpec::parse("[axes]\nscheduler = \"ideal\"\nstraggler_factor = 2000\n",
+                                     "s.toml", false);
+            }),
+            "s.toml: line 3, axes.straggler_factor = 2000: must be a factor in (0, 1000] (1.5 is "
+            "x1.5)");
+  EXPECT_EQ(error_of([] { (void)sim::parse_straggler("3:2000"); }),
+            "straggler = 3:2000: the factor must be in (0, 1000]");
+}
+
 TEST(SweepSpec, Errors) {
   const auto err = [](const std::string& text) {
     return error_of([&] { (void)SweepSpec::parse(text, "s.toml", false).points(); });
@@ -147,7 +215,7 @@ TEST(SweepSpec, Errors) {
   const std::string head = "[axes]\nscheduler = \"ideal\"\n";
   EXPECT_EQ(err(head + "gpu = [\"a100\", 3]"), "s.toml: line 3, axes.gpu[1] = 3: must be a string");
   EXPECT_EQ(err(head + "link_gbps = [0]"),
-            "s.toml: line 3, axes.link_gbps[0] = 0: must be a positive number");
+            "s.toml: line 3, axes.link_gbps[0] = 0: must be a number in (0, 1e9]");
   EXPECT_EQ(err(head + "jitter = [\"x\"]").substr(0, 34), "s.toml: line 3, axes.jitter[0] = x");
   EXPECT_EQ(err(head + "scheduler2 = 1").substr(0, 45),
             "s.toml: line 3, axes.scheduler2 = 1: unknown ");
@@ -697,10 +765,11 @@ TEST(SweepSpec, RobustnessAxes) {
     return error_of([&] { (void)SweepSpec::parse(axes + more, "s.toml", false); });
   };
   EXPECT_EQ(err("straggler_factor = [1, 0]\nscheduler = \"ideal\"\n"),
-            "s.toml: line 9, axes.straggler_factor[1] = 0: must be a positive number (a factor: "
-            "1.5 is x1.5)");
+            "s.toml: line 9, axes.straggler_factor[1] = 0: must be a factor in (0, 1000] (1.5 is "
+            "x1.5)");
   EXPECT_EQ(err("straggler_factor = 2000\nscheduler = \"ideal\"\n"),
-            "s.toml: line 9, axes.straggler_factor = 2000: the factor must be > 0 and <= 1000");
+            "s.toml: line 9, axes.straggler_factor = 2000: must be a factor in (0, 1000] (1.5 is "
+            "x1.5)");
   EXPECT_EQ(err("fail_at = [0, \"150%\"]\nscheduler = \"ideal\"\n"),
             "s.toml: line 9, axes.fail_at[1] = 150%: must be from 0% (no failure) to 100%");
   EXPECT_EQ(err("straggler_rank = -1\nscheduler = \"ideal\"\n"),
@@ -781,7 +850,7 @@ TEST(SweepSpec, MoeAxesAndUncertainRouting) {
   EXPECT_EQ(err("routing_iterations = 65\n"),
             "s.toml: line 8, axes.routing_iterations = 65: must be an integer from 0 to 64");
   EXPECT_EQ(err("capacity_factor = -1.0\n"),
-            "s.toml: line 8, axes.capacity_factor = -1.0: must be a number >= 0");
+            "s.toml: line 8, axes.capacity_factor = -1.0: must be a number between 0 and 1e6");
   // 0 is no dropping, as without the axis.
   EXPECT_EQ(SweepSpec::parse(axes + "capacity_factor = [0, 1.25]\nscheduler = \"greedy\"\n",
                              "s.toml", false)

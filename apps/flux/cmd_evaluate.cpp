@@ -1,9 +1,10 @@
 // flux evaluate --preset paper-fig2 -o results/: a preset is a shipped sweep
 // file (sweeps/<preset>.toml, compiled in: flux::sweep::preset_spec) and
 // this command is `flux sweep` on it with the command line's options set as
-// axis overrides (--layers, --tau, --schedulers, --model, --gpu, the
-// robustness lists and options) or applied to every point (the system's,
-// the schedulers' and the training job's other options). Its points run
+// axis overrides (--layers, --tau, --schedulers, --model, --gpu, --tp,
+// --dp, the system's options, --time-limit and --full, the robustness lists
+// and options: so the CSV, the sweep rows and the plots' titles agree) or
+// applied to every point (the schedulers' other options). Its points run
 // through the sweep runner, each in a process of its own, -j at once, into
 // <stem>.csv (fig2.csv, jobs.csv, robustness.csv, moe.csv: the metric
 // columns; rewritten after every point, so an interrupted run resumes),
@@ -16,12 +17,16 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "cli_common.hpp"
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/core/numbers.hpp"
+#include "flux/core/system.hpp"
+#include "flux/core/time.hpp"
 #include "flux/eval/evaluate.hpp"
 #include "flux/eval/robustness.hpp"
 #include "flux/frontend/memory.hpp"
@@ -32,6 +37,7 @@
 #include "flux/sim/perturb.hpp"
 #include "flux/sweep/presets.hpp"
 #include "flux/sweep/runner.hpp"
+#include "flux/workload/llama.hpp"
 #include "report.hpp"
 
 namespace flux::cli {
@@ -62,7 +68,8 @@ constexpr double kFullLimitS = 600;
 // Which options the command line gave (their defaults do not count).
 struct Given {
   bool time_limit = false;
-  std::set<std::string, std::less<>> system_flags;  ///< flags of core::kSystemOptions
+  std::set<std::string, std::less<>> system_flags;    ///< flags of core::kSystemOptions
+  std::set<std::string, std::less<>> training_flags;  ///< of workload::kTrainingOptions
 
   [[nodiscard]] bool has(std::string_view flag) const { return system_flags.contains(flag); }
 };
@@ -121,8 +128,9 @@ std::vector<std::string> checked_list(const std::vector<std::string>& list, cons
     } else {
       char* end = nullptr;
       v = std::strtod(t.c_str(), &end);
-      if (t.empty() || end != t.c_str() + t.size() || !(v > 0 && v <= 1000)) {
-        throw core::InputError("", flag, t, "expected a factor in (0, 1000]");
+      if (t.empty() || end != t.c_str() + t.size() || !sim::kStragglerFactorOption.contains(v)) {
+        throw core::InputError("", flag, t,
+                               "expected a factor " + sim::kStragglerFactorOption.range_text());
       }
     }
     values.push_back(v);
@@ -208,26 +216,99 @@ void robust_overrides(const EvaluateOptions& o, sweep::SweepSpec& spec, RobustLi
   set_axis(spec, "replan_moves", "--replan-moves", {std::to_string(r.replan_moves)});
 }
 
-// The options that are not axes, applied to every point: the system's
-// given options, the schedulers' (the time limit the preset's unless given
-// or --full) and the training job's.
-void apply_to_point(const EvaluateOptions& o, const Given& given, const core::System& cli_system,
-                    const sched::SchedulerOptions& cli_sched, sweep::Point& p) {
+// Whether `name` is a sweep axis.
+bool is_axis(std::string_view name) {
+  const std::vector<sweep::AxisInfo> table = sweep::axis_table();
+  return std::any_of(table.begin(), table.end(),
+                     [&](const sweep::AxisInfo& a) { return a.name == name; });
+}
+
+// A system option's value as its sweep axis reads it.
+template <class Option>
+std::string axis_text(const Option& option, const core::System& s) {
+  const auto& v = s.*option.member;
+  if constexpr (requires { option.parse; }) {
+    return std::string(option.name(v));
+  } else if constexpr (std::is_floating_point_v<std::decay_t<decltype(v)>>) {
+    return real_text(v);
+  } else {
+    if (option.unit == core::OptionUnit::kPicoseconds) {  // exact: "2us", "1500ns"
+      static constexpr std::pair<core::TimePs, const char*> kUnits[] = {
+          {1'000'000'000'000, "s"}, {1'000'000'000, "ms"}, {1'000'000, "us"}, {1'000, "ns"}};
+      for (const auto& [ps, unit] : kUnits) {
+        if (v != 0 && v % ps == 0) return std::to_string(v / ps) + unit;
+      }
+      return std::to_string(v) + "ps";
+    }
+    return std::to_string(v);
+  }
+}
+
+// The system's given options that are sweep axes (all but --tau, the
+// list: --switches, --link-gbps, --scaleup-size, --duplex, --wiring, ...)
+// and the time limit (given, or --full) as axis overrides; returns the
+// given system flags that are not axes, for apply_to_point.
+std::set<std::string, std::less<>> system_overrides(const EvaluateOptions& o, const Given& given,
+                                                    const core::System& cli_system,
+                                                    const sched::SchedulerOptions& cli_sched,
+                                                    sweep::SweepSpec& spec) {
+  std::set<std::string, std::less<>> rest;
+  core::for_each_option(core::kSystemOptions, [&](const auto& option) {
+    if (!given.has(option.flag)) return;
+    if (!is_axis(option.field)) {
+      rest.insert(std::string(option.flag));
+      return;
+    }
+    set_axis(spec, option.field, std::string(option.flag), {axis_text(option, cli_system)});
+  });
+  // A wiring file's planes are the switches unless --switches is given
+  // (frontend::SystemOptions), over the preset's switches axis too.
+  if (given.has("--wiring") && !given.has("--switches") && cli_system.wiring_ports &&
+      cli_system.wiring_ports->grouped()) {
+    set_axis(spec, "switches", "--wiring", {std::to_string(cli_system.switches)});
+  }
+  if (given.time_limit || o.full) {
+    const double limit_s = given.time_limit ? cli_sched.time_limit_s : kFullLimitS;
+    set_axis(spec, "time_limit", given.time_limit ? "--time-limit" : "--full",
+             {real_text(limit_s) + "s"});
+  }
+  return rest;
+}
+
+// The training job's given options that are sweep axes (--tp, --dp) as
+// axis overrides, their values as resolved on the preset's first point.
+void training_overrides(const EvaluateOptions& o, const Given& given, sweep::SweepSpec& spec) {
+  if (given.training_flags.empty()) return;
+  const sweep::Point first = spec.points().front();
+  frontend::TrainingOptions t;
+  t.overrides = o.training.overrides;
+  const workload::TrainingConfig c =
+      t.resolve(first.robust ? first.robust->job.training : first.config.job.training);
+  core::for_each_option(workload::kTrainingOptions, [&](const auto& option) {
+    if constexpr (requires { option.min; }) {
+      if (given.training_flags.contains(option.flag) && is_axis(option.field)) {
+        set_axis(spec, option.field, std::string(option.flag), {std::to_string(c.*option.member)});
+      }
+    }
+  });
+}
+
+// The options that are not axes, applied to every point: the given system
+// options without an axis (`system_flags`), the schedulers' (the time limit
+// the point's: an axis) and the training job's.
+void apply_to_point(const EvaluateOptions& o,
+                    const std::set<std::string, std::less<>>& system_flags,
+                    const core::System& cli_system, const sched::SchedulerOptions& cli_sched,
+                    sweep::Point& p) {
   eval::EvalJob& job = p.robust ? p.robust->job : p.config.job;
   core::System& system = p.robust ? p.robust->system : p.config.system;
   sched::SchedulerOptions& sched = p.robust ? p.robust->sched : p.config.sched;
   core::for_each_option(core::kSystemOptions, [&](const auto& option) {
-    if (given.has(option.flag)) system.*option.member = cli_system.*option.member;
+    if (system_flags.contains(option.flag)) system.*option.member = cli_system.*option.member;
   });
-  if (given.has("--scaleup-size")) job.scaleup_size = cli_system.scaleup_size;
-  if (given.has("--scaleup-gbps")) job.scaleup_gbps = cli_system.scaleup_gbps;
-  if (p.robust) {
-    system.scaleup_size = job.scaleup_size;
-    system.scaleup_gbps = job.scaleup_gbps;
-  }
   const double limit_s = sched.time_limit_s;
   sched = cli_sched;
-  if (!given.time_limit) sched.time_limit_s = o.full ? kFullLimitS : limit_s;
+  sched.time_limit_s = limit_s;
   frontend::TrainingOptions t = o.training;
   t.model.clear();  // axes
   t.gpu.clear();
@@ -297,11 +378,14 @@ std::vector<sweep::Point> make_points(const EvaluateOptions& o, const Given& giv
     run.also_for.push_back(eval::scheduler_variant(name).base);
   }
   const sched::SchedulerOptions cli_sched = run.resolve();
+  const std::set<std::string, std::less<>> system_flags =
+      system_overrides(o, given, cli_system, cli_sched, spec);
+  training_overrides(o, given, spec);
   std::vector<sweep::Point> points = spec.points();
   if (robust && listed) {
     std::erase_if(points, [&](const sweep::Point& p) { return !lists.keep(*p.robust); });
   }
-  for (sweep::Point& p : points) apply_to_point(o, given, cli_system, cli_sched, p);
+  for (sweep::Point& p : points) apply_to_point(o, system_flags, cli_system, cli_sched, p);
   validate_points(points);
   sweep::preset_order(spec, points);
   spec.name = sweep::preset_stem(o.preset);  // the plots' file names
@@ -466,10 +550,18 @@ void register_evaluate(CLI::App& app) {
   cmd->add_flag("--fresh", o->fresh, "ignore rows already in fig2.csv and start over");
   cmd->add_flag("--no-plot", o->no_plot, "write fig2.gp but do not run gnuplot");
   cmd->callback([o, cmd] {
-    Given given{cmd->count("--time-limit") > 0, {}};
+    Given given{cmd->count("--time-limit") > 0, {}, {}};
     core::for_each_option(core::kSystemOptions, [&](const auto& option) {
       const std::string flag(option.flag);
       if (flag != "--tau" && cmd->count(flag) > 0) given.system_flags.insert(flag);
+    });
+    core::for_each_option(workload::kTrainingOptions, [&](const auto& option) {
+      const std::string flag(option.flag);
+      const CLI::Option* opt = cmd->get_option_no_throw(flag);
+      // --scaleup-size is the system's (its axis sets the job's).
+      if (opt != nullptr && opt->count() > 0 && !given.has(flag)) {
+        given.training_flags.insert(flag);
+      }
     });
     run_evaluate(*o, given);
   });

@@ -13,7 +13,6 @@
 namespace flux::sim {
 namespace {
 
-constexpr double kMaxFactor = 1000;
 // Kinds of durations (part of the draw's key).
 constexpr std::uint64_t kEdge = 1;
 constexpr std::uint64_t kRelease = 2;
@@ -45,10 +44,11 @@ core::TimePs scaled(core::TimePs d, double factor, std::string_view what) {
 
 void Perturbation::validate() const {
   core::check_options(kPerturbationOptions, *this);
-  if (straggler && !(straggler->factor > 0 && straggler->factor <= kMaxFactor)) {
+  if (straggler && !kStragglerFactorOption.contains(straggler->factor)) {
     std::ostringstream v;
     v << straggler->rank << ':' << straggler->factor;
-    throw core::InputError("", "straggler", v.str(), "the factor must be > 0 and <= 1000");
+    throw core::InputError("", "straggler", v.str(),
+                           "the factor must be " + kStragglerFactorOption.range_text());
   }
 }
 

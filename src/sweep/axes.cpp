@@ -49,6 +49,22 @@ AxisType type_of(const Option& option) {
   return AxisType::kName;
 }
 
+// A number axis's bounds (AxisInfo::real_min, ...): those of `option`.
+template <class Option>
+void take_bounds(AxisInfo& info, const Option& option) {
+  info.real_min = static_cast<double>(option.min);
+  info.real_max = static_cast<double>(option.max);
+  info.real_min_open = option.min_open;
+  info.real_max_open = option.max_open;
+}
+
+// The bounds of `info` as an option entry, for its test and its text.
+core::NumberOption<AxisInfo, double> as_option(const AxisInfo& info) {
+  return {
+      info.name,         {}, info.help, nullptr, info.real_min, info.real_max, info.real_min_open,
+      info.real_max_open};
+}
+
 // The axis of the entry `field` of an option table (core/option.hpp): its
 // help, type and bounds from the table, one source; named `name` (the
 // field's name unless given); `robust`: AxisInfo::robust.
@@ -68,8 +84,8 @@ AxisInfo option_axis(const Options& options, std::string_view field, std::string
         if (info.type == AxisType::kInteger) {
           info.min = capped(option.min);
           info.max = capped(option.max);
-        } else if (info.type == AxisType::kReal && option.min == 0 && !option.min_open) {
-          info.min = 0;  // >= 0, not > 0
+        } else if (info.type == AxisType::kReal) {
+          take_bounds(info, option);
         }
       }
     }
@@ -78,7 +94,25 @@ AxisInfo option_axis(const Options& options, std::string_view field, std::string
   return info;
 }
 
+// straggler_factor: a factor (x100 in filters) with the bounds of
+// sim::kStragglerFactorOption, as --straggler and --straggler-factors.
+AxisInfo straggler_factor_axis() {
+  AxisInfo info{"straggler_factor", AxisType::kFactor,
+                "the straggler's compute x this (1: none); in filters x100: 150"};
+  info.robust = true;
+  take_bounds(info, sim::kStragglerFactorOption);
+  return info;
+}
+
 }  // namespace
+
+bool AxisInfo::contains(double v) const {
+  return as_option(*this).contains(v);
+}
+
+std::string AxisInfo::range_text() const {
+  return as_option(*this).range_text();
+}
 
 std::vector<AxisInfo> axis_table() {
   using core::kSystemOptions;
@@ -129,9 +163,7 @@ std::vector<AxisInfo> axis_table() {
       option_axis(kSystemOptions, "reconfig_delay", "tau"),
       option_axis(sched::kSchedulerOptions, "time_limit"),
       option_axis(sim::kPerturbationOptions, "compute_jitter", "jitter"),
-      {"straggler_factor", AxisType::kFactor,
-       "the straggler's compute x this (1: none); in filters x100: 150", 1, kMaxAxisInteger,
-       kRobust},
+      straggler_factor_axis(),
       option_axis(eval::kRobustnessOptions, "straggler_rank", {}, kRobust),
       {"fail_at", AxisType::kPercent,
        "a switch goes dark at this share of ideal's iteration time (0: no failure)", 1,

@@ -192,17 +192,15 @@ class Reader {
           }
           return checked(info, std::to_string(v.get<std::int64_t>()));
         }
-        case AxisType::kReal: {  // > 0; >= 0 when the axis's min is 0
-          const bool zero_ok = info.min == 0;
-          if (!v.is_number() || !std::isfinite(v.get<double>()) ||
-              !(zero_ok ? v.get<double>() >= 0 : v.get<double>() > 0)) {
-            fail_json(path, v, zero_ok ? "must be a number >= 0" : "must be a positive number");
+        case AxisType::kReal: {  // within the option's bounds
+          if (!v.is_number() || !info.contains(v.get<double>())) {
+            fail_json(path, v, "must be a number " + info.range_text());
           }
           return real_text(v.get<double>());
         }
         case AxisType::kFactor: {
-          if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
-            fail_json(path, v, "must be a positive number (a factor: 1.5 is x1.5)");
+          if (!v.is_number() || !info.contains(v.get<double>())) {
+            fail_json(path, v, "must be a factor " + info.range_text() + " (1.5 is x1.5)");
           }
           return checked(info, real_text(v.get<double>()));
         }

@@ -74,6 +74,17 @@ expect_grep moe_half_sys 'deepseek-v3-256-uniform: .*3 switches, 800 Gb/s, sends
 expect_ok fig2_full -- "$FLUX" evaluate --layers 1 --tau 1ms --schedulers greedy,ideal --duplex full -o "$DIR/fig2_full" --no-plot
 expect_grep fig2_full_sys ', 2 switches, 800 Gb/s, full duplex$' "$DIR/fig2_full.out"
 
+# The system's options are axis overrides: the plot's title names the
+# values measured (4 switches at 400 Gb/s), as the CSV does, not the
+# preset's; so do a time limit (--time-limit, --full) and --tp, --dp.
+expect_ok sys_axes -- "$FLUX" evaluate --preset paper-fig2 --layers 1 --tau 1ms --schedulers ideal,bvn \
+  --switches 4 --link-gbps 400 --time-limit 20s --tp 2 --dp 4 -o "$DIR/sys" --no-plot
+expect_grep sys_title "^set multiplot layout 1,3 title 'model 8b, layers 1, tp 2, dp 4, gpu a100, switches 4, link_gbps 400, tau 1ms, time_limit 20s'$" "$DIR/sys/fig2.gp"
+grep -q 'switches 2\|link_gbps 800\|tp 4' "$DIR/sys/fig2.gp" && fail "the preset's system in fig2.gp" || pass
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  $c["switches"] != 4 || $c["link_gbps"] != 400 || $c["time_limit_s"] != 20 || $c["tp"] != 2 { bad = 1 }
+  END { exit bad || NR != 3 }' "$DIR/sys/fig2.csv" && pass || fail "fig2.csv: not 4 switches at 400 Gb/s, 20 s"
+
 # The preset is the shipped sweep file: flux sweep runs the same 70 points.
 SWEEPS=$(cd "$(dirname "$0")/../../sweeps" && pwd)
 expect_ok preset_file -- "$FLUX" sweep "$SWEEPS/paper-fig2.toml" --dry-run

@@ -207,8 +207,13 @@ $axes
 tp = [2, 4]"
 bad fail_at 'fail_at.toml: line 3, axes.fail_at\[1\] = 150%: must be from 0% \(no failure\) to 100%$' "$axes
 fail_at = [0, \"150%\"]"
-bad straggler 'straggler.toml: line 3, axes.straggler_factor = 2000: the factor must be > 0 and <= 1000$' "$axes
+bad straggler 'straggler.toml: line 3, axes.straggler_factor = 2000: must be a factor in \(0, 1000\] \(1.5 is x1.5\)$' "$axes
 straggler_factor = 2000"
+# A number axis has its option's bounds (--capacity-factor, --link-gbps).
+bad capacity '^flux: error: .*/capacity.toml: line 3, axes.capacity_factor\[1\] = 10000000.0: must be a number between 0 and 1e6$' "$axes
+capacity_factor = [1.5, 1e7]"
+bad link_gbps '^flux: error: .*/link_gbps.toml: line 3, axes.link_gbps = 1000000000000.0: must be a number in \(0, 1e9\]$' "$axes
+link_gbps = 1e12"
 bad replan_moves 'replan_moves.toml: line 3, axes.replan_moves = 0: must be an integer from 1 to' "$axes
 replan_moves = 0"
 bad robust_variant 'robust_variant.toml: line 2, axes.scheduler\[0\] = flux-robust: .*needs a robustness sweep' '[axes]

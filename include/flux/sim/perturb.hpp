@@ -49,6 +49,21 @@ struct Perturbation {
 /// The largest compute jitter, a fraction (1000%).
 inline constexpr double kMaxComputeJitter = 10;
 
+/// The largest straggler factor.
+inline constexpr double kMaxStragglerFactor = 1000;
+
+/// A straggler's factor and its bounds, (0, kMaxStragglerFactor]
+/// (core/option.hpp): one source for --straggler RANK:FACTOR (flux simulate),
+/// --straggler-factors (flux evaluate) and the sweep axis straggler_factor.
+inline constexpr core::NumberOption<Straggler, double> kStragglerFactorOption{
+    "factor",
+    "--straggler",
+    "the straggler's compute x this (1: none)",
+    &Straggler::factor,
+    0.0,
+    kMaxStragglerFactor,
+    true};
+
 /// The perturbation's numeric options (core/option.hpp); the straggler is
 /// RANK:FACTOR text (parse_straggler).
 inline constexpr auto kPerturbationOptions = std::tuple{

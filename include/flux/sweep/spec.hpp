@@ -25,10 +25,10 @@ namespace flux::sweep {
 enum class AxisType : std::uint8_t {
   kName,      ///< a string (model, gpu, job, scheduler)
   kInteger,   ///< a non-negative integer
-  kReal,      ///< a positive number (Gb/s)
+  kReal,      ///< a number within its option's bounds (Gb/s, a capacity factor)
   kDuration,  ///< a string with a unit: "10us"
   kPercent,   ///< a fraction (0.05) or "5%" (core/numbers.hpp); in filters, the percentage
-  kFactor,    ///< a positive number (1.5: x1.5); in filters, x100 rounded (150)
+  kFactor,    ///< a factor within its bounds (1.5: x1.5); in filters, x100 rounded (150)
 };
 
 /// Limits of a sweep file (docs/formats.md, "Sweep files"): its size, the
@@ -54,6 +54,21 @@ struct AxisInfo {
   /// The axis makes every point of the sweep a robustness point
   /// (eval::RobustPoint: trials with common random numbers, p50/p95/p99/max).
   bool robust = false;
+  /// kReal, kFactor: the bounds of a value, its option table entry's
+  /// (core::NumberOption: min, max, min_open, max_open), one source with the
+  /// option's flag; the reader refuses a value outside them.
+  double real_min = 0;
+  double real_max = kUnboundedReal;
+  bool real_min_open = true;
+  bool real_max_open = false;
+
+  /// An axis whose number is unbounded above (core::NumberOption's 1e300).
+  static constexpr double kUnboundedReal = 1e300;
+  /// kReal, kFactor: whether `v` is within the bounds (finite).
+  [[nodiscard]] bool contains(double v) const;
+  /// kReal, kFactor: the bounds as the option's messages say them:
+  /// "in (0, 1e9]", "between 0 and 1e6", "greater than 0".
+  [[nodiscard]] std::string range_text() const;
 };
 
 /// Every axis a sweep can have, in the order of the CSV's columns and of the
