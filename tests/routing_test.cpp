@@ -229,7 +229,7 @@ TEST(Routing, SpecParseErrorsNameTheField) {
     }
   }
   RoutingSpec s;
-  for (double cf : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+  for (double cf : {-1.0, std::nan(""), std::numeric_limits<double>::infinity(), 1.5e6}) {
     s.capacity_factor = cf;
     try {
       s.validate();
@@ -238,6 +238,8 @@ TEST(Routing, SpecParseErrorsNameTheField) {
       EXPECT_EQ(e.field(), "capacity_factor");
     }
   }
+  s.capacity_factor = kMaxCapacityFactor;  // the bound itself, as the option's
+  EXPECT_NO_THROW(s.validate());
   RoutingSpec f = RoutingSpec::parse("file:r.json");
   f.capacity_factor = 1;
   EXPECT_THROW(f.validate(), core::InputError);

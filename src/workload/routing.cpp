@@ -174,9 +174,9 @@ void RoutingSpec::validate() const {
   if (kind == RoutingKind::kFile && file.empty()) {
     throw core::InputError("", "routing", "file:", "file needs a path (file:routing.json)");
   }
-  if (!(capacity_factor >= 0) || !std::isfinite(capacity_factor)) {
+  if (!(capacity_factor >= 0 && capacity_factor <= kMaxCapacityFactor)) {
     throw core::InputError("", "capacity_factor", number_text(capacity_factor),
-                           "must be a finite number >= 0 (0: no dropping)");
+                           "must be a number between 0 and 1e6 (0: no dropping)");
   }
   if (kind == RoutingKind::kFile && capacity_factor != 0) {
     throw core::InputError("", "capacity_factor", number_text(capacity_factor),

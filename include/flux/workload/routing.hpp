@@ -57,12 +57,15 @@ inline constexpr std::uint32_t kMaxExperts = 65536;
 /// Largest T * K a shape may have.
 inline constexpr std::uint64_t kMaxAssignments = std::uint64_t{1} << 62;
 
+/// The largest capacity factor (--capacity-factor; RoutingSpec::validate).
+inline constexpr double kMaxCapacityFactor = 1e6;
+
 struct RoutingSpec {
   RoutingKind kind = RoutingKind::kUniform;
   double zipf_s = 0;           ///< kZipf: the skew exponent S (> 0)
   std::string file;            ///< kFile: path of a flux.routing/v1 file
   std::uint64_t seed = 1;      ///< --routing-seed
-  double capacity_factor = 0;  ///< 0: no dropping; else > 0 (finite)
+  double capacity_factor = 0;  ///< 0: no dropping; else in (0, kMaxCapacityFactor]
   /// Which training iteration's routing to draw (zipf): each iteration is
   /// its own deterministic draw (popularity permutation and rounding).
   std::uint64_t iteration = 0;
@@ -92,7 +95,7 @@ inline constexpr auto kRoutingOptions = std::tuple{
         "capacity_factor", "--capacity-factor",
         "expert capacity factor: each expert takes at most ceil(cf * T * K / experts) assignments "
         "per source rank, the rest dropped (0: no dropping)",
-        &RoutingSpec::capacity_factor, 0.0, 1e6},
+        &RoutingSpec::capacity_factor, 0.0, kMaxCapacityFactor},
 };
 
 /// What a routing is for: one job's MoE layers and EP groups.
