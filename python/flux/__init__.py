@@ -27,6 +27,7 @@ from ._flux import (
     System,
     ValidationReport,
     Workload,
+    evaluate,
     export_chakra,
     import_chakra,
     read_schedule,
@@ -42,7 +43,7 @@ from ._flux import (
 __all__ = [
     "Error", "InputError", "ScheduleError", "TraceWarning",
     "Schedule", "SimResult", "SweepResult", "System", "ValidationReport", "Workload",
-    "export_chakra", "generate", "import_chakra", "read_metrics", "read_schedule",
+    "evaluate", "export_chakra", "generate", "import_chakra", "read_metrics", "read_schedule",
     "read_sweep_csv", "read_workload", "schedule", "schedulers", "simulate", "sweep",
     "validate", "write_schedule",
     "write_workload",

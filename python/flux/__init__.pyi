@@ -297,3 +297,17 @@ def sweep(
     progress: Callable[[dict[str, Any]], object] | None = ...,
 ) -> SweepResult: ...
 def read_sweep_csv(path: _Path) -> dict[str, npt.NDArray[Any]]: ...
+def evaluate(
+    preset: str,
+    output: _Path = ...,
+    *,
+    layers: list[int | str] | tuple[int | str, ...] | None = ...,
+    taus: list[_Time] | tuple[_Time, ...] | None = ...,
+    schedulers: list[str] | tuple[str, ...] | None = ...,
+    time_limit: _Time | None = ...,
+    full: bool = ...,
+    jobs: int = ...,
+    fresh: bool = ...,
+    plot: bool = ...,
+    progress: Callable[[str], object] | None = ...,
+) -> dict[str, Any]: ...

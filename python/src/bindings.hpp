@@ -105,5 +105,6 @@ void add_workload(py::module_& m);
 void add_schedule(py::module_& m);
 void add_simulate(py::module_& m);
 void add_sweep(py::module_& m);
+void add_evaluate(py::module_& m);
 
 }  // namespace flux::python

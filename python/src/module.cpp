@@ -9,4 +9,5 @@ PYBIND11_MODULE(_flux, m) {
   flux::python::add_schedule(m);
   flux::python::add_simulate(m);
   flux::python::add_sweep(m);
+  flux::python::add_evaluate(m);
 }
