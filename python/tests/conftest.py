@@ -11,6 +11,15 @@ import pytest
 import flux
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+WALL = ("wall_s", "solve_time_s")  # wall-time columns: differ from run to run
+
+
+def without_wall(path):
+    """A CSV's lines without its wall-time columns."""
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    keep = [i for i, name in enumerate(header) if name not in WALL]
+    return [",".join(line.split(",")[i] for i in keep) for line in lines]
 
 
 @pytest.fixture(scope="session")

@@ -5,16 +5,9 @@ progress lines, errors."""
 import pytest
 
 import flux
+from conftest import without_wall
 
 ARGS = dict(layers=[1], taus=["1ms"], schedulers=["ideal", "bvn"])
-WALL = ("wall_s", "solve_time_s")
-
-
-def without_wall(path):
-    lines = path.read_text().splitlines()
-    header = lines[0].split(",")
-    keep = [i for i, name in enumerate(header) if name not in WALL]
-    return [",".join(line.split(",")[i] for i in keep) for line in lines]
 
 
 @pytest.fixture(scope="module")

@@ -11,18 +11,9 @@ import numpy as np
 import pytest
 
 import flux
-from conftest import ROOT
+from conftest import ROOT, without_wall
 
 DATA = ROOT / "tests" / "data" / "sweep"
-WALL = ("wall_s", "solve_time_s")
-
-
-def without_wall(path):
-    """The CSV's lines without its wall-time columns."""
-    lines = path.read_text().splitlines()
-    header = lines[0].split(",")
-    keep = [i for i, name in enumerate(header) if name not in WALL]
-    return [",".join(line.split(",")[i] for i in keep) for line in lines]
 
 
 @pytest.fixture(scope="module")
