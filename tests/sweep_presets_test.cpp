@@ -9,6 +9,7 @@
 #include <functional>
 #include <sstream>
 
+#include "error_of.hpp"
 #include "flux/core/error.hpp"
 #include "flux/eval/evaluate.hpp"
 #include "flux/sweep/presets.hpp"
@@ -19,14 +20,7 @@
 namespace flux::sweep {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 // The presets compiled into flux are the files in sweeps/, byte for byte.
 TEST(SweepPresets, CompiledInAreTheShippedFiles) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "error_of.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/system.hpp"
 #include "flux/runtime/uncertain.hpp"
@@ -39,14 +40,7 @@ bool holds(const std::string& text, const std::map<std::string, std::int64_t>& v
   });
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 TEST(SweepExpr, ArithmeticAndPrecedence) {
   EXPECT_TRUE(holds("tp * pp * dp == 1024", {{"tp", 8}, {"pp", 4}, {"dp", 32}}));

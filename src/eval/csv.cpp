@@ -191,6 +191,9 @@ void write_csv(const std::filesystem::path& file, const std::vector<EvalRow>& ro
 std::string csv_header() {
   return kEvalFormat.header();
 }
+unsigned csv_version() {
+  return kEvalFormat.version;
+}
 std::string csv_header_of_version(unsigned version) {
   return detail::header(detail::column_names(std::span<const Column<EvalRow>>(kEvalColumns),
                                              std::min(version, kEvalFormat.version)));

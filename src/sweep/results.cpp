@@ -190,12 +190,13 @@ std::string metrics_of(const SweepSpec& spec, const std::string& metrics) {
 
 ResultFile::Upgrade csv_upgrade(const SweepSpec& spec) {
   // The metrics headers of earlier versions, newest first: the robustness
-  // rows' has not changed; the evaluation rows' gained the wiring columns
-  // in version 3 and the fabric's in 4 (eval::csv_header_of_version).
+  // rows' has not changed; the evaluation rows' down to version 2 (3 added
+  // the wiring columns, 4 the fabric's; eval::csv_header_of_version).
   std::vector<std::string> metrics = {spec.metrics_header()};
   if (!spec.robust()) {
-    metrics.push_back(eval::csv_header_of_version(3));
-    metrics.push_back(eval::csv_header_of_version(2));
+    for (unsigned v = eval::csv_version(); v-- > 2;) {
+      metrics.push_back(eval::csv_header_of_version(v));
+    }
   }
   ResultFile::Upgrade up;
   for (const std::string& m : metrics) {

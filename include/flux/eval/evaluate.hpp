@@ -178,6 +178,8 @@ std::string csv_row(const EvalRow& row);
 /// The header an earlier version of the format wrote (0 .. the newest): for
 /// files of that version to be read or upgraded.
 std::string csv_header_of_version(unsigned version);
+/// The newest version of the format (csv_header()'s).
+unsigned csv_version();
 /// One row as csv_row() writes it, read back (exactly); core::InputError
 /// naming the column otherwise.
 EvalRow parse_csv_row(const std::string& line);
