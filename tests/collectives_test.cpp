@@ -18,108 +18,19 @@
 #include "flux/core/workload.hpp"
 #include "flux/workload/builder.hpp"
 
+#include "collectives_check.hpp"
+
 namespace flux::workload {
 namespace {
 
 using core::Rank;
 using core::TaskIndex;
-using Edge = std::pair<std::uint32_t, std::uint32_t>;
-using Frontier = std::vector<std::vector<TaskIndex>>;  // per group position
+using namespace flux::workload::test;  // NOLINT(google-build-using-namespace)
 
 constexpr CollectiveKind kKinds[] = {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter,
                                      CollectiveKind::kAllGather, CollectiveKind::kAllToAll};
 constexpr Algorithm kAlgorithms[] = {Algorithm::kRing, Algorithm::kDirect,
                                      Algorithm::kHalvingDoubling};
-
-std::vector<Rank> consecutive(std::uint32_t p) {
-  std::vector<Rank> g;
-  for (std::uint32_t i = 0; i < p; ++i) g.emplace_back(i);
-  return g;
-}
-
-template <class Id>
-std::vector<Id> ids(std::initializer_list<std::uint32_t> v) {
-  return std::vector<Id>(v.begin(), v.end());
-}
-std::vector<Rank> ranks(std::initializer_list<std::uint32_t> v) {
-  return ids<Rank>(v);
-}
-std::vector<TaskIndex> tasks(std::initializer_list<std::uint32_t> v) {
-  return ids<TaskIndex>(v);
-}
-
-CollectiveSpec make_spec(CollectiveKind kind, Algorithm algorithm, std::vector<Rank> group,
-                         std::uint64_t bytes, std::uint32_t label = core::kNoLabel) {
-  return CollectiveSpec{kind, algorithm, std::move(group), bytes, label};
-}
-
-/// One collective alone in a workload, validated by building it.
-struct Emitted {
-  CollectiveTasks ct;
-  core::WorkloadData data;
-};
-
-Emitted run(const CollectiveSpec& spec, std::uint32_t accelerators) {
-  WorkloadBuilder b("test", accelerators);
-  b.intern_label("collective");  // label 0, for specs that carry it
-  CollectiveTasks ct = emit_collective(b, spec);
-  // Building checks every send has bytes > 0, distinct endpoints, no cycle.
-  return Emitted{std::move(ct), std::move(b).build().data()};
-}
-
-std::set<Edge> edges(const core::WorkloadData& d) {
-  std::set<Edge> s;
-  for (const core::Dep& e : d.deps) {
-    EXPECT_EQ(e.compute_ps, 0);
-    s.emplace(e.from.value(), e.to.value());
-  }
-  return s;
-}
-
-void expect_send(const core::Task& t, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
-  EXPECT_EQ(t.src, Rank(src));
-  EXPECT_EQ(t.dst, Rank(dst));
-  EXPECT_EQ(t.bytes, bytes);
-}
-
-std::string describe(CollectiveKind k, Algorithm a, std::uint32_t p, std::uint64_t bytes) {
-  return std::string(to_string(k)) + " " + std::string(to_string(a)) + " p=" + std::to_string(p) +
-         " B=" + std::to_string(bytes);
-}
-
-std::uint64_t total_bytes(const core::WorkloadData& d) {
-  std::uint64_t sum = 0;
-  for (const core::Task& t : d.tasks) sum += t.bytes;
-  return sum;
-}
-
-/// Chunk sizes by the header's rule: floor(B/n), plus one for c < B mod n.
-std::vector<std::uint64_t> pieces(std::uint64_t bytes, std::uint32_t n) {
-  std::vector<std::uint64_t> v(n);
-  for (std::uint32_t c = 0; c < n; ++c) v[c] = bytes / n + (c < bytes % n ? 1 : 0);
-  return v;
-}
-
-// Data-flow checker. A plan restates each algorithm independently as sends of
-// units (chunks; for halving-doubling all-reduce the 2^k blocks), each reduced
-// into or copied over the receiver's copy. The checker verifies the emitted
-// tasks are the plan's nonzero sends in order, then propagates per rank and
-// unit the set of ranks whose contribution it holds. A send carries only what
-// its sender holds through its dependencies (own data plus receives that are
-// its ancestors), so a missing dependency shows up as a partial payload.
-
-enum class Op { kReduce, kCopy };
-
-struct Planned {
-  std::uint32_t from = 0, to = 0;
-  std::vector<std::uint32_t> units;
-  Op op = Op::kReduce;
-};
-
-struct Plan {
-  std::vector<std::uint64_t> unit_bytes;
-  std::vector<Planned> sends;  // emission order, zero-byte sends included
-};
 
 // Ring: at step j, i sends chunk i-j-1 (reducing) or i-j (gathering) to i+1.
 // Direct: i sends chunk j (reducing) or chunk i (gathering) to every j != i.
@@ -193,86 +104,11 @@ Plan make_plan(CollectiveKind kind, Algorithm a, std::uint32_t p, std::uint64_t 
   return ring_or_direct_plan(kind, a == Algorithm::kRing, p, bytes);
 }
 
-using Mask = std::uint64_t;  // bit i: rank at position i contributed
-
 void check_data_flow(CollectiveKind kind, Algorithm a, const std::vector<Rank>& group,
                      std::uint32_t accelerators, std::uint64_t bytes) {
   const auto p = static_cast<std::uint32_t>(group.size());
   SCOPED_TRACE(describe(kind, a, p, bytes));
-  const Emitted r = run(make_spec(kind, a, group, bytes), accelerators);
-  const Plan plan = make_plan(kind, a, p, bytes);
-  const auto num_units = static_cast<std::uint32_t>(plan.unit_bytes.size());
-
-  // 1. The emitted tasks are the plan's sends of nonzero size, in order.
-  // Units of 0 bytes are dropped: nothing about them needs to arrive.
-  std::vector<Planned> sent;
-  for (Planned s : plan.sends) {
-    std::erase_if(s.units, [&](std::uint32_t u) { return plan.unit_bytes[u] == 0; });
-    if (s.units.empty()) continue;
-    std::uint64_t b = 0;
-    for (std::uint32_t u : s.units) b += plan.unit_bytes[u];
-    ASSERT_LT(sent.size(), r.data.tasks.size());
-    SCOPED_TRACE("task " + std::to_string(sent.size()));
-    expect_send(r.data.tasks[sent.size()], group[s.from].value(), group[s.to].value(), b);
-    sent.push_back(std::move(s));
-  }
-  ASSERT_EQ(sent.size(), r.data.tasks.size());
-  const std::size_t n = sent.size();
-  ASSERT_LE(n, 256u);
-
-  // 2. Ancestors along the emitted dependencies (emission order is topological).
-  // By increasing `to`, every edge into a `from` < `to` has been seen.
-  std::vector<core::Dep> deps = r.data.deps;
-  std::sort(deps.begin(), deps.end(), [](const auto& x, const auto& y) { return x.to < y.to; });
-  std::vector<std::bitset<256>> anc(n);
-  for (const core::Dep& e : deps) {
-    ASSERT_LT(e.from, e.to);
-    (anc[e.to.value()] |= anc[e.from.value()]).set(e.from.value());
-  }
-
-  // 3. Propagate contributions.
-  const Mask full = (Mask{1} << p) - 1;
-  auto complete = [&](std::uint32_t u) {
-    return kind == CollectiveKind::kAllGather ? Mask{1} << u : full;
-  };
-  auto initial = [&](std::uint32_t pos) {
-    std::vector<Mask> s(num_units, 0);
-    for (std::uint32_t u = 0; u < num_units; ++u) {
-      if (kind != CollectiveKind::kAllGather || u == pos) s[u] = Mask{1} << pos;
-    }
-    return s;
-  };
-  std::vector<std::vector<Mask>> payload(n, std::vector<Mask>(num_units, 0));
-  auto apply = [&](std::vector<Mask>& state, std::size_t t) {
-    for (std::uint32_t u : sent[t].units) {
-      if (sent[t].op == Op::kReduce) {
-        EXPECT_NE(payload[t][u], 0u) << "task " << t << " unit " << u;
-        EXPECT_EQ(state[u] & payload[t][u], 0u) << "counted twice: task " << t << " unit " << u;
-        state[u] |= payload[t][u];
-      } else {
-        EXPECT_EQ(payload[t][u], complete(u)) << "incomplete copy: task " << t << " unit " << u;
-        state[u] = payload[t][u];
-      }
-    }
-  };
-  for (std::size_t t = 0; t < n; ++t) {
-    std::vector<Mask> state = initial(sent[t].from);
-    for (std::size_t k = 0; k < t; ++k) {
-      if (sent[k].to == sent[t].from && anc[t][k]) apply(state, k);
-    }
-    for (std::uint32_t u : sent[t].units) payload[t][u] = state[u];
-  }
-  for (std::uint32_t pos = 0; pos < p; ++pos) {
-    std::vector<Mask> state = initial(pos);
-    for (std::size_t k = 0; k < n; ++k) {
-      if (sent[k].to == pos) apply(state, k);
-    }
-    for (std::uint32_t u = 0; u < num_units; ++u) {
-      // Reduce-scatter: only the rank's own chunk must be complete.
-      if (plan.unit_bytes[u] == 0 || (kind == CollectiveKind::kReduceScatter && u != pos)) continue;
-      EXPECT_EQ(state[u], complete(u)) << "rank position " << pos << " unit " << u;
-    }
-  }
+  check_plan(make_spec(kind, a, group, bytes), accelerators, make_plan(kind, a, p, bytes));
 }
 
 TEST(CollectiveNames, ToStringAndParse) {

@@ -492,10 +492,10 @@ TEST(ScheduleJsonError, MalformedJson) {
 
 TEST(ScheduleJsonError, WrongFormat) {
   expect_error(R"({"format": "flux.workload/v1", "tasks": []})", "format", "\"flux.workload/v1\"",
-               "not a flux.schedule/v3 file");
-  expect_error(R"({"format": "flux.schedule/v4"})", "format", "\"flux.schedule/v4\"",
+               "not a flux.schedule/v4 file");
+  expect_error(R"({"format": "flux.schedule/v5"})", "format", "\"flux.schedule/v5\"",
                "unsupported version: this reader knows \"flux.schedule/v1\", "
-               "\"flux.schedule/v2\", \"flux.schedule/v3\"");
+               "\"flux.schedule/v2\", \"flux.schedule/v3\", \"flux.schedule/v4\"");
   expect_error(R"({"scheduler": "x"})", "format", "", "missing");
 }
 

@@ -84,20 +84,21 @@ TEST(SweepPresets, AxisOverridesAndUniqueColumns) {
   EXPECT_EQ(up.headers[0], legacy_csv_header(s));
   const std::string legacy = points[1].key() + ",ok,,0," + ok.metrics;
   EXPECT_EQ(up.row(0, legacy), csv_row(s, points[1], ok));
-  // The versions before the fabric columns (eval format 3: 6 fewer) and
-  // before the wiring columns (format 2: 3 fewer again), with and without
+  // The versions before the collective columns (eval format 4: 2 fewer),
+  // before the fabric columns (format 3: 6 fewer again) and before the
+  // wiring columns (format 2: 3 fewer again), with and without
   // metric_columns(): the same row with those columns empty.
-  ASSERT_EQ(up.headers.size(), 5u);
+  ASSERT_EQ(up.headers.size(), 7u);
   const std::vector<std::string> now = eval::csv_fields(csv_row(s, points[1], ok));
   const std::vector<std::string> metrics = eval::csv_fields(ok.metrics);
-  for (const std::size_t fewer : {6u, 9u}) {
+  for (const std::size_t fewer : {2u, 8u, 11u}) {
     SCOPED_TRACE(fewer);
     std::string old_new;  // this version's row without its last columns
     for (std::size_t i = 0; i + fewer < now.size(); ++i) old_new += (i == 0 ? "" : ",") + now[i];
     const std::string old_row = old_new + std::string(fewer, ',');
     std::string old_legacy = points[1].key() + ",ok,,0";
     for (std::size_t i = 0; i + fewer < metrics.size(); ++i) old_legacy += "," + metrics[i];
-    const std::size_t version = fewer == 6 ? 1 : 3;
+    const std::size_t version = fewer == 2 ? 1 : fewer == 8 ? 3 : 5;
     EXPECT_EQ(up.row(version, old_legacy), old_row);
     EXPECT_EQ(up.row(version + 1, old_new), old_row);
   }

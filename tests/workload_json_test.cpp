@@ -319,13 +319,13 @@ TEST(WorkloadJsonError, MalformedJson) {
 }
 
 TEST(WorkloadJsonError, WrongFormatVersion) {
-  expect_error(R"({"format": "flux.workload/v2", "name": "t"})", "format", "\"flux.workload/v2\"",
+  expect_error(R"({"format": "flux.workload/v3", "name": "t"})", "format", "\"flux.workload/v3\"",
                "unsupported version");
 }
 
 TEST(WorkloadJsonError, OtherFormat) {
   expect_error(R"({"format": "flux.schedule/v1"})", "format", "\"flux.schedule/v1\"",
-               "not a flux.workload/v1 file");
+               "not a flux.workload/v2 file");
   expect_error(R"({"format": 1})", "format", "1", "must be the string");
 }
 

@@ -42,6 +42,11 @@ void add_scheduler_options(CLI::App& app, frontend::SchedulerRun& run, bool with
                    std::string(robust.help) + " [" + robust.range_text() +
                        "; docs/model.md, Robust planning]")
         ->type_name(type_name(robust));
+    app.add_option("--alternative", run.sched.collective,
+                   "a workload generated with --collective auto: run every collective in its "
+                   "alternative of this name (ring, direct, halving-doubling, bruck, "
+                   "hierarchical) where it has one, instead of choosing")
+        ->type_name("NAME");
   }
   add_options(app, sched::kSchedulerOptions, run.sched);
   add_options(app, sched::kMilpOptions, run.sched.milp);
@@ -83,7 +88,11 @@ void add_training_options(CLI::App& app, frontend::TrainingOptions& o,
   add_overrides(app, workload::kModelOptions, o.model_overrides);
   add_overrides(app, workload::kTrainingOptions, o.overrides, &base);
   add_overrides(app, workload::kGpuOptions, o.gpu_overrides);
-  app.add_option("--collective", o.collective, "ring, direct, halving-doubling [default ring]");
+  app.add_option("--collective", o.collective,
+                 "ring, direct, halving-doubling, bruck (the all-to-alls; ring elsewhere), "
+                 "hierarchical (collectives across scale-up domains; ring elsewhere), or auto: "
+                 "every one that applies, for the scheduler to choose per collective "
+                 "[default ring]");
   std::string jobs;
   for (std::string_view n : workload::job_names())
     jobs += (jobs.empty() ? "" : ", ") + std::string(n);

@@ -7,6 +7,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "flux/core/choice.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/frontend/workload_input.hpp"
@@ -86,9 +88,15 @@ void run_info(const InfoOptions& o) {
   (void)o.system.to_system();  // option errors before any file is read
   const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
   const core::System system = o.system.to_system(loaded.workload);
+  // With choice groups: the figures of the first alternative of each.
+  const core::Workload& given = loaded.workload;
+  std::vector<std::string> first;
+  if (given.has_choices()) {
+    first = core::choice_names(given, core::Choice(given.choices().size(), 0));
+  }
   // As the wiring routes it (core/routes.hpp): the sends that run.
   const core::Routed routed =
-      blame_workload(o.input, [&] { return core::Routed(loaded.workload, system); });
+      blame_workload(o.input, [&] { return core::Routed(given, system, first); });
   const core::Workload& w = routed.workload();
   const core::WorkloadSummary s =
       blame_workload(o.input, [&] { return core::summarize(w, system); });
@@ -101,6 +109,18 @@ void run_info(const InfoOptions& o) {
         w.fold().copies, w.accelerators() / w.fold().block_ranks, w.fold().block_ranks,
         static_cast<unsigned long long>(w.job_accelerators()),
         static_cast<unsigned long long>(w.num_tasks()) * w.fold().copies);
+  }
+  if (given.has_choices()) {
+    std::string names;
+    for (const std::string& n : core::alternative_names(given))
+      names += (names.empty() ? "" : ", ") + n;
+    const std::uint64_t count = core::choice_count(given);
+    std::printf(
+        "choices         %zu collectives in several decompositions (%s): %s choices; the "
+        "figures below are for the first of each (%s)\n",
+        given.choices().size(), names.c_str(),
+        count == ~std::uint64_t{0} ? "over 2^64" : std::to_string(count).c_str(),
+        core::describe_choice(given, core::choice_from_names(given, first)).c_str());
   }
   std::printf("sends           %llu\n", static_cast<unsigned long long>(s.tasks));
   std::printf("dependencies    %llu\n", static_cast<unsigned long long>(s.deps));

@@ -282,10 +282,10 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   // The workloads as the schedule's wiring routes them (core/routes.hpp):
   // what the simulator runs, the metrics count and the trace shows.
   const core::Routed routed =
-      blame_workload(o.input, [&] { return core::Routed(loaded.workload, s.system); });
+      blame_workload(o.input, [&] { return core::Routed(loaded.workload, s.system, s.choice); });
   const core::Workload& w = routed.workload();
   std::optional<core::Routed> routed_actual;
-  if (actual) routed_actual.emplace(*actual, s.system);
+  if (actual) routed_actual.emplace(*actual, s.system, s.choice);
   const core::Workload& run_w = actual ? routed_actual->workload() : w;
   sim::TrialsResult trials;
   std::optional<runtime::FailureTrials> failed;

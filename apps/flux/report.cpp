@@ -2,6 +2,8 @@
 // (report.hpp).
 #include "report.hpp"
 
+#include "flux/core/choice.hpp"
+
 #include <iostream>
 
 #include "flux/core/format.hpp"
@@ -42,8 +44,18 @@ void print_written(const std::string& where, const core::Workload& w) {
 void print_written(const std::string& where, const core::Workload& w,
                    const core::WorkloadSummary& s) {
   std::cerr << "wrote " << where << ": " << w.name() << ", " << s.tasks << " sends, " << s.deps
-            << " deps, " << human_bytes(static_cast<double>(s.total_bytes)) << "; critical path "
-            << core::format_duration(s.critical_path_ps) << " on an ideal 800 Gb/s network\n";
+            << " deps, " << human_bytes(static_cast<double>(s.total_bytes));
+  if (!w.has_choices()) {
+    std::cerr << "; critical path " << core::format_duration(s.critical_path_ps)
+              << " on an ideal 800 Gb/s network\n";
+    return;
+  }
+  // The sends of every alternative: the figures of one choice say more.
+  const core::Workload first = core::resolve(w, core::Choice(w.choices().size(), 0));
+  const core::WorkloadSummary f = core::summarize(first, core::System{});
+  std::cerr << " in all the alternatives of " << w.choices().size()
+            << " collectives; with the first of each (" << f.tasks << " sends), critical path "
+            << core::format_duration(f.critical_path_ps) << " on an ideal 800 Gb/s network\n";
 }
 
 void print_notes(const std::vector<std::string>& notes) {

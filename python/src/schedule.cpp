@@ -74,6 +74,7 @@ PySchedule run_schedule(const PyWorkload& w, const PySystem* system_arg, py::kwa
   if (py::object v = take(kw, "export_milp"))
     run.sched.milp.export_path = path_arg(v, "export_milp");
   if (py::object v = take(kw, "solution")) run.sched.milp.solution_path = path_arg(v, "solution");
+  if (py::object v = take(kw, "alternative")) run.sched.collective = string_arg(v, "alternative");
   reject_unknown(kw, "schedule");
   sched::SchedulerOptions options = run.resolve();
   // The workload's scale-up hints unless the System gives its own.
@@ -211,6 +212,10 @@ void add_schedule(py::module_& m) {
           },
           "the scheduler's wall time, s, or None")
       .def_property_readonly(
+          "choice", [](const PySchedule& s) { return s.s->choice; },
+          "a workload generated with collective='auto': the alternative run of each collective "
+          "in several decompositions (its choice groups' order); else []")
+      .def_property_readonly(
           "period_ps", [](const PySchedule& s) { return optional_ps(s.s->period_ps); },
           "periodic timelines: the period, ps; else None")
       .def_property_readonly(
@@ -270,7 +275,9 @@ void add_schedule(py::module_& m) {
          options_doc(sched::kSchedulerOptions, sched_defaults) +
          options_doc(sched::kMilpOptions, sched_defaults.milp) +
          "    export_milp: flux-milp: write the model (.lp or .mps) here instead of solving\n"
-         "    solution: flux-milp: decode a solver's .sol file for the exported model\n")
+         "    solution: flux-milp: decode a solver's .sol file for the exported model\n"
+         "    alternative: a workload generated with collective='auto': every collective in its "
+         "alternative of this name (ring, direct, ...) instead of choosing\n")
             .c_str());
   m.def(
       "validate",

@@ -51,15 +51,15 @@ sim::Straggler straggler_of(py::handle v) {
 // `w` as the schedule's wiring routes it (core/routes.hpp): `w` itself, or
 // the routed copy, whose sends the result's per-send columns and trace are.
 std::shared_ptr<const core::Workload> routed(const std::shared_ptr<const core::Workload>& w,
-                                             const core::System& system) {
-  const core::Routed r(*w, system);
+                                             const schedule::Schedule& s) {
+  const core::Routed r(*w, s.system, s.choice);
   if (&r.workload() == w.get()) return w;
   return std::make_shared<const core::Workload>(r.workload());
 }
 
 PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwargs given) {
   PyWorkload w = given_w;
-  w.w = routed(given_w.w, s.s->system);
+  w.w = routed(given_w.w, *s.s);
   py::dict kw = given.attr("copy")();
   sim::SimOptions o;
   std::shared_ptr<const core::Workload> run_on;  // the workload the plan runs on, if another
@@ -88,7 +88,7 @@ PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwa
         throw py::type_error("run_on: expected a flux.Workload, got " +
                              std::string(py::str(v.get_type().attr("__name__"))));
       }
-      if (!v.is_none()) run_on = routed(v.cast<const PyWorkload&>().w, s.s->system);
+      if (!v.is_none()) run_on = routed(v.cast<const PyWorkload&>().w, *s.s);
     }
     reject_unknown(kw, "simulate");
     o.validate();

@@ -324,7 +324,8 @@ void add_workload(py::module_& m) {
          "\n"
          "    model: Llama 3 preset: 8b, 70b, 405b [default 8b]\n"
          "    gpu: compute model: a100, h100 [default a100]\n"
-         "    collective: ring, direct, halving-doubling [default ring]\n"
+         "    collective: ring, direct, halving-doubling, or auto (the scheduler chooses) [default "
+         "ring]\n"
          "    order: rank order, TP innermost: tp-cp-dp-pp or tp-cp-pp-dp [default tp-cp-dp-pp]\n"
          "    dp_sharding: none, optimizer (ZeRO-1) or full (ZeRO-3 / FSDP) [default none]\n"
          "    sequence_parallel: Megatron sequence parallelism [default False]\n"
@@ -348,7 +349,8 @@ void add_workload(py::module_& m) {
          "    gpu: compute model: a100, h100 [default " +
          moe_defaults.gpu.name +
          "]\n"
-         "    collective: ring, direct, halving-doubling [default ring]\n"
+         "    collective: ring, direct, halving-doubling, or auto (the scheduler chooses) [default "
+         "ring]\n"
          "    order: rank order, TP innermost: tp-cp-dp-pp or tp-cp-pp-dp [default " +
          std::string(workload::to_string(moe_defaults.order)) +
          "]\n"

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flux
+from conftest import LLAMA
 
 
 def test_system_times_and_defaults():
@@ -192,3 +193,24 @@ def test_milp_matches_cli(tmp_path, cli):
     assert s.status == c.status == "optimal"
     assert s.makespan_ps == c.makespan_ps == s.bound_ps
     assert s.makespan_ps <= flux.schedule(w, flux.System(tau="10us"), time_limit=5).makespan_ps
+
+
+def test_collective_choice_matches_the_cli(tmp_path, cli):
+    # --collective auto: the schedule names one alternative per collective,
+    # the CLI's choice; alternative= fixes it; simulate runs the chosen sends.
+    w = flux.generate.llama3(**LLAMA, collective="auto")
+    s = flux.schedule(w, scheduler="greedy")
+    assert len(s.choice) == 16 and set(s.choice) <= {"ring", "direct", "halving-doubling"}
+    assert flux.validate(w, s)
+    path = tmp_path / "w.json"
+    flux.write_workload(w, path)
+    cli("schedule", path, "--scheduler", "greedy", "-o", tmp_path / "s.json")
+    assert json.loads((tmp_path / "s.json").read_text())["choice"] == s.choice
+    ring = flux.schedule(w, scheduler="greedy", alternative="ring")
+    assert ring.choice == ["ring"] * 16
+    fixed = flux.generate.llama3(**LLAMA, collective="ring")
+    assert flux.simulate(w, ring).iteration_time == flux.simulate(
+        fixed, flux.schedule(fixed, scheduler="greedy")).iteration_time
+    with pytest.raises(flux.InputError, match="no collective of the workload"):
+        flux.schedule(w, scheduler="greedy", alternative="bruck")
+    assert flux.schedule(fixed, scheduler="greedy").choice == []

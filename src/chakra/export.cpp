@@ -314,6 +314,13 @@ ChakraTrace Exporter::run() {
 
 ChakraTrace to_chakra(const core::Workload& w, const workload::Program& program,
                       CollectiveEncoding encoding) {
+  if (w.has_choices()) {
+    // A trace runs one decomposition per collective; which one a schedule
+    // chooses is not known here.
+    throw core::InputError("", "collective", "auto",
+                           "a Chakra trace holds one algorithm per collective: generate the job "
+                           "with a fixed --collective to export it");
+  }
   return Exporter(w, program, encoding).run();
 }
 

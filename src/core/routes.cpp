@@ -1,6 +1,8 @@
 // Forwarding over the scale-up fabric (include/flux/core/routes.hpp).
 #include "flux/core/routes.hpp"
 
+#include "flux/core/choice.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,7 +77,21 @@ RouteCounts route_counts(const Workload& w, const System& system) {
   return c;
 }
 
-Routed::Routed(const Workload& w, const System& system) : original_(&w) {
+Routed::Routed(const Workload& unresolved, const System& system,
+               std::span<const std::string> choice)
+    : original_(&unresolved) {
+  if (unresolved.has_choices()) {
+    if (choice.empty()) {
+      throw InputError("", "choice", "none",
+                       "the workload keeps " + std::to_string(unresolved.choices().size()) +
+                           " collectives in several decompositions (generated with --collective "
+                           "auto): a schedule names one alternative of each");
+    }
+    resolved_ =
+        std::make_unique<Workload>(resolve(unresolved, choice_from_names(unresolved, choice)));
+    original_ = resolved_.get();
+  }
+  const Workload& w = *original_;
   if (system.wiring.kind == WiringKind::kFull) return;
   system.validate_for(w.accelerators());
   const auto tasks = w.tasks();

@@ -92,8 +92,10 @@ Workload::Workload(WorkloadData data)
       labels_(std::move(data.labels)),
       fold_(data.fold),
       scaleup_size_(data.scaleup_size),
-      scaleup_gbps_(data.scaleup_gbps) {
+      scaleup_gbps_(data.scaleup_gbps),
+      choices_(std::move(data.choices)) {
   validate_plain(accelerators_, tasks_, deps_, labels_.size());
+  if (!choices_.empty()) index_choices();
   if (scaleup_size_ != 0 && (accelerators_ == 0 || accelerators_ % scaleup_size_ != 0)) {
     throw InputError("", "scaleup_size", std::to_string(scaleup_size_),
                      "must divide the " + std::to_string(accelerators_) +
@@ -226,8 +228,70 @@ std::uint64_t Workload::total_bytes() const {
 }
 
 WorkloadData Workload::data() const {
-  return WorkloadData{name_,   accelerators_, tasks_,        deps_,
-                      labels_, fold_,         scaleup_size_, scaleup_gbps_};
+  return WorkloadData{name_, accelerators_, tasks_,        deps_,   labels_,
+                      fold_, scaleup_size_, scaleup_gbps_, choices_};
+}
+
+std::optional<std::pair<std::uint32_t, std::uint32_t>> Workload::alternative_of(TaskIndex v) const {
+  if (alternative_of_.empty() || alternative_of_[v.value()].first == kNoLabel) return std::nullopt;
+  return alternative_of_[v.value()];
+}
+
+void Workload::index_choices() {
+  const auto field = [](std::size_t g, const std::string& rest) {
+    return "choices[" + std::to_string(g) + "]" + rest;
+  };
+  if (choices_.size() >= kNoLabel) {
+    throw InputError("", "choices", std::to_string(choices_.size()), "too many choice groups");
+  }
+  alternative_of_.assign(tasks_.size(), {kNoLabel, 0});
+  for (std::size_t g = 0; g < choices_.size(); ++g) {
+    const ChoiceGroup& group = choices_[g];
+    if (group.alternatives.size() < 2 || group.alternatives.size() > kMaxAlternatives) {
+      throw InputError("", field(g, ".alternatives"), std::to_string(group.alternatives.size()),
+                       "a choice needs 2 to " + std::to_string(kMaxAlternatives) + " alternatives");
+    }
+    if (group.label != kNoLabel && group.label >= labels_.size()) {
+      throw InputError("", field(g, ".label"), std::to_string(group.label),
+                       "no such entry in the label table");
+    }
+    for (std::size_t a = 0; a < group.alternatives.size(); ++a) {
+      const Alternative& alt = group.alternatives[a];
+      const std::string at = field(g, ".alternatives[" + std::to_string(a) + "]");
+      if (alt.name.empty()) throw InputError("", at + ".name", "", "an alternative needs a name");
+      for (std::size_t b = 0; b < a; ++b) {
+        if (group.alternatives[b].name == alt.name) {
+          throw InputError("", at + ".name", alt.name,
+                           "repeats alternatives[" + std::to_string(b) + "] of the group");
+        }
+      }
+      if (alt.tasks.empty()) throw InputError("", at + ".tasks", "", "an alternative needs sends");
+      for (const TaskIndex v : alt.tasks) {
+        if (v.value() >= tasks_.size()) {
+          throw InputError("", at + ".tasks", std::to_string(v.value()), "no such task");
+        }
+        auto& slot = alternative_of_[v.value()];
+        if (slot.first != kNoLabel) {
+          throw InputError("", at + ".tasks", std::to_string(tasks_[v.value()].id),
+                           "the send is also in alternative " + std::to_string(slot.second) +
+                               " of choices[" + std::to_string(slot.first) +
+                               "]: an alternative's sends are its own");
+        }
+        slot = {static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(a)};
+      }
+    }
+  }
+  for (std::size_t j = 0; j < deps_.size(); ++j) {
+    const auto& from = alternative_of_[deps_[j].from.value()];
+    const auto& to = alternative_of_[deps_[j].to.value()];
+    if (from.first != kNoLabel && from.first == to.first && from.second != to.second) {
+      throw InputError("", "deps[" + std::to_string(j) + "]",
+                       std::to_string(tasks_[deps_[j].from.value()].id) + " -> " +
+                           std::to_string(tasks_[deps_[j].to.value()].id),
+                       "joins two alternatives of choices[" + std::to_string(from.first) +
+                           "]: a schedule runs only one of them");
+    }
+  }
 }
 
 }  // namespace flux::core

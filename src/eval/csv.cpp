@@ -21,7 +21,7 @@ using detail::seconds_field;
 
 // EvalRow's versions: 0 before the sweep had jobs (rows of the paper's
 // layer sweep), 1 before MoE, 2 before wirings, 3 before a row named its
-// fabric, 4 now.
+// fabric, 4 before collective choice, 5 now.
 constexpr Column<EvalRow> kEvalColumns[] = {
     field<&EvalRow::layers>("layers"),
     seconds_field<&EvalRow::tau_ps>("tau_s"),
@@ -76,11 +76,13 @@ constexpr Column<EvalRow> kEvalColumns[] = {
      4},
     field<&EvalRow::fabric, &RowFabric::packet_oversubscription>("packet_oversubscription", 4),
     field<&EvalRow::fabric, &RowFabric::route>("route", 4, true),
+    name_field<&EvalRow::collective>("collective", 5),
+    field<&EvalRow::choice>("choice", 5),
 };
 static_assert(detail::names_unique<EvalRow>(kEvalColumns));
 
 constexpr CsvFormat<EvalRow> kEvalFormat{
-    kEvalColumns, 4, [](const RowReader&, EvalRow& r, unsigned version) {
+    kEvalColumns, 5, [](const RowReader&, EvalRow& r, unsigned version) {
       if (version == 0) {  // a row of the layer sweep: its job and cluster
         r.job = layer_job_name(r.layers);
         r.cluster_ranks = static_cast<std::uint64_t>(r.tp) * r.dp;

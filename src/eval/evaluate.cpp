@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "csv_fields.hpp"
+#include "flux/core/choice.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/routes.hpp"
@@ -39,10 +40,55 @@ core::Workload as_own_cluster(const core::Workload& w) {
 
 // A job's workload as the evaluation runs it: generated, its sends split
 // into the configuration's channels.
-core::Workload generate(const EvalPoint& config, const workload::TrainingConfig& t) {
+core::Workload generate(const EvalPoint& config, const workload::TrainingConfig& training) {
+  // Hierarchical collectives (fixed or among auto's alternatives) follow
+  // the system's scale-up domains.
+  workload::TrainingConfig t = training;
+  if (t.collective == workload::Algorithm::kAuto ||
+      t.collective == workload::Algorithm::kHierarchical) {
+    t.scaleup_size = config.job.scaleup_size;
+  }
   core::Workload w = workload::generate_llama(t);
   if (config.channels == 1) return w;
   return workload::split_sends(w, config.channels, config.job.scaleup_size);
+}
+
+// The schedule of `w` and its replay. A baseline on a workload with choice
+// groups (a circuit-only scheduler, which the registry cannot score) runs
+// every fixed choice (each alternative name where a collective has it) and
+// keeps the one the simulator finds fastest, the first of equals: fair to
+// it (docs/model.md, "Collective choice").
+std::pair<schedule::Schedule, sim::SimResult> schedule_and_simulate(const EvalPoint& config,
+                                                                    const core::Workload& w,
+                                                                    const core::System& sys) {
+  const std::string& name = config.scheduler;
+  if (!w.has_choices() || sched::make_scheduler(name)->task_level() ||
+      !config.sched.collective.empty()) {
+    schedule::Schedule s = sched::run_scheduler(name, w, sys, config.sched);
+    sim::SimResult r = sim::simulate(w, s, config.sim);
+    return {std::move(s), std::move(r)};
+  }
+  std::optional<std::pair<schedule::Schedule, sim::SimResult>> best;
+  for (const std::string& a : core::alternative_names(w)) {
+    sched::SchedulerOptions o = config.sched;
+    o.collective = a;
+    schedule::Schedule s = sched::run_scheduler(name, w, sys, o);
+    sim::SimResult r = sim::simulate(w, s, config.sim);
+    if (!best || r.metrics.iteration_time_ps < best->second.metrics.iteration_time_ps) {
+      best.emplace(std::move(s), std::move(r));
+    }
+  }
+  return std::move(*best);
+}
+
+// "ring=12;direct=4": how many collectives ran each alternative.
+std::string choice_text(const core::Workload& w, const std::vector<std::string>& choice) {
+  std::string out;
+  for (const std::string& a : core::alternative_names(w)) {
+    const auto n = std::count(choice.begin(), choice.end(), a);
+    if (n != 0) out += (out.empty() ? "" : ";") + a + "=" + std::to_string(n);
+  }
+  return out;
 }
 
 }  // namespace
@@ -62,10 +108,15 @@ EvalRow measure(const EvalPoint& config) {
   }
   const core::Workload& w = own ? *own : job_workload;
   const auto t0 = std::chrono::steady_clock::now();
-  const schedule::Schedule s = sched::run_scheduler(name, w, sys, config.sched);
+  const std::pair<schedule::Schedule, sim::SimResult> run = schedule_and_simulate(config, w, sys);
+  const schedule::Schedule& s = run.first;
+  const sim::SimResult& r = run.second;
   const double solve_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const sim::SimResult r = sim::simulate(w, s, config.sim);
+  // With choice groups: the sends the schedule's choice runs.
+  std::optional<core::Workload> chosen;
+  if (w.has_choices()) chosen.emplace(core::resolve(w, core::choice_from_names(w, s.choice)));
+  const core::Workload& run_w = chosen ? *chosen : w;
 
   EvalRow row;
   row.job = job.name;
@@ -82,11 +133,11 @@ EvalRow measure(const EvalPoint& config) {
   if (s.lower_bound_ps) row.lower_bound_s = core::ps_to_seconds(*s.lower_bound_ps);
   row.solve_time_s = solve_s;
   row.circuit_utilization = r.metrics.circuit_utilization;
-  row.wait_mean_s = w.num_tasks() == 0 ? 0.0
-                                       : core::ps_to_seconds(r.metrics.wait_total_ps) /
-                                             static_cast<double>(w.num_tasks());
+  row.wait_mean_s = run_w.num_tasks() == 0 ? 0.0
+                                           : core::ps_to_seconds(r.metrics.wait_total_ps) /
+                                                 static_cast<double>(run_w.num_tasks());
   row.bytes_relayed = r.metrics.bytes_relayed;
-  row.sends = w.num_tasks();
+  row.sends = run_w.num_tasks();
   row.sim_events = r.metrics.events;
   row.model = job.training.model.name;
   row.gpu = job.training.gpu.name;
@@ -97,7 +148,7 @@ EvalRow measure(const EvalPoint& config) {
   row.time_limit_s = config.sched.time_limit_s;
   row.scaleup_size = job.scaleup_size;
   row.cluster_ranks = w.job_accelerators();
-  const core::RouteCounts routes = core::route_counts(w, sys);
+  const core::RouteCounts routes = core::route_counts(run_w, sys);
   row.forwarded_bytes = routes.forwarded_bytes;
   row.packet_bytes = routes.packet_bytes;
   row.ocs_switches =
@@ -107,6 +158,8 @@ EvalRow measure(const EvalPoint& config) {
   row.fabric = fabric_of(sys);
   const workload::MoeConfig& moe = job.training.moe;
   if (moe.enabled()) row.routing = moe.routing.to_string();
+  row.collective = std::string(workload::to_string(job.training.collective));
+  if (w.has_choices()) row.choice = choice_text(w, s.choice);
   if (config.routing_iterations > 0 && moe.enabled()) {
     // Uncertain routing: this plan (made for the routing's iteration 0), or
     // one made for the expected routing, on iterations 1 .. N of the same
@@ -228,6 +281,8 @@ void check_resume(const EvalPoint& c, const EvalRow& r, std::size_t index) {
              detail::num(want.packet_oversubscription));
   }
   if (have.route != want.route) mismatch("route", have.route, want.route);
+  const std::string collective(workload::to_string(t.collective));
+  if (r.collective != collective) mismatch("collective", r.collective, collective);
 }
 
 void EvalPoint::validate() const {

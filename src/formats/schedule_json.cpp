@@ -73,10 +73,12 @@ enum NodeId : int {
   kSetup,
   kUp,
   kDown,
+  kChoice,
+  kChoiceName,
   kNumNodes
 };
 
-constexpr std::array<Field, 14> kRootFields = {{{"format", kFormat, true},
+constexpr std::array<Field, 15> kRootFields = {{{"format", kFormat, true},
                                                 {"scheduler", kScheduler, true},
                                                 {"workload", kWorkload, true},
                                                 {"system", kSystem, true},
@@ -88,10 +90,11 @@ constexpr std::array<Field, 14> kRootFields = {{{"format", kFormat, true},
                                                 {"circuit_model", kCircuitModel, false},
                                                 {"routing", kRouting, false},
                                                 {"period_s", kPeriod, false},
+                                                {"choice", kChoice, false, 3},
                                                 {"tasks", kTasks, true},
                                                 {"circuits", kCircuits, true}}};
 // Versions (io::Field::since): 0 = flux.schedule/v1, 1 = v2 (scale-up),
-// 2 = v3 (wiring).
+// 2 = v3 (wiring), 3 = v4 (choice).
 constexpr std::uint8_t kV2 = 1;
 constexpr std::uint8_t kV3 = 2;
 constexpr std::array<Field, 13> kSystemFields = {
@@ -166,9 +169,12 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kSignedTime},                // kSetup: up - tau, before 0 for a preset circuit
     {Kind::kTime},                      // kUp
     {Kind::kTime},                      // kDown
+    {Kind::kArray, {}, kChoiceName},    // kChoice
+    {Kind::kString},                    // kChoiceName
 }};
 
-constexpr std::array<std::string_view, 2> kOlderFormats = {kScheduleFormatV1, kScheduleFormatV2};
+constexpr std::array<std::string_view, 3> kOlderFormats = {kScheduleFormatV1, kScheduleFormatV2,
+                                                           kScheduleFormatV3};
 constexpr io::Schema kSchema{kNodes, kScheduleFormat, kOlderFormats};
 
 std::string seconds_text(core::TimePs ps) {
@@ -348,6 +354,9 @@ class ScheduleHandler final : public io::Handler {
       case kRoute:
         s_.system.route = enum_value(core::route_from_string, v, at);
         break;
+      case kChoiceName:
+        s_.choice.emplace_back(v.text);
+        break;
       case kStart:
         task_.start_ps = v.ps;
         break;
@@ -520,6 +529,7 @@ schedule::Schedule parse_schedule(std::string_view text, std::string_view source
 void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   io::check_utf8(s.scheduler, "scheduler");
   io::check_utf8(s.workload, "workload");
+  for (const std::string& c : s.choice) io::check_utf8(c, "choice");
   if (s.timelines.size() > s.system.switches) {
     throw std::invalid_argument("write_schedule: " + std::to_string(s.timelines.size()) +
                                 " timelines for " + std::to_string(s.system.switches) +
@@ -541,7 +551,11 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
       v3 || s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
       std::any_of(s.tasks.begin(), s.tasks.end(),
                   [](const schedule::TaskAssignment& t) { return core::is_electrical(t.sw); });
-  j.member("format", v3 ? kScheduleFormat : v2 ? kScheduleFormatV2 : kScheduleFormatV1);
+  // v4 only for a schedule of a workload with choice groups.
+  j.member("format", !s.choice.empty() ? kScheduleFormat
+                     : v3              ? kScheduleFormatV3
+                     : v2              ? kScheduleFormatV2
+                                       : kScheduleFormatV1);
   j.member("scheduler", s.scheduler);
   j.member("workload", s.workload);
   j.key("system").begin_object();
@@ -587,6 +601,11 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   }
   if (s.routing != schedule::Routing::kDirect) j.member("routing", schedule::to_string(s.routing));
   if (s.period_ps) j.member("period_s", core::ps_to_seconds(*s.period_ps));
+  if (!s.choice.empty()) {
+    j.key("choice").begin_inline_array();
+    for (const std::string& c : s.choice) j.value(c);
+    j.end_array();
+  }
   j.key("tasks").begin_array();
   for (const schedule::TaskAssignment& t : s.tasks) {
     j.begin_object();

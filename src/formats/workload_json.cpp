@@ -1,4 +1,4 @@
-// flux.workload/v1: streaming reader (schema-driven SAX, no DOM) and writer.
+// flux.workload/v2 (and v1): streaming reader (schema-driven SAX, no DOM) and writer.
 #include "flux/formats/workload_json.hpp"
 
 #include <algorithm>
@@ -51,17 +51,32 @@ enum NodeId : int {
   kFoldBlockRanks,
   kScaleupSize,
   kScaleupGbps,
+  kChoices,
+  kChoice,
+  kChoiceLabel,
+  kAlternatives,
+  kAlternative,
+  kAlternativeName,
+  kAlternativeTasks,
+  kAlternativeTask,
   kNumNodes
 };
 
-constexpr std::array<Field, 8> kRootFields = {{{"format", kFormat, true},
+// Versions (io::Field::since): 0 = flux.workload/v1, 1 = v2 (choices).
+constexpr std::uint8_t kV2 = 1;
+constexpr std::array<Field, 9> kRootFields = {{{"format", kFormat, true},
                                                {"name", kName, true},
                                                {"accelerators", kAccelerators, true},
                                                {"fold", kFold, false},
                                                {"scaleup_size", kScaleupSize, false},
                                                {"scaleup_gbps", kScaleupGbps, false},
                                                {"tasks", kTasks, true},
-                                               {"deps", kDeps, true}}};
+                                               {"deps", kDeps, true},
+                                               {"choices", kChoices, false, kV2}}};
+constexpr std::array<Field, 2> kChoiceFields = {
+    {{"label", kChoiceLabel, false}, {"alternatives", kAlternatives, true}}};
+constexpr std::array<Field, 2> kAlternativeFields = {
+    {{"name", kAlternativeName, true}, {"tasks", kAlternativeTasks, true}}};
 constexpr std::array<Field, 2> kFoldFields = {
     {{"copies", kFoldCopies, true}, {"block_ranks", kFoldBlockRanks, true}}};
 constexpr std::array<Field, 7> kTaskFields = {{{"id", kTaskId, true},
@@ -75,32 +90,51 @@ constexpr std::array<Field, 3> kDepFields = {
     {{"from", kFrom, true}, {"to", kTo, true}, {"compute_s", kCompute, true}}};
 
 constexpr std::array<Node, kNumNodes> kNodes = {{
-    {Kind::kObject, kRootFields},  // kRoot
-    {Kind::kString},               // kFormat
-    {Kind::kString},               // kName
-    {Kind::kUint},                 // kAccelerators
-    {Kind::kArray, {}, kTask},     // kTasks
-    {Kind::kObject, kTaskFields},  // kTask
-    {Kind::kUint},                 // kTaskId
-    {Kind::kUint},                 // kSrc
-    {Kind::kUint},                 // kDst
-    {Kind::kUint},                 // kBytes
-    {Kind::kString},               // kLabel
-    {Kind::kTime},                 // kRelease
-    {Kind::kTime},                 // kTail
-    {Kind::kArray, {}, kDep},      // kDeps
-    {Kind::kObject, kDepFields},   // kDep
-    {Kind::kUint},                 // kFrom
-    {Kind::kUint},                 // kTo
-    {Kind::kTime},                 // kCompute
-    {Kind::kObject, kFoldFields},  // kFold
-    {Kind::kUint},                 // kFoldCopies
-    {Kind::kUint},                 // kFoldBlockRanks
-    {Kind::kUint},                 // kScaleupSize
-    {Kind::kNumber},               // kScaleupGbps
+    {Kind::kObject, kRootFields},          // kRoot
+    {Kind::kString},                       // kFormat
+    {Kind::kString},                       // kName
+    {Kind::kUint},                         // kAccelerators
+    {Kind::kArray, {}, kTask},             // kTasks
+    {Kind::kObject, kTaskFields},          // kTask
+    {Kind::kUint},                         // kTaskId
+    {Kind::kUint},                         // kSrc
+    {Kind::kUint},                         // kDst
+    {Kind::kUint},                         // kBytes
+    {Kind::kString},                       // kLabel
+    {Kind::kTime},                         // kRelease
+    {Kind::kTime},                         // kTail
+    {Kind::kArray, {}, kDep},              // kDeps
+    {Kind::kObject, kDepFields},           // kDep
+    {Kind::kUint},                         // kFrom
+    {Kind::kUint},                         // kTo
+    {Kind::kTime},                         // kCompute
+    {Kind::kObject, kFoldFields},          // kFold
+    {Kind::kUint},                         // kFoldCopies
+    {Kind::kUint},                         // kFoldBlockRanks
+    {Kind::kUint},                         // kScaleupSize
+    {Kind::kNumber},                       // kScaleupGbps
+    {Kind::kArray, {}, kChoice},           // kChoices
+    {Kind::kObject, kChoiceFields},        // kChoice
+    {Kind::kString},                       // kChoiceLabel
+    {Kind::kArray, {}, kAlternative},      // kAlternatives
+    {Kind::kObject, kAlternativeFields},   // kAlternative
+    {Kind::kString},                       // kAlternativeName
+    {Kind::kArray, {}, kAlternativeTask},  // kAlternativeTasks
+    {Kind::kUint},                         // kAlternativeTask
 }};
 
-constexpr io::Schema kSchema{kNodes, kWorkloadFormat};
+constexpr std::array<std::string_view, 1> kOlderFormats = {kWorkloadFormatV1};
+constexpr io::Schema kSchema{kNodes, kWorkloadFormat, kOlderFormats};
+
+// A choice group as written: task ids, resolved to indices at the end.
+struct RawAlternative {
+  std::string name;
+  std::vector<std::uint64_t> ids;
+};
+struct RawChoice {
+  std::uint32_t label = core::kNoLabel;
+  std::vector<RawAlternative> alternatives;
+};
 
 // A dep as written: task ids, resolved to indices once the tasks are known.
 struct RawDep {
@@ -116,6 +150,10 @@ class WorkloadHandler final : public io::Handler {
   void begin(int node, const io::Cursor& /*at*/) override {
     if (node == kTask) {
       task_ = core::Task{};
+    } else if (node == kChoice) {
+      choices_.emplace_back();
+    } else if (node == kAlternative) {
+      choices_.back().alternatives.emplace_back();
     } else if (node == kDeps) {
       if (tasks_done_) index_ids();
     }
@@ -204,6 +242,15 @@ class WorkloadHandler final : public io::Handler {
       case kCompute:
         dep_.compute_ps = v.ps;
         break;
+      case kChoiceLabel:
+        choices_.back().label = intern(v.text);
+        break;
+      case kAlternativeName:
+        choices_.back().alternatives.back().name = v.text;
+        break;
+      case kAlternativeTask:
+        choices_.back().alternatives.back().ids.push_back(v.u);
+        break;
       default:
         break;
     }
@@ -218,6 +265,30 @@ class WorkloadHandler final : public io::Handler {
         data_.deps.push_back(resolve(deferred_[j], "deps[" + std::to_string(j) + "]"));
       }
       deferred_ = {};
+    }
+    if (!choices_.empty()) {
+      index_ids();
+      for (std::size_t g = 0; g < choices_.size(); ++g) {
+        core::ChoiceGroup& group = data_.choices.emplace_back();
+        group.label = choices_[g].label;
+        for (std::size_t a = 0; a < choices_[g].alternatives.size(); ++a) {
+          RawAlternative& raw = choices_[g].alternatives[a];
+          core::Alternative& alt = group.alternatives.emplace_back();
+          alt.name = std::move(raw.name);
+          alt.tasks.reserve(raw.ids.size());
+          for (std::size_t k = 0; k < raw.ids.size(); ++k) {
+            const auto v = index_of(raw.ids[k]);
+            if (!v) {
+              throw core::InputError("",
+                                     "choices[" + std::to_string(g) + "].alternatives[" +
+                                         std::to_string(a) + "].tasks[" + std::to_string(k) + "]",
+                                     std::to_string(raw.ids[k]), "no task has this id");
+            }
+            alt.tasks.emplace_back(*v);
+          }
+        }
+      }
+      choices_ = {};
     }
     data_.deps.shrink_to_fit();
     label_index_ = {};
@@ -284,6 +355,7 @@ class WorkloadHandler final : public io::Handler {
   RawDep dep_;
   bool tasks_done_ = false;
   std::vector<RawDep> deferred_;  // deps seen before the tasks
+  std::vector<RawChoice> choices_;
   bool dense_ = true;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> ids_;  // sorted, when !dense_
   std::unordered_map<std::string, std::uint32_t> label_index_;
@@ -317,7 +389,8 @@ void write_workload(std::ostream& out, const core::Workload& w) {
   const std::span<const core::Task> tasks = w.tasks();
   io::JsonWriter j(out, io::JsonWriter::Style::kPretty);
   j.begin_object();
-  j.member("format", kWorkloadFormat);
+  // v1 without choice groups: those files stay as they were, byte for byte.
+  j.member("format", w.has_choices() ? kWorkloadFormat : kWorkloadFormatV1);
   j.member("name", w.name());
   j.member("accelerators", w.accelerators());
   if (w.fold().folded()) {
@@ -349,6 +422,25 @@ void write_workload(std::ostream& out, const core::Workload& w) {
     j.end_object();
   }
   j.end_array();
+  if (w.has_choices()) {
+    j.key("choices").begin_array();
+    for (const core::ChoiceGroup& g : w.choices()) {
+      j.begin_object();
+      if (g.label != core::kNoLabel) j.member("label", w.labels()[g.label]);
+      j.key("alternatives").begin_array();
+      for (const core::Alternative& a : g.alternatives) {
+        j.begin_object();
+        j.member("name", a.name);
+        j.key("tasks").begin_inline_array();
+        for (const core::TaskIndex v : a.tasks) j.value(tasks[v.value()].id);
+        j.end_array();
+        j.end_object();
+      }
+      j.end_array();
+      j.end_object();
+    }
+    j.end_array();
+  }
   j.end_object();
   j.finish();
 }

@@ -2,10 +2,15 @@
 // run, check the result with the independent validator; adopt_plan(): a
 // schedule made for other compute durations, as one of the real workload.
 #include <algorithm>
+#include <chrono>
+#include <optional>
 
+#include "choice/choose.hpp"
+#include "flux/core/choice.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/routes.hpp"
+#include "flux/sched/bounds.hpp"
 #include "flux/schedule/validator.hpp"
 #include "schedulers.hpp"
 
@@ -106,10 +111,12 @@ void check_options_read(std::span<const std::string> schedulers, const Scheduler
   check("--solution", !options.milp.solution_path.empty(), options.milp.solution_path);
 }
 
-schedule::Schedule run_scheduler(std::string_view name, const core::Workload& unrouted,
-                                 const core::System& system, const SchedulerOptions& options) {
-  system.validate();
-  options.validate();
+namespace {
+
+// run_scheduler on a workload without choice groups (resolved), the result
+// validated against it.
+schedule::Schedule run_resolved(const Scheduler& scheduler, const core::Workload& unrouted,
+                                const core::System& system, const SchedulerOptions& options) {
   // Sends no switch joins go through a forwarder (core/routes.hpp): the
   // routed workload is the one scheduled.
   const core::Routed routed(unrouted, system);
@@ -117,27 +124,132 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& un
   // Where the workload meets the system: every time any scheduler computes
   // is checked here, once (core::transmission_times).
   (void)core::transmission_times(w, system);
-  const auto scheduler = make_scheduler(name);
-  if (w.fold().folded() && !scheduler->schedules_folded()) {
-    throw core::InputError("", "scheduler", std::string(name),
+  if (w.fold().folded() && !scheduler.schedules_folded()) {
+    throw core::InputError("", "scheduler", std::string(scheduler.name()),
                            "cannot schedule a folded workload (" + std::to_string(w.fold().copies) +
                                " copies): its circuits depend on the number of accelerators, so "
                                "a schedule of the fold does not lift to the job; generate the "
                                "workload without folding");
   }
-  schedule::Schedule s = scheduler->run(w, system, options);
-  s.scheduler = std::string(scheduler->name());
-  if (scheduler->task_level() && s.tasks.size() != w.num_tasks()) {
-    throw core::Error(std::string(scheduler->name()) + ": placed " +
-                      std::to_string(s.tasks.size()) + " of " + std::to_string(w.num_tasks()) +
-                      " sends (a bug)");
+  schedule::Schedule s = scheduler.run(w, system, options);
+  s.scheduler = std::string(scheduler.name());
+  if (scheduler.task_level() && s.tasks.size() != w.num_tasks()) {
+    throw core::Error(std::string(scheduler.name()) + ": placed " + std::to_string(s.tasks.size()) +
+                      " of " + std::to_string(w.num_tasks()) + " sends (a bug)");
   }
   schedule::check_schedule(w, s);
   return s;
 }
 
+// The bound `bound_ps` for `s`, with its gap and status.
+void rebound(schedule::Schedule& s, std::optional<core::TimePs> bound_ps) {
+  s.lower_bound_ps = bound_ps ? std::optional(std::min(*bound_ps, s.makespan_ps)) : std::nullopt;
+  s.gap.reset();
+  if (!bound_ps || s.makespan_ps == 0) return;
+  if (*s.lower_bound_ps > 0) {
+    s.gap = static_cast<double>(s.makespan_ps - *s.lower_bound_ps) /
+            static_cast<double>(*s.lower_bound_ps);
+  }
+  s.status = *s.lower_bound_ps == s.makespan_ps ? schedule::SolveStatus::kOptimal
+                                                : schedule::SolveStatus::kFeasible;
+}
+
+// A bound on every choice's optimum: the bounds of what every choice runs
+// (core::common_part) and, wired in full, choice::choice_lower_bound.
+core::TimePs lower_bound_over_choices(const core::Workload& w, const core::System& system) {
+  const core::Workload common = core::common_part(w);
+  const core::Routed routed(common, system);
+  const std::vector<core::TimePs> p = core::transmission_times(routed.workload(), system);
+  const core::IdealTiming timing = core::ideal_timing(routed.workload(), p);
+  core::TimePs bound = lower_bounds(routed.workload(), system, p, timing).best();
+  if (system.wiring.kind == core::WiringKind::kFull) {
+    bound = std::max(bound, choice::choice_lower_bound(w, system));
+  }
+  return bound;
+}
+
+// run_scheduler on a workload with choice groups (see scheduler.hpp).
+schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload& w,
+                                const core::System& system, const SchedulerOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto finish = [&](schedule::Schedule s, const core::Choice& c) {
+    s.choice = core::choice_names(w, c);
+    s.solve_time_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    schedule::check_schedule(w, s);
+    return s;
+  };
+  if (!options.collective.empty()) {
+    const std::vector<std::string> names = core::alternative_names(w);
+    if (std::find(names.begin(), names.end(), options.collective) == names.end()) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw core::InputError(
+          "", "collective", options.collective,
+          "no collective of the workload has this alternative (it has " + known + ")");
+    }
+    const core::Choice c = core::uniform_choice(w, options.collective);
+    return finish(run_resolved(scheduler, core::resolve(w, c), system, options), c);
+  }
+  const std::uint64_t count = core::choice_count(w);
+  if (scheduler.task_level() && count <= kExhaustiveChoices && w.num_tasks() <= kExhaustiveSends) {
+    // Every choice, each in its share of the time limit; the best kept (the
+    // first of equals), the least bound bounds them all.
+    SchedulerOptions each = options;
+    each.time_limit_s = options.time_limit_s / static_cast<double>(count);
+    std::optional<schedule::Schedule> best;
+    core::Choice best_choice;
+    std::optional<core::TimePs> bound;
+    bool bounded = true;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const core::Choice c = choice::nth_choice(w, i);
+      schedule::Schedule s = run_resolved(scheduler, core::resolve(w, c), system, each);
+      bounded = bounded && s.lower_bound_ps.has_value();
+      if (s.lower_bound_ps) bound = std::min(bound.value_or(*s.lower_bound_ps), *s.lower_bound_ps);
+      if (!best || s.makespan_ps < best->makespan_ps) {
+        best = std::move(s);
+        best_choice = c;
+      }
+    }
+    rebound(*best, bounded ? bound : std::nullopt);
+    return finish(std::move(*best), best_choice);
+  }
+  // A search scored by an estimate, then the scheduler on its choice in the
+  // time left; the bound of what every choice runs.
+  choice::SearchLimits limits;
+  limits.time_limit_s = kChoiceShare * options.time_limit_s;
+  limits.stop = options.stop;
+  const choice::SearchResult found = choice::search(
+      w, system,
+      scheduler.task_level() ? choice::Estimate::kListSchedule : choice::Estimate::kCriticalPath,
+      limits);
+  SchedulerOptions rest = options;
+  const double spent =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  rest.time_limit_s = std::max(0.0, options.time_limit_s - spent);
+  schedule::Schedule s = run_resolved(scheduler, core::resolve(w, found.choice), system, rest);
+  if (s.lower_bound_ps) rebound(s, lower_bound_over_choices(w, system));
+  return finish(std::move(s), found.choice);
+}
+
+}  // namespace
+
+schedule::Schedule run_scheduler(std::string_view name, const core::Workload& unrouted,
+                                 const core::System& system, const SchedulerOptions& options) {
+  system.validate();
+  options.validate();
+  const auto scheduler = make_scheduler(name);
+  if (unrouted.has_choices()) return run_choosing(*scheduler, unrouted, system, options);
+  if (!options.collective.empty()) {
+    throw core::InputError("", "collective", options.collective,
+                           "the workload has no collective in several decompositions (generate "
+                           "it with --collective auto)");
+  }
+  return run_resolved(*scheduler, unrouted, system, options);
+}
+
 schedule::Schedule adopt_plan(schedule::Schedule s, const core::Workload& unrouted) {
-  const core::Routed routed(unrouted, s.system);  // the plan names the hops
+  const core::Routed routed(unrouted, s.system, s.choice);  // the plan names the hops
   const core::Workload& w = routed.workload();
   if (!s.tasks.empty()) {
     const std::vector<core::TimePs> p = core::transmission_times(w, s.system);

@@ -65,6 +65,7 @@
 #include <tuple>
 #include <utility>
 
+#include "flux/core/choice.hpp"
 #include "flux/core/dag.hpp"
 #include "flux/core/routes.hpp"
 #include "flux/core/system.hpp"
@@ -720,6 +721,33 @@ std::string ValidationReport::to_string() const {
   return out.str();
 }
 
+namespace {
+
+// A workload with choice groups (core::ChoiceGroup): false, with a violation
+// for each, when the schedule places a send of an alternative it did not
+// choose (two alternatives of a group, or a mix). Throws core::InputError
+// when the choice itself does not fit the workload.
+bool unchosen_sends(const core::Workload& w, const Schedule& s, const ValidationOptions& options,
+                    ValidationReport& report) {
+  const core::Choice choice = core::choice_from_names(w, s.choice);
+  for (const TaskAssignment& a : s.tasks) {
+    const auto v = w.find(a.task_id);
+    if (!v) continue;  // the checks on the resolved workload name it
+    const auto alt = w.alternative_of(*v);
+    if (!alt || choice[alt->first] == alt->second) continue;
+    if (report.violations.size() < options.max_violations) {
+      report.violations.push_back(
+          "task " + std::to_string(a.task_id) + " is a send of alternative '" +
+          w.choices()[alt->first].alternatives[alt->second].name + "' of choice group " +
+          std::to_string(alt->first) + ", but the schedule chose '" + s.choice[alt->first] + "'");
+    }
+    ++report.violation_count;
+  }
+  return report.violation_count == 0;
+}
+
+}  // namespace
+
 ValidationReport validate(const core::Workload& w, const Schedule& s,
                           const ValidationOptions& options) {
   options.validate();
@@ -730,9 +758,13 @@ ValidationReport validate(const core::Workload& w, const Schedule& s,
   try {
     s.system.validate_for(w.accelerators());  // else the checks report the system
     try {
-      routed.emplace(w, s.system);
+      if (w.has_choices() && !s.choice.empty() && !unchosen_sends(w, s, options, report)) {
+        return report;
+      }
+      routed.emplace(w, s.system, s.choice);
     } catch (const core::InputError& e) {
-      report.violations.push_back(std::string("routes: ").append(e.what()));
+      const bool choice = e.field().starts_with("choice");
+      report.violations.push_back(std::string(choice ? "choice: " : "routes: ").append(e.what()));
       report.violation_count = 1;
       return report;
     }

@@ -214,9 +214,9 @@ namespace {
 class RoutedPair {
  public:
   RoutedPair(const core::Workload& planned, const core::Workload& actual,
-             const core::System& system)
-      : other(&planned != &actual), planned_(planned, system) {
-    if (other) actual_.emplace(actual, system);
+             const schedule::Schedule& s)
+      : other(&planned != &actual), planned_(planned, s.system, s.choice) {
+    if (other) actual_.emplace(actual, s.system, s.choice);
   }
   const bool other;
   [[nodiscard]] const core::Workload& planned() const { return planned_.workload(); }
@@ -238,7 +238,7 @@ SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
 
 SimResult simulate_on(const core::Workload& planned_unrouted, const core::Workload& actual_unrouted,
                       const schedule::Schedule& s, const SimOptions& options) {
-  const RoutedPair routed(planned_unrouted, actual_unrouted, s.system);
+  const RoutedPair routed(planned_unrouted, actual_unrouted, s);
   const bool other = routed.other;
   const core::Workload& planned = routed.planned();
   const core::Workload& actual = routed.actual();
@@ -277,7 +277,7 @@ TrialsResult simulate_trials_on(const core::Workload& planned_unrouted,
                                 const core::Workload& w_unrouted, const schedule::Schedule& s,
                                 const SimOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  const RoutedPair routed(planned_unrouted, w_unrouted, s.system);
+  const RoutedPair routed(planned_unrouted, w_unrouted, s);
   const bool other = routed.other;
   const core::Workload& planned = routed.planned();
   const core::Workload& w = routed.actual();

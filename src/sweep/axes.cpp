@@ -135,6 +135,10 @@ std::vector<AxisInfo> axis_table() {
       option_axis(kTrainingOptions, "micro_batches"),
       option_axis(kTrainingOptions, "seq"),
       {"gpu", AxisType::kName, "GPU preset: a100, h100, ..."},
+      {"collective", AxisType::kName,
+       "collective algorithm: ring, direct, halving-doubling, bruck, hierarchical, or auto (the "
+       "scheduler chooses per collective)"},
+
       option_axis(workload::kMoeOptions, "ep"),
       {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
       option_axis(workload::kRoutingOptions, "seed", "routing_seed"),

@@ -136,7 +136,8 @@ std::vector<std::string> metric_columns_of(const SweepSpec& spec, const std::str
                                                      "packet_gbps",
                                                      "route",
                                                      "wiring",
-                                                     "packet_oversubscription"};
+                                                     "packet_oversubscription",
+                                                     "collective"};
   std::vector<std::string> out = split(metrics);
   for (std::string& m : out) {
     if (spec.axis(m) == nullptr) continue;

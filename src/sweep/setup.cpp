@@ -75,6 +75,9 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     t.seq = std::stoull(v);
   } else if (axis == "gpu") {
     t.gpu = workload::GpuSpec::preset(v);
+  } else if (axis == "collective") {
+    t.collective = workload::algorithm_from_string(v);
+
   } else if (axis == "scaleup_size") {
     job.scaleup_size = integer();
   } else if (axis == "scaleup_gbps") {

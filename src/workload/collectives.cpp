@@ -17,11 +17,25 @@
 //                     halving receive. (Waiting for the step-(k-1) receive
 //                     alone would let a step-k send overtake a step-(k-2)
 //                     receive whose data it carries.)
+//   bruck             exactly the sender's receives that brought one of the
+//                     (nonzero) blocks it forwards: a block holds still
+//                     between hops, so an earlier receive whose blocks all
+//                     left is not waited for;
+//   hierarchical      its previous receive in the ring, and the receives of
+//                     earlier phases that delivered the rank's share of what
+//                     it sends (ring_phase's `held`): a rank's partial sums
+//                     came from its own domain's ring, not from the ring it
+//                     forwards them along, so the previous receive alone
+//                     would not order them.
+// Bruck and hierarchical track this themselves (Emitter::send_after); the
+// step lists of the others let the Emitter derive it (WaitFor).
 #include "flux/workload/collectives.hpp"
 
 #include <algorithm>
 #include <bit>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "flux/core/error.hpp"
@@ -31,6 +45,11 @@ namespace {
 
 using core::Rank;
 using core::TaskIndex;
+
+// Every algorithm, in the order algorithm_from_string's error lists them.
+constexpr Algorithm kAlgorithms[] = {
+    Algorithm::kRing,  Algorithm::kDirect,       Algorithm::kHalvingDoubling,
+    Algorithm::kBruck, Algorithm::kHierarchical, Algorithm::kAuto};
 
 // Builder indices are 32-bit and a workload holds fewer than 2^32 - 1 tasks and deps.
 constexpr double kMaxEntries = 4294967295.0;
@@ -63,18 +82,29 @@ class Emitter {
         step_receives_(spec.group.size()) {}
 
   /// A send of `bytes` from group position `from` to position `to` in the
-  /// current step; nothing when `bytes` is 0.
+  /// current step, waiting as `wait_for` says; nothing when `bytes` is 0.
   void send(std::uint32_t from, std::uint32_t to, std::uint64_t bytes) {
-    if (bytes == 0) return;
+    const TaskIndex t = send_after(from, to, bytes, waits_[from]);
+    if (!t.valid()) return;
+    if (step_receives_[to].empty()) received_.push_back(to);
+    step_receives_[to].push_back(t);
+  }
+
+  /// A send of `bytes` from `from` to `to` that waits for exactly `waits`
+  /// (tasks of this collective), outside the steps: for algorithms that
+  /// track what each send carries (bruck, hierarchical). Returns the task,
+  /// or an invalid index when `bytes` is 0 (nothing is added).
+  TaskIndex send_after(std::uint32_t from, std::uint32_t to, std::uint64_t bytes,
+                       std::span<const TaskIndex> waits) {
+    if (bytes == 0) return TaskIndex{};
     const TaskIndex t = builder_.add_send(spec_.group[from], spec_.group[to], bytes, spec_.label);
     const std::uint32_t local = t.value() - first_;
-    for (const TaskIndex w : waits_[from]) {
+    for (const TaskIndex w : waits) {
       builder_.add_dep(w, t, 0);
       edges_.emplace_back(w.value() - first_, local);
     }
     ends_.emplace_back(from, to);
-    if (step_receives_[to].empty()) received_.push_back(to);
-    step_receives_[to].push_back(t);
+    return t;
   }
 
   /// Ends the current step: its receives become what later sends wait for.
@@ -306,6 +336,145 @@ void halving_doubling(Emitter& e, CollectiveKind kind, std::uint64_t bytes, std:
   }
 }
 
+/// Bruck all-to-all on p positions, ceil(log2 p) rounds. Block (s, t) (from
+/// s to t, `block_bytes(s, t)` bytes) at distance d = (t - s) mod p hops 2^k
+/// at round k for every set bit k of d, in increasing k: at round k it sits
+/// at s + (d mod 2^k). Round k: position i sends to i + 2^k, in one send,
+/// every block it holds whose d has bit k set; the send waits for the
+/// receives that brought those blocks to i (blocks of 0 bytes count for
+/// nothing: they are neither carried nor waited for).
+template <class BlockBytes>
+void bruck(Emitter& e, std::uint32_t p, const BlockBytes& block_bytes) {
+  // sent[k * p + i]: position i's round-k send (invalid when it carried
+  // nothing). A block at i with a = d mod 2^k != 0 came by the round-b send
+  // of i - 2^b, b the highest set bit of a: that round moved it from
+  // s + (a - 2^b) to s + a = i.
+  std::vector<TaskIndex> sent;
+  std::vector<TaskIndex> waits;
+  for (std::uint64_t hop = 1; hop < p; hop *= 2) {
+    for (std::uint32_t i = 0; i < p; ++i) {
+      std::uint64_t bytes = 0;
+      waits.clear();
+      // The blocks at i: from s = i - a with d mod hop = a; those to send
+      // have d = a + hop + 2 hop u.
+      for (std::uint32_t a = 0; a < hop; ++a) {
+        const std::uint32_t s = (i + p - a) % p;
+        std::uint64_t from_s = 0;
+        for (std::uint64_t d = a + hop; d < p; d += 2 * hop) {
+          from_s += block_bytes(s, static_cast<std::uint32_t>((s + d) % p));
+        }
+        bytes += from_s;
+        if (from_s != 0 && a != 0) {  // that send carried these blocks: it exists
+          const auto b = static_cast<std::uint32_t>(std::bit_width(a) - 1);
+          waits.push_back(sent[std::size_t{b} * p + (i + p - (1u << b)) % p]);
+        }
+      }
+      std::sort(waits.begin(), waits.end());
+      waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
+      sent.push_back(e.send_after(i, static_cast<std::uint32_t>((i + hop) % p), bytes, waits));
+    }
+  }
+}
+
+/// Per group position: the receives (of this collective) that delivered data
+/// it holds, as hierarchical's phases hand it on.
+using Held = std::vector<std::vector<TaskIndex>>;
+
+/// Disjoint rings of equal size k over the positions, run side by side.
+struct Rings {
+  std::vector<std::vector<std::uint32_t>> members;  ///< per ring: its positions, by slot
+  std::vector<std::vector<std::uint64_t>> pieces;   ///< per ring: bytes of piece c, c < k
+};
+
+/// One ring reduce-scatter (`reduce`) or all-gather on every ring at once,
+/// k - 1 steps; within a step the sends go by sender position. At step j
+/// slot i sends piece i-j-1 (reducing) or i-j (gathering) mod k to slot i+1:
+/// piece c ends at, or starts from, slot c. A reducing send waits for the
+/// step-(j-1) receive and for held[pos] (what delivered the position's own
+/// contribution to the piece, before the phase); a gathering send for
+/// held[pos] at step 0 (its own piece), then for the step-(j-1) receive.
+/// Afterwards held[pos] also has the receive that completed the position's
+/// piece (reduce-scatter: the last one) or every receive of the phase
+/// (all-gather: each brought a piece it now holds).
+void ring_phase(Emitter& e, const Rings& rings, bool reduce, Held& held) {
+  const auto p = static_cast<std::uint32_t>(held.size());
+  const auto k = static_cast<std::uint32_t>(rings.members.front().size());
+  if (k < 2) return;
+  std::vector<std::uint32_t> ring(p), slot(p);
+  for (std::uint32_t r = 0; r < rings.members.size(); ++r) {
+    for (std::uint32_t i = 0; i < k; ++i) {
+      ring[rings.members[r][i]] = r;
+      slot[rings.members[r][i]] = i;
+    }
+  }
+  std::vector<TaskIndex> previous(p), current(p), waits;
+  Held received(p);
+  for (std::uint32_t j = 0; j + 1 < k; ++j) {
+    std::fill(current.begin(), current.end(), TaskIndex{});
+    for (std::uint32_t pos = 0; pos < p; ++pos) {
+      const std::uint32_t r = ring[pos], i = slot[pos];
+      waits.clear();
+      if (j > 0 && previous[pos].valid()) waits.push_back(previous[pos]);
+      if (reduce || j == 0) waits.insert(waits.end(), held[pos].begin(), held[pos].end());
+      const std::uint32_t to = rings.members[r][(i + 1) % k];
+      const TaskIndex t =
+          e.send_after(pos, to, rings.pieces[r][(i + 2 * k - j - (reduce ? 1 : 0)) % k], waits);
+      if (!t.valid()) continue;
+      current[to] = t;
+      received[to].push_back(t);
+    }
+    previous.swap(current);
+  }
+  for (std::uint32_t pos = 0; pos < p; ++pos) {
+    if (reduce && previous[pos].valid()) held[pos].push_back(previous[pos]);
+    if (!reduce) held[pos].insert(held[pos].end(), received[pos].begin(), received[pos].end());
+  }
+}
+
+/// The group's scale-up domains (CollectiveSpec::domain_size): D domains in
+/// order of first appearance in the group, m members each, members[d][j] the
+/// position of domain d's j-th member in the group's order (its local index).
+struct Domains {
+  std::vector<std::vector<std::uint32_t>> members;
+};
+
+/// Hierarchical reduce-scatter and/or all-gather over the domains (all-reduce
+/// does both). Chunk c (of p, by the header's rule) is position c's; shard j
+/// gathers the chunks of the D members with local index j. Reduce-scatter:
+/// inside each domain a ring over the m shards (member j ends with shard j
+/// reduced over its domain), then for each j a ring over the D chunks of
+/// shard j among the members with local index j (each ends with its own
+/// chunk reduced over all). All-gather: the same rings in reverse order.
+void hierarchical(Emitter& e, const Domains& dom, const std::vector<std::uint64_t>& chunks,
+                  bool reduce, bool gather) {
+  const auto num_domains = static_cast<std::uint32_t>(dom.members.size());
+  const auto m = static_cast<std::uint32_t>(dom.members.front().size());
+  Rings intra{dom.members, {}};
+  std::vector<std::uint64_t> shard(m, 0);
+  for (std::uint32_t j = 0; j < m; ++j) {
+    for (std::uint32_t d = 0; d < num_domains; ++d) shard[j] += chunks[dom.members[d][j]];
+  }
+  intra.pieces.assign(num_domains, shard);
+  Rings inter;
+  for (std::uint32_t j = 0; j < m; ++j) {
+    inter.members.emplace_back();
+    inter.pieces.emplace_back();
+    for (std::uint32_t d = 0; d < num_domains; ++d) {
+      inter.members.back().push_back(dom.members[d][j]);
+      inter.pieces.back().push_back(chunks[dom.members[d][j]]);
+    }
+  }
+  Held held(chunks.size());
+  if (reduce) {
+    ring_phase(e, intra, true, held);
+    ring_phase(e, inter, true, held);
+  }
+  if (gather) {
+    ring_phase(e, inter, false, held);
+    ring_phase(e, intra, false, held);
+  }
+}
+
 // --- validation ----------------------------------------------------------------
 
 void validate_group(const WorkloadBuilder& builder, const std::vector<Rank>& group) {
@@ -356,9 +525,66 @@ void validate_ring_size(const CollectiveSpec& spec) {
   }
 }
 
+/// Bruck decomposes only an all-to-all, whose sends it sums: their total
+/// must fit in 64 bits.
+void validate_bruck(const CollectiveSpec& spec) {
+  if (spec.kind != CollectiveKind::kAllToAll) {
+    throw core::InputError("", "collective", "bruck",
+                           "the bruck algorithm decomposes only an all-to-all (this is " +
+                               std::string(to_string(spec.kind)) + ")");
+  }
+  std::uint64_t total = 0;
+  const std::size_t p = spec.group.size();
+  for (std::size_t k = 0; k < spec.pair_bytes.size(); ++k) {
+    const std::uint64_t b = k / p == k % p ? 0 : spec.pair_bytes[k];  // the diagonal stays
+    if (__builtin_add_overflow(total, b, &total)) {
+      throw core::InputError("", "pair_bytes", std::to_string(b),
+                             "the all-to-all's bytes add up past 2^64-1: bruck's sends carry "
+                             "several of them");
+    }
+  }
+}
+
+/// The domains of a hierarchical all-reduce, reduce-scatter or all-gather,
+/// checked: domain_size >= 1, at least two domains, as many members in each.
+Domains make_domains(const CollectiveSpec& spec) {
+  if (spec.domain_size == 0) {
+    throw core::InputError("", "domain_size", "0",
+                           "the hierarchical algorithm needs the scale-up domain size (>= 1)");
+  }
+  Domains dom;
+  std::unordered_map<std::uint32_t, std::uint32_t> index;  // domain id -> d (looked up only)
+  for (std::uint32_t pos = 0; pos < spec.group.size(); ++pos) {
+    const auto [it, fresh] = index.emplace(spec.group[pos].value() / spec.domain_size,
+                                           static_cast<std::uint32_t>(dom.members.size()));
+    if (fresh) dom.members.emplace_back();
+    dom.members[it->second].push_back(pos);
+  }
+  const std::string value = std::to_string(spec.domain_size);
+  if (dom.members.size() < 2) {
+    throw core::InputError("", "domain_size", value,
+                           "a hierarchical " + std::string(to_string(spec.kind)) +
+                               " needs a group spread over at least two scale-up domains (this "
+                               "one is inside one domain)");
+  }
+  for (std::size_t d = 1; d < dom.members.size(); ++d) {
+    if (dom.members[d].size() != dom.members[0].size()) {
+      throw core::InputError(
+          "", "domain_size", value,
+          "a hierarchical " + std::string(to_string(spec.kind)) +
+              " needs as many group members in every scale-up domain: the domain of rank " +
+              std::to_string(spec.group[dom.members[0][0]].value()) + " has " +
+              std::to_string(dom.members[0].size()) + ", that of rank " +
+              std::to_string(spec.group[dom.members[d][0]].value()) + " has " +
+              std::to_string(dom.members[d].size()));
+    }
+  }
+  return dom;
+}
+
 /// Refuses a collective whose sends or deps (upper bounds) would not fit the
 /// workload's 32-bit indices, before anything is added.
-void check_size(const WorkloadBuilder& builder, const CollectiveSpec& spec) {
+void check_size(const WorkloadBuilder& builder, const CollectiveSpec& spec, const Domains& dom) {
   const auto p = static_cast<double>(spec.group.size());
   // Nonzero chunks: every send of ring, direct and all-to-all carries one chunk.
   const double m = std::min(p, static_cast<double>(spec.bytes));
@@ -376,6 +602,22 @@ void check_size(const WorkloadBuilder& builder, const CollectiveSpec& spec) {
     const auto steps = static_cast<double>(std::bit_width(std::bit_floor(p32)) - 1);
     tasks = phases * q * steps + 2 * (p - q);
     deps = tasks * (2 * steps + 1);
+  } else if (spec.algorithm == Algorithm::kHierarchical && !dom.members.empty()) {
+    // Rings of m - 1 and D - 1 steps per phase; a send waits for at most the
+    // previous receive, the receives of the inter-domain all-gather (D - 1)
+    // and two of the reduce-scatter.
+    const auto domains = static_cast<double>(dom.members.size());
+    const auto members = static_cast<double>(dom.members.front().size());
+    tasks = phases * p * (members - 1 + domains - 1);
+    deps = tasks * (domains + 2);
+  }
+  if (spec.algorithm == Algorithm::kBruck) {
+    // ceil(log2 p) rounds of p sends; a round-k send waits for at most one
+    // receive per earlier round.
+    const auto rounds =
+        static_cast<double>(std::bit_width(static_cast<std::uint32_t>(spec.group.size()) - 1));
+    tasks = p * rounds;
+    deps = tasks * rounds;
   }
   if (static_cast<double>(builder.num_tasks()) + tasks >= kMaxEntries ||
       static_cast<double>(builder.num_deps()) + deps >= kMaxEntries) {
@@ -414,19 +656,57 @@ std::string_view to_string(Algorithm a) {
       return "direct";
     case Algorithm::kHalvingDoubling:
       return "halving-doubling";
+    case Algorithm::kBruck:
+      return "bruck";
+    case Algorithm::kHierarchical:
+      return "hierarchical";
+    case Algorithm::kAuto:
+      return "auto";
   }
   return "unknown";
 }
 
 Algorithm algorithm_from_string(std::string_view name) {
-  for (const Algorithm a : {Algorithm::kRing, Algorithm::kDirect, Algorithm::kHalvingDoubling}) {
-    if (name == to_string(a)) return a;
+  std::string names;
+  for (std::size_t i = 0; i < std::size(kAlgorithms); ++i) {
+    if (name == to_string(kAlgorithms[i])) return kAlgorithms[i];
+    names += i == 0 ? "" : i + 1 == std::size(kAlgorithms) ? " or " : ", ";
+    names += to_string(kAlgorithms[i]);
   }
   throw core::InputError("", "collective", std::string(name),
-                         "unknown collective algorithm (use ring, direct or halving-doubling)");
+                         "unknown collective algorithm (use " + names + ")");
+}
+
+std::vector<Algorithm> alternatives_of(const CollectiveSpec& spec) {
+  const std::size_t p = spec.group.size();
+  if (spec.kind == CollectiveKind::kAllToAll) {
+    if (p < 3) return {Algorithm::kDirect};  // Bruck's one round is the direct exchange
+    return {Algorithm::kDirect, Algorithm::kBruck};
+  }
+  const bool reduces = spec.kind == CollectiveKind::kAllReduce ||
+                       spec.kind == CollectiveKind::kReduceScatter ||
+                       spec.kind == CollectiveKind::kAllGather;
+  if (!reduces || spec.ring_size != 0 || p < 3 || spec.bytes < p) return {Algorithm::kRing};
+  std::vector<Algorithm> out = {Algorithm::kRing, Algorithm::kDirect, Algorithm::kHalvingDoubling};
+  // Hierarchical where the group spans scale-up domains with the same number
+  // m >= 2 of members in each (m == 1 would be the ring itself).
+  if (spec.domain_size != 0) {
+    std::unordered_map<std::uint32_t, std::uint32_t> members;  // domain -> members in the group
+    for (const core::Rank r : spec.group) ++members[r.value() / spec.domain_size];
+    const std::uint32_t m = members.begin()->second;
+    const bool even =
+        std::all_of(members.begin(), members.end(), [m](const auto& d) { return d.second == m; });
+    if (members.size() >= 2 && m >= 2 && even) out.push_back(Algorithm::kHierarchical);
+  }
+  return out;
 }
 
 CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& spec) {
+  if (spec.algorithm == Algorithm::kAuto) {
+    throw core::InputError("", "collective", "auto",
+                           "a choice of algorithms, lowered by the generator (alternatives_of); "
+                           "one collective's sends take one algorithm");
+  }
   validate_group(builder, spec.group);
   if (spec.kind == CollectiveKind::kSend && spec.group.size() != 2) {
     throw core::InputError("", "group", std::to_string(spec.group.size()) + " ranks",
@@ -440,10 +720,27 @@ CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& 
         "", "pair_bytes", std::to_string(spec.pair_bytes.size()) + " entries",
         "only an all-to-all has them, one per ordered pair of its " + std::to_string(p) + " ranks");
   }
-  check_size(builder, spec);
+  if (spec.algorithm == Algorithm::kBruck) validate_bruck(spec);
+  const bool by_domains =
+      spec.algorithm == Algorithm::kHierarchical &&
+      (spec.kind == CollectiveKind::kAllReduce || spec.kind == CollectiveKind::kReduceScatter ||
+       spec.kind == CollectiveKind::kAllGather);
+  const Domains dom = by_domains ? make_domains(spec) : Domains{};
+  check_size(builder, spec, dom);
   const WaitFor wait_for =
       spec.algorithm == Algorithm::kHalvingDoubling ? WaitFor::kAllEarlier : WaitFor::kLatestStep;
   Emitter e(builder, spec, wait_for);
+  if (spec.algorithm == Algorithm::kBruck) {
+    if (!spec.pair_bytes.empty()) {
+      bruck(e, p, [&](std::uint32_t s, std::uint32_t t) {
+        return spec.pair_bytes[std::size_t{s} * p + t];
+      });
+    } else if (spec.bytes != 0) {
+      const std::vector<std::uint64_t> chunks = split(spec.bytes, p);
+      bruck(e, p, [&](std::uint32_t, std::uint32_t t) { return chunks[t]; });
+    }
+    return e.finish();
+  }
   if (!spec.pair_bytes.empty()) {
     for (std::uint32_t i = 0; i < p; ++i) {
       for (std::uint32_t j = 0; j < p; ++j) {
@@ -483,6 +780,12 @@ CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& 
       break;
     case Algorithm::kHalvingDoubling:
       halving_doubling(e, spec.kind, spec.bytes, p);
+      break;
+    case Algorithm::kHierarchical:
+      hierarchical(e, dom, chunks, reduce, gather);
+      break;
+    case Algorithm::kBruck:  // all-to-all only, emitted above
+    case Algorithm::kAuto:   // refused above
       break;
   }
   return e.finish();

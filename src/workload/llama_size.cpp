@@ -58,6 +58,22 @@ Size allreduce_size(Algorithm a, double p, double ring, double more) {
       // A send waits for every earlier receive of its rank: steps^2 / 2.
       return {2 * extra + 2 * k * pow2, p * (steps * steps / 2 + 2 * steps + more)};
     }
+    case Algorithm::kHierarchical:
+      // At most the ring's sends (2p(m - 1 + D - 1) <= 2p(p - 1) for p = m D);
+      // each waits for at most two receives, the intra-domain all-gather's
+      // first sends for up to D - 1 <= p - 1 more.
+      return {2 * (p - 1) * p, 4 * (p - 1) * p + (p - 1 + 2 + more) * p};
+    case Algorithm::kBruck:  // all-to-all only: emit_collective refuses an all-reduce
+      break;
+    case Algorithm::kAuto: {
+      // Every alternative (alternatives_of): at most all three.
+      Size all;
+      for (const Algorithm x :
+           {Algorithm::kRing, Algorithm::kDirect, Algorithm::kHalvingDoubling}) {
+        all += allreduce_size(x, p, ring, more);
+      }
+      return all;
+    }
   }
   return {};
 }

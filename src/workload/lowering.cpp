@@ -90,23 +90,80 @@ void Lowering::begin_launch(Await await) {
   op.await = await;
 }
 
+CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& replaces) {
+  const std::size_t p = spec.group.size();
+  replaces.assign(p, true);
+  // The job's scale-up domains, for the hierarchical algorithm.
+  CollectiveSpec one = spec;
+  if (one.domain_size == 0) one.domain_size = b_.scaleup_size();
+  if (spec.algorithm != Algorithm::kAuto) {
+    // Bruck and hierarchical where they apply, the ring elsewhere (as an
+    // all-to-all is direct whatever the algorithm): --collective bruck is
+    // Bruck all-to-alls, hierarchical the collectives that span domains.
+    if (one.algorithm == Algorithm::kBruck || one.algorithm == Algorithm::kHierarchical) {
+      const std::vector<Algorithm> apply = alternatives_of(one);
+      if (std::find(apply.begin(), apply.end(), one.algorithm) == apply.end()) {
+        one.algorithm = Algorithm::kRing;
+      }
+    }
+    CollectiveTasks ct = emit_collective(b_, one);
+    for (std::size_t pos = 0; pos < p; ++pos) replaces[pos] = ct.replaces_frontier(pos);
+    return ct;
+  }
+  const std::vector<Algorithm> algorithms = alternatives_of(one);
+  if (algorithms.size() == 1) {
+    one.algorithm = algorithms.front();
+    return emit(one, replaces);
+  }
+  // Every alternative's sends, each connected like the collective: their
+  // initial sends to the frontier, their terminal tasks joined. A member's
+  // frontier is replaced only when every alternative would replace it.
+  CollectiveTasks all;
+  all.initial.resize(p);
+  all.terminal.resize(p);
+  core::ChoiceGroup group;
+  group.label = spec.label;
+  for (const Algorithm a : algorithms) {
+    one.algorithm = a;
+    const auto first = static_cast<std::uint32_t>(b_.num_tasks());
+    const CollectiveTasks ct = emit_collective(b_, one);
+    if (first == b_.num_tasks()) continue;  // nothing to send (an all-to-all of zeros)
+    core::Alternative& alt = group.alternatives.emplace_back();
+    alt.name = std::string(to_string(a));
+    for (auto v = first; v < b_.num_tasks(); ++v) alt.tasks.emplace_back(v);
+    for (std::size_t pos = 0; pos < p; ++pos) {
+      all.initial[pos].insert(all.initial[pos].end(), ct.initial[pos].begin(),
+                              ct.initial[pos].end());
+      all.terminal[pos].insert(all.terminal[pos].end(), ct.terminal[pos].begin(),
+                               ct.terminal[pos].end());
+      replaces[pos] = replaces[pos] && ct.replaces_frontier(pos);
+    }
+  }
+  for (std::size_t pos = 0; pos < p; ++pos)
+    replaces[pos] = replaces[pos] && !all.initial[pos].empty();
+  // One alternative with sends: its sends are the collective's, no choice.
+  if (group.alternatives.size() >= 2) b_.add_choice(std::move(group));
+  return all;
+}
+
 std::uint32_t Lowering::launch(const CollectiveSpec& spec) {
   const auto first = static_cast<std::uint32_t>(b_.num_tasks());
-  CollectiveTasks ct = emit_collective(b_, spec);
+  std::vector<bool> replaces;
+  CollectiveTasks ct = emit(spec, replaces);
   const std::uint32_t handle = launched_++;
   for (std::size_t pos = 0; pos < spec.group.size(); ++pos) {
     const std::uint32_t r = spec.group[pos].value();
     frontier_[r].connect(b_, ct.initial[pos]);
     switch (await_) {
       case Await::kNow:
-        frontier_[r].join(ct.terminal[pos], ct.replaces_frontier(pos));
+        frontier_[r].join(ct.terminal[pos], replaces[pos]);
         break;
       case Await::kAtEnd:
         outstanding_[r].insert(outstanding_[r].end(), ct.terminal[pos].begin(),
                                ct.terminal[pos].end());
         break;
       case Await::kSenderNow:
-        if (pos == 0) frontier_[r].join(ct.terminal[pos], ct.replaces_frontier(pos));
+        if (pos == 0) frontier_[r].join(ct.terminal[pos], replaces[pos]);
         break;
       case Await::kLater:
         break;

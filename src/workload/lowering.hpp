@@ -95,6 +95,11 @@ class Lowering {
     bool sender_joined = false;
   };
 
+  /// The collective's sends: one algorithm's, or with kAuto every
+  /// alternative's and their choice group. `replaces[pos]`: member pos's
+  /// frontier is replaced when it joins (CollectiveTasks::replaces_frontier).
+  CollectiveTasks emit(const CollectiveSpec& spec, std::vector<bool>& replaces);
+
   Program* program_;
   WorkloadBuilder b_;
   std::vector<Frontier> frontier_;

@@ -59,6 +59,18 @@ core::Workload split_sends(const core::Workload& w, std::uint32_t channels,
       }
     }
   }
+  // An alternative of a choice group holds every part of its sends.
+  for (core::ChoiceGroup& g : d.choices) {
+    for (core::Alternative& alt : g.alternatives) {
+      std::vector<core::TaskIndex> split_tasks;
+      for (const core::TaskIndex v : alt.tasks) {
+        for (std::uint32_t a = 0; a < parts[v.value()]; ++a) {
+          split_tasks.emplace_back(first[v.value()] + a);
+        }
+      }
+      alt.tasks = std::move(split_tasks);
+    }
+  }
   d.name += "-ch" + std::to_string(channels);
   return core::Workload(std::move(d));
 }

@@ -22,7 +22,10 @@
 // over it instead when no domain-mate can forward it or --route packet says
 // so (System::fabric): it stays one send, on core::kPacketSwitch.
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
+#include <string>
 
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
@@ -40,10 +43,14 @@ struct RouteCounts {
 };
 
 /// A workload as the wiring carries it: `w` itself when nothing needs a
-/// route, else the routed copy it owns.
+/// route, else the routed copy it owns. A workload with choice groups is
+/// first resolved (choice.hpp) with `choice`, the chosen alternatives' names
+/// (schedule::Schedule::choice): throws InputError (field "choice") when
+/// such a workload comes without a choice, or with one that does not fit
+/// it. A workload without groups (resolved already) ignores `choice`.
 class Routed {
  public:
-  Routed(const Workload& w, const System& system);
+  Routed(const Workload& w, const System& system, std::span<const std::string> choice = {});
 
   [[nodiscard]] const Workload& workload() const { return routed_ ? *routed_ : *original_; }
   [[nodiscard]] const RouteCounts& counts() const { return counts_; }
@@ -54,6 +61,7 @@ class Routed {
 
  private:
   const Workload* original_;
+  std::unique_ptr<Workload> resolved_;  // on the heap: original_ survives a move
   std::optional<Workload> routed_;
   RouteCounts counts_;
 };

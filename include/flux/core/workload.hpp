@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "flux/core/ids.hpp"
@@ -56,6 +57,29 @@ struct Fold {
   friend bool operator==(const Fold&, const Fold&) = default;
 };
 
+/// One alternative of a choice group: one decomposition of a collective
+/// (docs/model.md, "Collective choice").
+struct Alternative {
+  std::string name;              ///< e.g. "ring"; unique within its group
+  std::vector<TaskIndex> tasks;  ///< its sends, by position; in no other alternative
+  friend bool operator==(const Alternative&, const Alternative&) = default;
+};
+
+/// A collective kept in several decompositions, of which a schedule runs
+/// exactly one (`flux generate --collective auto`). The workload holds the
+/// sends of every alternative; the tasks of no alternative are always run.
+/// Each alternative's sends depend on what precedes the collective and are
+/// depended on by what follows it, so that with one alternative kept (and
+/// the others' sends and their deps dropped: core::resolve, choice.hpp) the
+/// DAG is the job with that decomposition. No dep joins two alternatives of
+/// one group.
+struct ChoiceGroup {
+  std::uint32_t label = kNoLabel;         ///< the collective's label, or kNoLabel
+  std::vector<Alternative> alternatives;  ///< 2 to kMaxAlternatives
+  friend bool operator==(const ChoiceGroup&, const ChoiceGroup&) = default;
+};
+inline constexpr std::size_t kMaxAlternatives = 64;
+
 /// Plain data from which a Workload is built (by a reader or a generator).
 /// Deps refer to tasks by their position in `tasks`.
 struct WorkloadData {
@@ -72,6 +96,9 @@ struct WorkloadData {
   /// Its electrical bandwidth per accelerator and direction, Gb/s (a hint
   /// like scaleup_size: the CLI's --scaleup-gbps default). 0: not said.
   double scaleup_gbps = 0;
+  /// Collectives kept in several decompositions (ChoiceGroup); empty for a
+  /// workload whose every send runs.
+  std::vector<ChoiceGroup> choices{};
 };
 
 /// Memory a Workload of `tasks` sends and `deps` dependencies takes while it
@@ -126,10 +153,21 @@ class Workload {
   [[nodiscard]] std::optional<TaskIndex> find(std::uint64_t id) const;
   [[nodiscard]] std::uint64_t total_bytes() const;
 
+  /// Collectives in several decompositions (ChoiceGroup); a schedule picks
+  /// one alternative of each (core::resolve).
+  [[nodiscard]] std::span<const ChoiceGroup> choices() const { return choices_; }
+  [[nodiscard]] bool has_choices() const { return !choices_.empty(); }
+  /// Where task v is an alternative's send: its group and alternative
+  /// indices; nullopt for a send every schedule runs.
+  [[nodiscard]] std::optional<std::pair<std::uint32_t, std::uint32_t>> alternative_of(
+      TaskIndex v) const;
+
   /// Gives the plain data back (e.g. to modify and rebuild).
   [[nodiscard]] WorkloadData data() const;
 
  private:
+  void index_choices();
+
   std::string name_;
   std::uint32_t accelerators_ = 0;
   std::vector<Task> tasks_;
@@ -138,6 +176,10 @@ class Workload {
   Fold fold_;
   std::uint32_t scaleup_size_ = 0;
   double scaleup_gbps_ = 0;
+  std::vector<ChoiceGroup> choices_;
+  // Per task, when choices_ is not empty: (group, alternative), or
+  // (kNoLabel, 0) for a send of no alternative.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> alternative_of_;
   std::vector<std::uint32_t> out_offsets_;  // deps_[out_offsets_[u] .. out_offsets_[u+1])
   std::vector<std::uint32_t> in_offsets_;
   std::vector<std::uint32_t> in_edges_;

@@ -126,6 +126,14 @@ struct EvalRow {
   std::uint64_t cluster_ranks = 0;
   /// A MoE job's routing (RoutingSpec::to_string); empty for a dense one.
   std::string routing;
+  /// The job's collective algorithm (workload::to_string(Algorithm)); auto:
+  /// chosen per collective (docs/model.md, "Collective choice"). Rows of
+  /// earlier versions: ring.
+  std::string collective = "ring";
+  /// With auto: how many collectives ran each alternative, "ring=12;direct=4"
+  /// (a baseline's: those of its best fixed choice, by simulated iteration
+  /// time); empty otherwise.
+  std::string choice;
   /// Uncertain routing (EvalPoint::routing_iterations > 0; docs/model.md,
   /// "Uncertain routing"): the plan made for this routing's iteration 0 run
   /// on iterations 1 .. N (planned), and the scheduler re-planning each

@@ -34,9 +34,13 @@
 
 namespace flux::formats {
 
+/// What the writer writes for a schedule of a workload with choice groups
+/// (Schedule::choice, docs/formats.md); the reader reads it and the three
+/// below.
+inline constexpr std::string_view kScheduleFormat = "flux.schedule/v4";
 /// What the writer writes for a system wired other than in full (a wiring
-/// and an OCS radix, docs/formats.md); the reader reads it and the two below.
-inline constexpr std::string_view kScheduleFormat = "flux.schedule/v3";
+/// and an OCS radix).
+inline constexpr std::string_view kScheduleFormatV3 = "flux.schedule/v3";
 /// What the writer writes for a system with scale-up domains or full-duplex
 /// circuits, wired in full.
 inline constexpr std::string_view kScheduleFormatV2 = "flux.schedule/v2";

@@ -1,9 +1,11 @@
 #pragma once
-// The workload file format, flux.workload/v1 (docs/formats.md):
+// The workload file format, flux.workload/v2 (docs/formats.md):
 //   {"format": "flux.workload/v1", "name": "...", "accelerators": n,
 //    "tasks": [{"id": 0, "src": 0, "dst": 1, "bytes": 100,
 //               "label"?: "...", "release_s"?: 0.001, "tail_s"?: 0.002}, ...],
-//    "deps": [{"from": 0, "to": 1, "compute_s": 0.0005}, ...]}
+//    "deps": [{"from": 0, "to": 1, "compute_s": 0.0005}, ...],
+//    "choices"?: [{"label"?: "...", "alternatives": [{"name": "ring",
+//                  "tasks": [0, 1, ...]}, ...]}, ...]}          (v2 only)
 // Times are seconds in the file and picoseconds in memory (rounded to the
 // nearest). Reading streams the file (no DOM); a file with ten million tasks
 // needs memory for the Workload, not for the text.
@@ -15,7 +17,11 @@
 
 namespace flux::formats {
 
-inline constexpr std::string_view kWorkloadFormat = "flux.workload/v1";
+/// What the writer writes for a workload with choice groups
+/// (core::ChoiceGroup, "choices"); the reader reads it and v1.
+inline constexpr std::string_view kWorkloadFormat = "flux.workload/v2";
+/// What the writer writes for every other workload: files unchanged.
+inline constexpr std::string_view kWorkloadFormatV1 = "flux.workload/v1";
 
 /// Reads and validates a workload file. Every problem is a core::InputError
 /// naming the file, the JSON path of the field ("tasks[3].bytes") and the
@@ -28,10 +34,10 @@ core::Workload read_workload(const std::filesystem::path& file);
 /// Same, from text in memory; `source` names it in errors.
 core::Workload parse_workload(std::string_view text, std::string_view source);
 
-/// Writes `w` as flux.workload/v1: one task and one dep per line, tasks in
-/// index order, deps in the workload's (from, to) order naming task ids;
-/// label, release_s and tail_s only when set. Throws core::InputError if the
-/// name or a label is not valid UTF-8.
+/// Writes `w` as flux.workload/v1 (v2 with its choice groups, if any): one task and one dep per
+/// line, tasks in index order, deps in the workload's (from, to) order naming task ids; label,
+/// release_s and tail_s only when set. Throws core::InputError if the name or a label is not valid
+/// UTF-8.
 void write_workload(std::ostream& out, const core::Workload& w);
 
 /// write_workload as a file named `file` holds it: gzip-compressed when the

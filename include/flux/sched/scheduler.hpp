@@ -64,6 +64,11 @@ struct SchedulerOptions {
   double duty_cycle =
       0.9;  ///< rotornet: share of a slot that carries data (slot = tau / (1 - duty))
   MilpOptions milp;
+  /// For a workload with choice groups (--collective auto): the alternative
+  /// every group runs where it has one of this name (its first otherwise),
+  /// e.g. "ring"; empty: run_scheduler chooses (docs/model.md, "Collective
+  /// choice").
+  std::string collective;
 
   /// Throws core::InputError naming the field (bounds in kSchedulerOptions).
   void validate() const;
@@ -159,9 +164,20 @@ void check_options_read(std::span<const std::string> schedulers, const Scheduler
 
 /// Validates the inputs, runs the named scheduler and checks its schedule
 /// with the independent validator (a failure there is a bug: it throws
-/// schedule::ScheduleError).
+/// schedule::ScheduleError). A workload with choice groups
+/// (core::ChoiceGroup) is run with one alternative of each
+/// (schedule::Schedule::choice): options.collective's, or chosen: on at
+/// most kExhaustiveChoices choices of at most kExhaustiveSends sends every
+/// choice is scheduled (in an equal share of the time limit) and the best
+/// kept, its bound the least of theirs; otherwise a search scored by an
+/// estimate (src/sched/choice/choose.hpp, in at most kChoiceShare of the
+/// limit) picks the choice scheduled, and the bound is the one of the sends
+/// every choice runs (core::common_part).
 schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
                                  const core::System& system, const SchedulerOptions& options);
+inline constexpr std::uint64_t kExhaustiveChoices = 64;
+inline constexpr std::size_t kExhaustiveSends = 128;
+inline constexpr double kChoiceShare = 0.25;
 
 /// A schedule made for `plan` (a workload with the same sends and other
 /// compute durations, e.g. workload::robust_plan_workload(w)) as a schedule

@@ -77,6 +77,11 @@ struct Schedule {
   /// ever: cycle k holds every interval shifted by k * period. Every interval
   /// then lies within the cycle (0 <= setup, down <= period).
   std::optional<core::TimePs> period_ps;
+  /// For a workload with choice groups (core::ChoiceGroup): the name of the
+  /// alternative run of each group, in the groups' order; empty otherwise.
+  /// The validator and the simulator resolve the workload with it
+  /// (core::Routed).
+  std::vector<std::string> choice;
 };
 
 std::string_view to_string(CircuitModel m);

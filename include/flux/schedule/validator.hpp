@@ -8,6 +8,12 @@
 //   - schedule.system validates, its scale-up domains tile the workload's
 //     accelerators; timelines.size() == system.switches;
 //   - lower_bound_ps, if present, in [0, makespan_ps].
+// Choice groups (a workload generated with --collective auto,
+// core::ChoiceGroup): the schedule names one alternative of each group
+// (Schedule::choice; none for a workload without groups), places no send of
+// an alternative it did not choose, and every check below runs on the
+// workload resolved with that choice (core::resolve): a schedule that runs
+// two alternatives of a group, a mix of them, or none is rejected.
 // Circuit model, routing and period (always):
 //   - all_connected (the `ideal` reference, every pair always connected):
 //     every timeline empty, no period, routing direct, no task assignments;

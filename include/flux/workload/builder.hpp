@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "flux/core/workload.hpp"
 
@@ -24,6 +25,9 @@ class WorkloadBuilder {
   void raise_release(core::TaskIndex v, core::TimePs ps);
   /// Raises the task's tail (compute after it) to at least `ps`.
   void raise_tail(core::TaskIndex v, core::TimePs ps);
+  /// Records a choice group over sends already added (core::ChoiceGroup);
+  /// validated by build().
+  void add_choice(core::ChoiceGroup group) { data_.choices.push_back(std::move(group)); }
   /// Index of `label` in the label table, adding it if new.
   std::uint32_t intern_label(std::string_view label);
 
@@ -32,6 +36,7 @@ class WorkloadBuilder {
   void set_fold(core::Fold fold) { data_.fold = fold; }
   /// The scale-up domain size the job is laid out for (core::WorkloadData).
   void set_scaleup_size(std::uint32_t k) { data_.scaleup_size = k; }
+  [[nodiscard]] std::uint32_t scaleup_size() const { return data_.scaleup_size; }
   /// Its scale-up bandwidth per accelerator and direction, Gb/s.
   void set_scaleup_gbps(double gbps) { data_.scaleup_gbps = gbps; }
   [[nodiscard]] std::size_t num_tasks() const { return data_.tasks.size(); }

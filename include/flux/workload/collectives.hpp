@@ -33,8 +33,46 @@
 //           chunks so each rank still ends with its own chunk). A send waits
 //           for all of the rank's earlier receives in the collective: the
 //           data it carries was reduced from every one of them.
-//   All-to-all is the direct pattern whatever the algorithm; send and shift
-//   have one pattern whatever the algorithm.
+//   bruck   all-to-all only (any other kind is refused): ceil(log2 p)
+//           rounds; at round k position i sends to i + 2^k (mod p), in one
+//           send, every block it holds whose distance d = (dest - origin)
+//           mod p has bit k set. Block (s, t) thus hops 2^k for each set bit
+//           k of d, in increasing k: at round k it sits at s + (d mod 2^k).
+//           A send carries the sum of its blocks' bytes (pair_bytes[s*p+t],
+//           or chunk t of `bytes`) and waits for exactly the sender's
+//           receives that delivered one of its blocks (of nonzero bytes).
+//           Each rank sends at most once per round, fewer sends than direct
+//           (p ceil(log2 p) against p(p-1)) for more bytes: a block crosses
+//           popcount(d) links (uniform p = 8: 12 B/8 per rank against 7 B/8).
+//   hierarchical  all-reduce, reduce-scatter and all-gather over scale-up
+//           domains (domain_size; all-to-all, send and shift keep their
+//           pattern). The group must span D >= 2 domains with m members in
+//           each; a member's local index j is its order of appearance within
+//           its domain in `group`, domains are ordered by first appearance.
+//           Layout: chunk c (of p, as above) is position c's own; shard j
+//           is the D chunks of the members with local index j. Reduce-scatter:
+//           (a) in every domain a ring reduce-scatter of the m shards (m - 1
+//           steps; member j ends with shard j reduced over its domain), then
+//           (b) for every j a ring reduce-scatter of shard j's D chunks among
+//           the members with local index j (D - 1 steps; each ends with its
+//           own chunk reduced over all p). All-gather: (b) then (a) as ring
+//           all-gathers (own chunk, then own shard). All-reduce: reduce-scatter
+//           then all-gather, 2(m-1) + 2(D-1) steps, intra-domain traffic
+//           2(m-1) B/m per rank and inter-domain 2(D-1) B/p. With m = 1 the
+//           intra-domain rings are empty. Every phase's step j runs on all
+//           rings at once (sends by sender position). Dependencies follow
+//           the data: a reducing send waits for its previous receive in the
+//           ring and for what delivered the rank's own share of the piece
+//           before the phase; a gathering send for its previous receive,
+//           or at the phase's first step for what delivered its own piece.
+//           So at the phase boundaries a rank's first send waits for:
+//           inter reduce-scatter, the last intra reduce-scatter receive (its
+//           shard, which every inter reduce-scatter send of it carries too);
+//           inter all-gather, that and its last inter reduce-scatter receive
+//           (its chunk); intra all-gather, those and every inter all-gather
+//           receive (the other chunks of its shard).
+//   All-to-all is the direct pattern whatever the algorithm but bruck; send
+//   and shift have one pattern whatever the algorithm.
 // Zero-byte sends are not emitted; a send then waits for the receives that
 // did happen, so dependencies stay transitive.
 #include <cstdint>
@@ -55,11 +93,22 @@ enum class CollectiveKind : std::uint8_t {
   kSend,   ///< point to point, group {source, destination}
   kShift,  ///< one ring step of `bytes` per position
 };
-enum class Algorithm : std::uint8_t { kRing, kDirect, kHalvingDoubling };
+/// kAuto: every algorithm that applies, as alternatives of a choice group
+/// (core::ChoiceGroup; alternatives_of), for the scheduler to choose; the
+/// generator lowers it (emit_collective takes a single algorithm).
+enum class Algorithm : std::uint8_t {
+  kRing,
+  kDirect,
+  kHalvingDoubling,
+  kBruck,
+  kHierarchical,
+  kAuto,
+};
 
 std::string_view to_string(CollectiveKind k);
 std::string_view to_string(Algorithm a);
-/// "ring", "direct", "halving-doubling"; throws core::InputError otherwise.
+/// "ring", "direct", "halving-doubling", "bruck", "hierarchical", "auto";
+/// throws core::InputError (listing them) otherwise.
 Algorithm algorithm_from_string(std::string_view name);
 
 struct CollectiveSpec {
@@ -80,6 +129,9 @@ struct CollectiveSpec {
   /// [i * p + j] (the diagonal is ignored: nothing leaves the rank), `bytes`
   /// then unused. Empty: bytes / p to every other position.
   std::vector<std::uint64_t> pair_bytes{};
+  /// Hierarchical only (other algorithms ignore it): ranks r and q share a
+  /// scale-up domain iff r / domain_size == q / domain_size. Must be >= 1.
+  std::uint32_t domain_size = 0;
 };
 
 /// The sends one collective added, seen from each member (same order as
@@ -117,12 +169,26 @@ struct CollectiveTasks {
   }
 };
 
+/// The decompositions `spec` (algorithm kAuto) is kept in: ring, direct and
+/// halving-doubling for an all-reduce, reduce-scatter or all-gather of at
+/// least 3 ranks (not a folded ring: ring_size != 0) whose buffer has at
+/// least one byte per rank (so each of them sends), and hierarchical too
+/// when domain_size is set and the group spans at least two scale-up
+/// domains with the same number (at least 2) of members in each; direct and
+/// Bruck for an all-to-all of at least 3 ranks; one algorithm where there is
+/// nothing to choose (send and shift, a group of 2, a folded ring).
+std::vector<Algorithm> alternatives_of(const CollectiveSpec& spec);
+
 /// Appends the collective's sends and their dependencies to `builder`.
 /// Throws core::InputError on an empty or repeated group, a rank out of range,
+/// algorithm kAuto,
 /// a send whose group is not two ranks,
 /// or a ring_size that is not a multiple of the group size (>= 2 positions),
 /// used with another algorithm or kind than a ring all-reduce, reduce-scatter
-/// or all-gather, or with bytes not a multiple of it.
+/// or all-gather, or with bytes not a multiple of it; on bruck for another
+/// kind than all-to-all (or pair_bytes summing past 2^64-1); on a
+/// hierarchical all-reduce, reduce-scatter or all-gather with domain_size 0,
+/// a group inside one domain, or domains with unequal numbers of members.
 CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& spec);
 
 }  // namespace flux::workload

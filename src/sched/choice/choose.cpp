@@ -1,0 +1,177 @@
+// Choosing each collective's decomposition (choose.hpp).
+#include "choose.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+#include "../heuristic/list_scheduler.hpp"
+#include "flux/core/dag.hpp"
+#include "flux/core/routes.hpp"
+#include "flux/sched/placement.hpp"
+#include "flux/sched/scheduler.hpp"
+
+namespace flux::sched::choice {
+
+core::TimePs estimate(const core::Workload& w, const core::System& system,
+                      std::span<const std::uint32_t> choice, Estimate how) {
+  const core::Workload resolved = core::resolve(w, choice);
+  const core::Routed routed(resolved, system);
+  const core::Workload& r = routed.workload();
+  const std::vector<core::TimePs> p = core::transmission_times(r, system);
+  const core::IdealTiming timing = core::ideal_timing(r, p);
+  if (how == Estimate::kCriticalPath) return timing.makespan;
+  return makespan(r, p, list_schedule(r, system, p, timing));
+}
+
+SearchResult search(const core::Workload& w, const core::System& system, Estimate how,
+                    const SearchLimits& limits) {
+  const auto started = std::chrono::steady_clock::now();
+  SearchResult best;
+  const auto out_of_budget = [&] {
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started;
+    return best.evaluations >= limits.max_evaluations || spent.count() >= limits.time_limit_s ||
+           stop_requested(limits.stop);
+  };
+  const auto score = [&](const core::Choice& c) {
+    ++best.evaluations;
+    return estimate(w, system, c, how);
+  };
+  for (const std::string& name : core::alternative_names(w)) {
+    core::Choice c = core::uniform_choice(w, name);
+    if (!best.choice.empty() && c == best.choice) continue;
+    const core::TimePs t = score(c);
+    if (best.choice.empty() || t < best.estimate_ps) {
+      best.choice = std::move(c);
+      best.estimate_ps = t;
+    }
+    if (out_of_budget()) return best;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t g = 0; g < best.choice.size(); ++g) {
+      const auto alternatives = static_cast<std::uint32_t>(w.choices()[g].alternatives.size());
+      for (std::uint32_t a = 0; a < alternatives; ++a) {
+        if (a == best.choice[g]) continue;
+        core::Choice c = best.choice;
+        c[g] = a;
+        const core::TimePs t = score(c);
+        if (t < best.estimate_ps) {
+          best.choice = std::move(c);
+          best.estimate_ps = t;
+          changed = true;
+        }
+        if (out_of_budget()) return best;
+      }
+    }
+  }
+  return best;
+}
+
+core::TimePs choice_lower_bound(const core::Workload& w, const core::System& system) {
+  using core::TimePs;
+  const std::vector<TimePs> p = core::transmission_times(w, system);
+  const std::size_t groups = w.choices().size();
+  constexpr std::uint32_t kNone = core::kNoLabel;
+  const auto group_of = [&](core::TaskIndex v) {
+    const auto a = w.alternative_of(v);
+    return a ? *a : std::pair<std::uint32_t, std::uint32_t>{kNone, 0};
+  };
+  // head[v]: a bound on v's start in every choice that runs v.
+  std::vector<TimePs> head(w.num_tasks(), 0);
+  // Per group and alternative: the latest bound on an end it gives.
+  std::vector<std::vector<TimePs>> group_end(groups);
+  for (std::size_t g = 0; g < groups; ++g) {
+    group_end[g].assign(w.choices()[g].alternatives.size(), 0);
+  }
+  std::vector<std::vector<TimePs>> waits(groups);  // scratch, per group and alternative
+  std::vector<std::uint32_t> touched;
+  TimePs bound = 0;
+  for (const core::TaskIndex v : w.topo_order()) {
+    const auto own = group_of(v);
+    TimePs h = w.task(v).release_ps;
+    touched.clear();
+    for (const std::uint32_t j : w.in_edge_ids(v)) {
+      const core::Dep& e = w.deps()[j];
+      const TimePs ready = head[e.from.value()] + p[e.from.value()] + e.compute_ps;
+      const auto from = group_of(e.from);
+      if (from.first == kNone || from.first == own.first) {
+        h = std::max(h, ready);
+        continue;
+      }
+      std::vector<TimePs>& wt = waits[from.first];
+      if (wt.empty()) {
+        wt.assign(w.choices()[from.first].alternatives.size(), -1);
+        touched.push_back(from.first);
+      }
+      wt[from.second] = std::max(wt[from.second], ready);
+    }
+    for (const std::uint32_t g : touched) {
+      // The least over the alternatives; one v does not wait on counts 0.
+      TimePs least = std::numeric_limits<TimePs>::max();
+      for (const TimePs t : waits[g]) least = std::min(least, std::max<TimePs>(t, 0));
+      h = std::max(h, least);
+      waits[g].clear();
+    }
+    head[v.value()] = h;
+    const TimePs end = h + p[v.value()] + w.task(v).tail_ps;
+    if (own.first == kNone) {
+      bound = std::max(bound, end);
+    } else {
+      group_end[own.first][own.second] = std::max(group_end[own.first][own.second], end);
+    }
+  }
+  for (const std::vector<TimePs>& ends : group_end) {
+    bound = std::max(bound, *std::min_element(ends.begin(), ends.end()));
+  }
+  // Port loads (half duplex: a port carries one send at a time): what every
+  // choice puts on each accelerator's OCS links, spread over its switches,
+  // plus each group's least over its alternatives.
+  if (system.switches > 0 && system.duplex == core::Duplex::kHalf) {
+    std::vector<TimePs> load(w.accelerators(), 0);
+    // Per group: (rank, alternative, time) of each send's two ends.
+    std::vector<std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>>> ends(groups);
+    for (std::size_t v = 0; v < w.num_tasks(); ++v) {
+      const core::Task& t = w.tasks()[v];
+      if (system.fabric(t.src, t.dst) != core::Fabric::kOcs) continue;
+      const auto own = group_of(core::TaskIndex(static_cast<std::uint32_t>(v)));
+      for (const core::Rank x : {t.src, t.dst}) {
+        if (own.first == kNone) {
+          load[x.value()] += p[v];
+        } else {
+          ends[own.first].emplace_back(x.value(), own.second, p[v]);
+        }
+      }
+    }
+    for (std::size_t g = 0; g < groups; ++g) {
+      std::sort(ends[g].begin(), ends[g].end());
+      std::vector<TimePs> per_alt(w.choices()[g].alternatives.size());
+      for (std::size_t i = 0; i < ends[g].size();) {
+        const std::uint32_t x = std::get<0>(ends[g][i]);
+        std::fill(per_alt.begin(), per_alt.end(), 0);
+        for (; i < ends[g].size() && std::get<0>(ends[g][i]) == x; ++i) {
+          per_alt[std::get<1>(ends[g][i])] += std::get<2>(ends[g][i]);
+        }
+        load[x] += *std::min_element(per_alt.begin(), per_alt.end());
+      }
+    }
+    for (const TimePs l : load) {
+      bound = std::max(bound, (l + system.switches - 1) / system.switches);
+    }
+  }
+  return bound;
+}
+
+core::Choice nth_choice(const core::Workload& w, std::uint64_t index) {
+  core::Choice c(w.choices().size());
+  for (std::size_t g = 0; g < c.size(); ++g) {
+    const std::uint64_t n = w.choices()[g].alternatives.size();
+    c[g] = static_cast<std::uint32_t>(index % n);
+    index /= n;
+  }
+  return c;
+}
+
+}  // namespace flux::sched::choice

@@ -1,0 +1,67 @@
+#pragma once
+// Internal: choosing the alternative of each choice group (a collective
+// kept in several decompositions, core::ChoiceGroup) for run_scheduler
+// (docs/model.md, "Collective choice").
+//
+// A choice is scored by an estimate of the iteration time of the workload it
+// resolves to: the greedy list schedule's makespan (heuristic/
+// list_scheduler.hpp) for a task-level scheduler, or the critical path on
+// the ideal network for a circuit-only one, which places no send and so
+// cannot be scored by a schedule here (the schedulers never simulate).
+// The search: every uniform choice (each alternative name where a group has
+// it), the best one kept; then coordinate descent over the groups in order,
+// each group's other alternatives tried with the rest fixed, a strictly
+// better estimate kept, until a pass changes nothing or the evaluation
+// budget is spent. Deterministic: the budget counts evaluations, and the
+// time limit only stops a search whose evaluations are slow (huge jobs).
+#include <atomic>
+#include <cstdint>
+#include <span>
+
+#include "flux/core/choice.hpp"
+#include "flux/core/system.hpp"
+#include "flux/core/workload.hpp"
+
+namespace flux::sched::choice {
+
+enum class Estimate : std::uint8_t {
+  kListSchedule,  ///< the greedy list schedule's makespan
+  kCriticalPath,  ///< the ideal network's critical path
+};
+
+/// The estimated iteration time of `w` resolved with `choice`, routed on
+/// `system`'s wiring, in ps.
+core::TimePs estimate(const core::Workload& w, const core::System& system,
+                      std::span<const std::uint32_t> choice, Estimate how);
+
+struct SearchLimits {
+  std::uint64_t max_evaluations = 256;  ///< estimates computed, uniform candidates included
+  double time_limit_s = 10;             ///< stops after the evaluation that passes it
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct SearchResult {
+  core::Choice choice;
+  core::TimePs estimate_ps = 0;
+  std::uint64_t evaluations = 0;
+};
+
+/// The search above; `w` has choice groups.
+SearchResult search(const core::Workload& w, const core::System& system, Estimate how,
+                    const SearchLimits& limits);
+
+/// A lower bound on the iteration time of every choice of `w` (a workload
+/// with choice groups) on `system` wired in full, in ps: the critical path
+/// where a send's wait for a group it follows is the least over the group's
+/// alternatives of the latest of that alternative's sends it waits for, and
+/// the end of a group the least over its alternatives; and the load of each
+/// accelerator's OCS port, the sends every choice runs plus, per group, the
+/// least any alternative puts on it. For any choice the critical path and
+/// the port load are at least these (docs/model.md, "Collective choice").
+core::TimePs choice_lower_bound(const core::Workload& w, const core::System& system);
+
+/// Choice number `index` of all choice_count(w) in mixed radix, the first
+/// group's alternative the fastest digit.
+core::Choice nth_choice(const core::Workload& w, std::uint64_t index);
+
+}  // namespace flux::sched::choice

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Collective choice end to end (docs/model.md, "Collective choice"):
+# --collective auto keeps each collective in every decomposition that
+# applies; every scheduler runs one alternative of each (the schedule's
+# "choice", flux.schedule/v4), the validator and the simulator resolve the
+# workload with it, --alternative fixes it; a sweep's collective axis and
+# the CSV's collective and choice columns; bad uses are one error line.
+source "$(dirname "$0")/lib.sh" "$@"
+
+gen="generate llama3 --layers 2 --tp 4 --dp 2"
+expect_ok gen-auto -- "$FLUX" $gen --collective auto -o "$DIR/a.json"
+expect_grep gen-line 'in all the alternatives of 16 collectives; with the first of each \(416 sends\)' \
+  "$DIR/gen-auto.out"
+expect_grep format '"format": "flux.workload/v2"' "$DIR/a.json"
+expect_ok info -- "$FLUX" info "$DIR/a.json"
+expect_grep info-line '^choices +16 collectives in several decompositions \(ring, direct, halving-doubling\): 43046721 choices' \
+  "$DIR/info.out"
+for sched in flux greedy rotornet rotornet-vlb bvn ideal; do
+  expect_ok "sched-$sched" -- "$FLUX" schedule "$DIR/a.json" --scheduler "$sched" --time-limit 2s \
+    -o "$DIR/$sched.json"
+  expect_grep "v4-$sched" '"format": "flux.schedule/v4"' "$DIR/$sched.json"
+  expect_ok "valid-$sched" -- "$FLUX" validate "$DIR/a.json" "$DIR/$sched.json"
+  expect_ok "replay-$sched" -- "$FLUX" simulate "$DIR/a.json" --schedule "$DIR/$sched.json"
+done
+
+# A fixed alternative is the job generated with it, send for send.
+expect_ok gen-ring -- "$FLUX" $gen -o "$DIR/r.json"
+expect_ok sched-ring -- "$FLUX" schedule "$DIR/a.json" --scheduler greedy --alternative ring \
+  -o "$DIR/ar.json"
+expect_ok sched-ring-fixed -- "$FLUX" schedule "$DIR/r.json" --scheduler greedy -o "$DIR/rr.json"
+expect_ok sim-ar -- "$FLUX" simulate "$DIR/a.json" --schedule "$DIR/ar.json"
+expect_ok sim-rr -- "$FLUX" simulate "$DIR/r.json" --schedule "$DIR/rr.json"
+a=$(grep -E '^iteration time' "$DIR/sim-ar.out")
+r=$(grep -E '^iteration time' "$DIR/sim-rr.out")
+if [ -n "$a" ] && [ "$a" = "$r" ]; then pass; else fail "ring alternative '$a' != ring job '$r'"; fi
+
+# Tampered: a schedule that names no choice, or another one.
+sed 's/"choice": \["ring"/"choice": ["direct"/' "$DIR/ar.json" > "$DIR/other.json"
+expect_error tampered 2 'invalid schedule: 24 violation' -- \
+  "$FLUX" validate "$DIR/a.json" "$DIR/other.json"
+expect_grep tampered-why "^violation: task 0 is a send of alternative 'ring' of choice group 0, but the schedule chose 'direct'" \
+  "$DIR/tampered.out"
+grep -v '"choice"' "$DIR/ar.json" > "$DIR/none.json"
+expect_error no-choice 2 'invalid schedule: 1 violation' -- \
+  "$FLUX" validate "$DIR/a.json" "$DIR/none.json"
+expect_grep no-choice-why '^violation: choice: .*a schedule names one alternative of each' \
+  "$DIR/no-choice.out"
+
+# Bad uses: one error line, nothing written.
+expect_error bad-alternative 2 'no collective of the workload has this alternative' -- \
+  "$FLUX" schedule "$DIR/a.json" --alternative bruck -o "$DIR/x.json"
+expect_error plain-alternative 2 'no collective in several decompositions' -- \
+  "$FLUX" schedule "$DIR/r.json" --alternative ring -o "$DIR/x.json"
+expect_error bad-collective 2 'unknown collective algorithm \(use ring, direct, halving-doubling, bruck, hierarchical or auto\)' -- \
+  "$FLUX" $gen --collective fastest -o "$DIR/x.json"
+expect_error chakra-auto 2 'a Chakra trace holds one algorithm per collective' -- \
+  "$FLUX" $gen --collective auto --format chakra -o "$DIR/x"
+if [ -e "$DIR/x.json" ] || [ -e "$DIR/x.0.et" ]; then fail "an output was written"; else pass; fi
+
+# A sweep with a collective axis: the choice column says what ran.
+cat > "$DIR/s.toml" <<TOML
+name = "c"
+[axes]
+model = "8b"
+layers = 2
+tp = 4
+dp = 2
+tau = "10us"
+collective = ["ring", "auto"]
+scheduler = ["greedy", "bvn"]
+TOML
+expect_ok sweep -- "$FLUX" sweep "$DIR/s.toml" -o "$DIR/sw"
+expect_grep sweep-header ',route,choice$' "$DIR/sw/c.csv"
+expect_grep sweep-auto-greedy '^8b,2,4,2,auto,10us,greedy,ok,.*,(ring|direct|halving-doubling)=[0-9]+' "$DIR/sw/c.csv"
+expect_grep sweep-ring-bvn '^8b,2,4,2,ring,10us,bvn,ok,.*,$' "$DIR/sw/c.csv"
+finish
