@@ -216,6 +216,37 @@ TEST(Failure, EverySchedulerDeliversEveryByte) {
   }
 }
 
+// A workload with choice groups (--collective auto): the failure runs on
+// the sends the plan's choice runs, as on the job generated with them.
+TEST(Failure, RunsTheChosenAlternatives) {
+  workload::TrainingConfig c;
+  c.model.layers = 1;
+  c.tp = 4;
+  c.dp = 2;
+  c.collective = workload::Algorithm::kAuto;
+  const core::Workload w = workload::generate_llama(c);
+  ASSERT_TRUE(w.has_choices());
+  const core::System sys = system(2, 10 * core::kPsPerUs);
+  sched::SchedulerOptions ring = fixed_search();
+  ring.collective = "ring";
+  const schedule::Schedule s = sched::run_scheduler("greedy", w, sys, ring);
+  c.collective = workload::Algorithm::kRing;
+  const core::Workload fixed = workload::generate_llama(c);
+  schedule::Schedule plain = sched::run_scheduler("greedy", fixed, sys, fixed_search());
+  const TimePs half = sim::simulate(w, s).metrics.iteration_time_ps / 2;
+  const runtime::FailureRun a =
+      runtime::run_with_failure(w, s, {0, half}, replan_with(""), fixed_search(), {});
+  const runtime::FailureRun b =
+      runtime::run_with_failure(fixed, plain, {0, half}, replan_with(""), fixed_search(), {});
+  EXPECT_TRUE(a.outcome.disrupted);
+  EXPECT_EQ(a.metrics.bytes_delivered, fixed.total_bytes());
+  EXPECT_EQ(a.outcome.replanned_sends, b.outcome.replanned_sends);
+  EXPECT_EQ(a.metrics.iteration_time_ps, b.metrics.iteration_time_ps);
+  const runtime::FailureTrials t =
+      runtime::run_trials_with_failure(w, s, {1, half}, replan_with(""), fixed_search(), {});
+  EXPECT_TRUE(t.trials.all_delivered);
+}
+
 // The metrics file of a jittered failure over trials, wall times blanked.
 std::string metrics_without_wall_times(const core::Workload& w, const schedule::Schedule& s,
                                        const sim::SimOptions& o) {

@@ -17,6 +17,8 @@
 // remainder from empty (no circuit up at T is reused).
 #include "flux/runtime/failure.hpp"
 
+#include "flux/core/choice.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -248,6 +250,10 @@ FailureRun run_with_failure(const core::Workload& w, const schedule::Schedule& p
                             const Failure& f, const ReplanOptions& replan,
                             const sched::SchedulerOptions& sched_options,
                             const sim::SimOptions& sim_options, std::uint32_t trial) {
+  if (w.has_choices()) {  // as run_trials_with_failure
+    const core::Workload chosen = core::resolve(w, core::choice_from_names(w, plan.choice));
+    return run_with_failure(chosen, plan, f, replan, sched_options, sim_options, trial);
+  }
   check_all(w, plan, f, replan, sched_options, sim_options);
   return run_checked(w, plan, f, replan, sched_options, sim_options, trial);
 }
@@ -256,6 +262,12 @@ FailureTrials run_trials_with_failure(const core::Workload& w, const schedule::S
                                       const Failure& f, const ReplanOptions& replan,
                                       const sched::SchedulerOptions& sched_options,
                                       const sim::SimOptions& sim_options) {
+  if (w.has_choices()) {
+    // The sends the plan's choice runs (core/choice.hpp): the simulator's
+    // records and the remainder are indexed by them, not the workload's.
+    const core::Workload chosen = core::resolve(w, core::choice_from_names(w, plan.choice));
+    return run_trials_with_failure(chosen, plan, f, replan, sched_options, sim_options);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   check_all(w, plan, f, replan, sched_options, sim_options);
   FailureTrials r;
