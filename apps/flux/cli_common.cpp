@@ -46,7 +46,10 @@ void add_scheduler_options(CLI::App& app, frontend::SchedulerRun& run, bool with
                    "a workload generated with --collective auto: run every collective in its "
                    "alternative of this name (ring, direct, halving-doubling, bruck, "
                    "hierarchical) where it has one, instead of choosing")
-        ->type_name("NAME");
+        ->type_name("NAME")
+        ->check(CLI::Validator(
+            [](const std::string& v) { return v.empty() ? std::string("must not be empty") : ""; },
+            "NAME"));
   }
   add_options(app, sched::kSchedulerOptions, run.sched);
   add_options(app, sched::kMilpOptions, run.sched.milp);

@@ -122,12 +122,15 @@ std::uint64_t choice_count(const Workload& w) {
   return n;
 }
 
-std::string describe_choice(const Workload& w, std::span<const std::uint32_t> choice) {
+std::string describe_choice(const Workload& w, std::span<const std::uint32_t> choice,
+                            std::string_view between, std::string_view count) {
   const std::vector<std::string> chosen = choice_names(w, choice);
   std::string out;
   for (const std::string& name : alternative_names(w)) {
     const auto n = std::count(chosen.begin(), chosen.end(), name);
-    if (n != 0) out += (out.empty() ? "" : ", ") + name + " " + std::to_string(n);
+    if (n == 0) continue;
+    if (!out.empty()) out += between;
+    out.append(name).append(count).append(std::to_string(n));
   }
   return out;
 }

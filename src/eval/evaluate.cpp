@@ -81,16 +81,6 @@ std::pair<schedule::Schedule, sim::SimResult> schedule_and_simulate(const EvalPo
   return std::move(*best);
 }
 
-// "ring=12;direct=4": how many collectives ran each alternative.
-std::string choice_text(const core::Workload& w, const std::vector<std::string>& choice) {
-  std::string out;
-  for (const std::string& a : core::alternative_names(w)) {
-    const auto n = std::count(choice.begin(), choice.end(), a);
-    if (n != 0) out += (out.empty() ? "" : ";") + a + "=" + std::to_string(n);
-  }
-  return out;
-}
-
 }  // namespace
 
 EvalRow measure(const EvalPoint& config) {
@@ -159,7 +149,9 @@ EvalRow measure(const EvalPoint& config) {
   const workload::MoeConfig& moe = job.training.moe;
   if (moe.enabled()) row.routing = moe.routing.to_string();
   row.collective = std::string(workload::to_string(job.training.collective));
-  if (w.has_choices()) row.choice = choice_text(w, s.choice);
+  if (w.has_choices()) {
+    row.choice = core::describe_choice(w, core::choice_from_names(w, s.choice), ";", "=");
+  }
   if (config.routing_iterations > 0 && moe.enabled()) {
     // Uncertain routing: this plan (made for the routing's iteration 0), or
     // one made for the expected routing, on iterations 1 .. N of the same

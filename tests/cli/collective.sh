@@ -49,6 +49,8 @@ expect_grep no-choice-why '^violation: choice: .*a schedule names one alternativ
 # Bad uses: one error line, nothing written.
 expect_error bad-alternative 2 'no collective of the workload has this alternative' -- \
   "$FLUX" schedule "$DIR/a.json" --alternative bruck -o "$DIR/x.json"
+expect_error empty-alternative 2 '--alternative: must not be empty' -- \
+  "$FLUX" schedule "$DIR/a.json" --alternative "" -o "$DIR/x.json"
 expect_error plain-alternative 2 'no collective in several decompositions' -- \
   "$FLUX" schedule "$DIR/r.json" --alternative ring -o "$DIR/x.json"
 expect_error bad-collective 2 'unknown collective algorithm \(use ring, direct, halving-doubling, bruck, hierarchical or auto\)' -- \

@@ -44,7 +44,9 @@ std::vector<std::string> alternative_names(const Workload& w);
 /// saturating at 2^64 - 1.
 std::uint64_t choice_count(const Workload& w);
 /// "ring 12, direct 3": how many groups chose each name, in the order of
-/// alternative_names().
-std::string describe_choice(const Workload& w, std::span<const std::uint32_t> choice);
+/// alternative_names(); `between` separates the entries and `count` a name
+/// from its number (a CSV cell: ";" and "=", "ring=12;direct=3").
+std::string describe_choice(const Workload& w, std::span<const std::uint32_t> choice,
+                            std::string_view between = ", ", std::string_view count = " ");
 
 }  // namespace flux::core
