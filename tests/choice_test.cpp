@@ -390,6 +390,12 @@ TEST(Choice, SearchBoundHoldsOnAGeneratedJob) {
   }
   EXPECT_LE(s.makespan_ps, best_fixed);
   EXPECT_LE(*s.lower_bound_ps, s.makespan_ps);
+  // A scheduler that finishes in time is run on every uniform choice too:
+  // never behind a fixed algorithm.
+  const TimePs greedy = sched::run_scheduler("greedy", w, sys, {}).makespan_ps;
+  for (const char* a : {"ring", "direct", "halving-doubling"}) {
+    EXPECT_LE(greedy, sched::run_scheduler("greedy", w, sys, fixed(a)).makespan_ps) << a;
+  }
   // The choice-aware bound beats the common part's.
   EXPECT_GT(sched::choice::choice_lower_bound(w, sys), 10'000'000'000);  // > 10 ms
 }

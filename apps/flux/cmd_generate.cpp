@@ -12,7 +12,9 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "flux/chakra/export.hpp"
+#include "flux/core/choice.hpp"
 #include "flux/core/error.hpp"
+#include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/frontend/memory.hpp"
 #include "flux/frontend/options.hpp"
@@ -30,6 +32,9 @@ struct GenerateOptions {
   frontend::TrainingOptions training;
   std::string format = "json";
   std::string chakra_collectives = "comm-coll";
+  /// A schedule whose choice of decompositions (--collective auto) the
+  /// Chakra trace is written with.
+  std::string choice;
   std::string output;
 };
 
@@ -45,6 +50,25 @@ void check_format(const std::string& format) {
   }
 }
 
+// The choice a schedule of `w` made, by name; errors name the file.
+core::Choice choice_of_schedule(const std::string& file, const core::Workload& w) {
+  const schedule::Schedule s = formats::read_schedule(file);
+  if (!w.has_choices()) {
+    throw core::InputError("", "--choice", file,
+                           "the job has no collective in several decompositions (generate it "
+                           "with --collective auto)");
+  }
+  if (s.workload != w.name()) {
+    throw core::InputError(file, "workload", s.workload,
+                           "a schedule of another workload (this job is " + w.name() + ")");
+  }
+  try {
+    return core::choice_from_names(w, s.choice);
+  } catch (const core::InputError& e) {
+    throw e.with_source(file);
+  }
+}
+
 void run_training(const GenerateOptions& o, const workload::TrainingConfig& base) {
   const workload::TrainingConfig config = o.training.resolve(base);
   check_format(o.format);
@@ -55,6 +79,11 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
   if (o.chakra_collectives != "comm-coll" && o.chakra_collectives != "send-recv") {
     throw core::InputError("", "--chakra-collectives", o.chakra_collectives,
                            "unknown encoding (comm-coll or send-recv)");
+  }
+  if (!o.choice.empty() && o.format != "chakra") {
+    throw core::InputError("", "--choice", o.choice,
+                           "only a Chakra trace is written with a schedule's choice (--format "
+                           "chakra); the workload file keeps every alternative");
   }
   // Refused before anything is generated, like flux unfold (one estimate).
   const workload::WorkloadSize size = workload::estimate_llama_size(config);
@@ -72,6 +101,7 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
   if (config.moe.enabled() && config.moe.routing.kind == workload::RoutingKind::kFile) {
     inputs.push_back({config.moe.routing.file, "the routing file (--routing)"});
   }
+  if (!o.choice.empty()) inputs.push_back({o.choice, "the schedule (--choice)"});
   if (o.format == "json") {
     io::check_outputs({{o.output, "the workload output", "-o", true}}, inputs);
   } else {
@@ -80,8 +110,15 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
   workload::Program program;
   const core::Workload w =
       workload::generate_llama(config, o.format == "chakra" ? &program : nullptr);
+  // A trace with a schedule's choice holds the chosen sends: its figures.
+  core::Choice choice;
+  std::optional<core::Workload> chosen;
+  if (!o.choice.empty()) {
+    choice = choice_of_schedule(o.choice, w);
+    chosen.emplace(core::resolve(w, choice));
+  }
   const core::WorkloadSummary summary =
-      summary_before_writing(w,
+      summary_before_writing(chosen ? *chosen : w,
                              "--layers, --micro-batches, --seq, or the GPU's efficiencies "
                              "(--gemm-efficiency, --attention-efficiency, --memory-efficiency)");
   std::string wrote = output_name(o.output);
@@ -91,7 +128,7 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
     const auto encoding = o.chakra_collectives == "comm-coll"
                               ? chakra::CollectiveEncoding::kCommColl
                               : chakra::CollectiveEncoding::kSendRecv;
-    const chakra::ChakraTrace trace = chakra::to_chakra(w, program, encoding);
+    const chakra::ChakraTrace trace = chakra::to_chakra(w, program, encoding, choice);
     // Every file the trace is, against the inputs, before any is written.
     std::vector<io::OutputSpec> outputs;
     for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
@@ -110,7 +147,8 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
                ", ranks of an earlier trace)";
     }
   }
-  print_written(wrote, w, summary);
+  if (chosen) wrote += " (the decompositions of " + o.choice + ")";
+  print_written(wrote, chosen ? *chosen : w, summary);
 }
 
 void run_random(const RandomCliOptions& o) {
@@ -158,6 +196,9 @@ void register_generate(CLI::App& app) {
     l->add_option("--chakra-collectives", opts->chakra_collectives,
                   "chakra: collectives as comm-coll (COMM_COLL nodes) or send-recv (their sends)")
         ->capture_default_str();
+    l->add_option("--choice", opts->choice,
+                  "chakra, with --collective auto: a schedule of this job (flux schedule); each "
+                  "collective is written in the decomposition it chose");
     l->add_option("-o,--output", opts->output,
                   "workload file to write (--format chakra: the trace prefix)")
         ->required();

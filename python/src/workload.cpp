@@ -13,6 +13,7 @@
 #include "bindings.hpp"
 #include "flux/chakra/export.hpp"
 #include "flux/chakra/import.hpp"
+#include "flux/core/choice.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/frontend/memory.hpp"
@@ -180,7 +181,7 @@ PyWorkload import_chakra(py::handle prefix_arg, py::kwargs given) {
 }
 
 py::list export_chakra(const PyWorkload& w, py::handle prefix_arg, const std::string& collectives,
-                       bool gzip) {
+                       bool gzip, py::handle choice_arg) {
   const std::string prefix = path_arg(prefix_arg, "prefix");
   if (!w.llama) {
     throw core::InputError(
@@ -196,13 +197,36 @@ py::list export_chakra(const PyWorkload& w, py::handle prefix_arg, const std::st
     throw core::InputError("", "--chakra-collectives", collectives,
                            "unknown encoding (comm-coll or send-recv)");
   }
+  // choice: a flux.Schedule of this workload, or the alternatives' names.
+  std::vector<std::string> names;
+  if (!choice_arg.is_none()) {
+    if (py::isinstance<PySchedule>(choice_arg)) {
+      const schedule::Schedule& s = *choice_arg.cast<const PySchedule&>().s;
+      if (s.workload != w.w->name()) {
+        throw core::InputError("", "choice", s.workload,
+                               "a schedule of another workload (this one is " + w.w->name() + ")");
+      }
+      names = s.choice;
+    } else if (py::isinstance<py::sequence>(choice_arg) && !py::isinstance<py::str>(choice_arg)) {
+      names = choice_arg.cast<std::vector<std::string>>();
+    } else {
+      throw core::InputError("", "choice", std::string(py::str(choice_arg)),
+                             "a flux.Schedule or a list of alternative names, one per group");
+    }
+    if (!w.w->has_choices()) {
+      throw core::InputError("", "choice", std::to_string(names.size()) + " names",
+                             "the workload has no collective in several decompositions "
+                             "(generate it with collective='auto')");
+    }
+  }
+  const core::Choice choice = names.empty() ? core::Choice{} : core::choice_from_names(*w.w, names);
   frontend::check_output_prefix(prefix, "prefix");
   const auto files = without_gil([&] {
     workload::Program program;
     const core::Workload again = workload::generate_llama(*w.llama, &program);
     const auto encoding = collectives == "comm-coll" ? chakra::CollectiveEncoding::kCommColl
                                                      : chakra::CollectiveEncoding::kSendRecv;
-    return chakra::save_chakra(prefix, chakra::to_chakra(again, program, encoding), gzip);
+    return chakra::save_chakra(prefix, chakra::to_chakra(again, program, encoding, choice), gzip);
   });
   py::list out;
   for (const auto& f : files) out.append(f.string());
@@ -377,11 +401,14 @@ void add_workload(py::module_& m) {
         "name, scaleup_size (0). Import warnings are issued as flux.TraceWarning.");
   m.def("export_chakra", &export_chakra, py::arg("workload"), py::arg("prefix"), py::kw_only(),
         py::arg("collectives") = "comm-coll", py::arg("gzip") = false,
+        py::arg("choice") = py::none(),
         "Writes a workload made by flux.generate.llama3 or flux.generate.moe as Chakra traces "
         "PREFIX.<rank>.et (and "
         "PREFIX.json with the communicator groups), as `flux generate llama3` (`moe`) `--format "
         "chakra`; "
-        "returns the files written.");
+        "returns the files written. A workload generated with collective='auto' needs choice: a "
+        "flux.Schedule of it (or the alternatives' names, one per group), whose decomposition of "
+        "each collective is written (`--choice`).");
 }
 
 }  // namespace flux::python

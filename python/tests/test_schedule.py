@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import flux
-from conftest import LLAMA
+from conftest import LLAMA, LLAMA_FLAGS
 
 
 def test_system_times_and_defaults():
@@ -214,3 +214,32 @@ def test_collective_choice_matches_the_cli(tmp_path, cli):
     with pytest.raises(flux.InputError, match="no collective of the workload"):
         flux.schedule(w, scheduler="greedy", alternative="bruck")
     assert flux.schedule(fixed, scheduler="greedy").choice == []
+
+
+def test_chakra_export_of_a_chosen_decomposition(tmp_path, cli):
+    # The trace of an auto workload holds the sends its schedule chose, as
+    # the CLI's --choice writes them; without a choice it is refused.
+    w = flux.generate.llama3(**LLAMA, collective="auto")
+    s = flux.schedule(w, scheduler="greedy")
+    with pytest.raises(flux.InputError, match="one algorithm per collective"):
+        flux.export_chakra(w, tmp_path / "none")
+    files = flux.export_chakra(w, tmp_path / "py", collectives="send-recv", choice=s)
+    back = flux.import_chakra(tmp_path / "py")
+    chosen = flux.generate.llama3(**LLAMA, collective="ring")
+    by_names = flux.export_chakra(w, tmp_path / "ring", choice=["ring"] * len(s.choice))
+    assert flux.import_chakra(tmp_path / "ring").num_sends == chosen.num_sends
+    assert back.num_sends == len(s.task_ids) < w.num_sends  # the chosen sends, one each
+    path = tmp_path / "w.json"
+    flux.write_workload(w, path)
+    flux.write_schedule(s, tmp_path / "s.json")
+    cli("generate", "llama3", *LLAMA_FLAGS, "--collective", "auto", "--format", "chakra",
+        "--chakra-collectives", "send-recv", "--choice", tmp_path / "s.json",
+        "-o", tmp_path / "cli")
+    for f in files:
+        name = str(f).replace(str(tmp_path / "py"), str(tmp_path / "cli"))
+        assert open(f, "rb").read() == open(name, "rb").read()
+    assert len(by_names) == len(files) + 1  # comm-coll: the group file too
+    with pytest.raises(flux.InputError, match="no such alternative"):
+        flux.export_chakra(w, tmp_path / "bad", choice=["brock"] * len(s.choice))
+    with pytest.raises(flux.InputError, match="no collective in several"):
+        flux.export_chakra(chosen, tmp_path / "bad", choice=["ring"])

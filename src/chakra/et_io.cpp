@@ -211,7 +211,8 @@ void decode_attrs(const pb::Node& n, EtNode& node, const std::string& source) {
     if (name == "tensor_size") slot = &node.tensor_size;
     if (name == "flux_duration_ps") slot = &node.duration_ps;
     if (name == "flux_gathered_bytes") slot = &node.gathered_bytes;
-    const bool known = slot != nullptr || name == "pg_name" || name == "is_cpu_op";
+    const bool known =
+        slot != nullptr || name == "pg_name" || name == "is_cpu_op" || name == "flux_collective";
     if (!known) continue;
     const std::string field = "node " + std::to_string(node.id) + "." + name;
     if (!seen.insert(name).second) {
@@ -221,6 +222,8 @@ void decode_attrs(const pb::Node& n, EtNode& node, const std::string& source) {
       *slot = attr_int(a, source, field);
     } else if (name == "pg_name") {
       node.pg_name = attr_string(a, source, field);
+    } else if (name == "flux_collective") {
+      node.collective = attr_string(a, source, field);
     } else {
       node.is_cpu_op = attr_int(a, source, field) != 0;
     }
@@ -409,6 +412,11 @@ std::string serialize_et(const EtFile& file, bool compress) {
     }
     add_uint(n, "flux_duration_ps", node.duration_ps);
     add_uint(n, "flux_gathered_bytes", node.gathered_bytes);
+    if (node.collective) {
+      pb::AttributeProto* a = n.add_attr();
+      a->set_name("flux_collective");
+      a->set_string_val(*node.collective);
+    }
     put_record(out, n);
   }
   return compress ? io::gzip_bytes(out) : out;

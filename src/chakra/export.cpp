@@ -24,6 +24,7 @@
 #include <unordered_map>
 
 #include "flux/chakra/export.hpp"
+#include "flux/core/choice.hpp"
 #include "flux/core/error.hpp"
 #include "flux/io/save.hpp"
 
@@ -61,8 +62,14 @@ std::int64_t comm_type_of(CollectiveKind k) {
 
 class Exporter {
  public:
-  Exporter(const core::Workload& w, const Program& p, CollectiveEncoding encoding)
-      : w_(w), p_(p), encoding_(encoding), waits_(p.ranks), outstanding_(p.ranks) {}
+  Exporter(const core::Workload& w, const Program& p, CollectiveEncoding encoding,
+           std::span<const std::uint32_t> choice)
+      : w_(w),
+        p_(p),
+        encoding_(encoding),
+        choice_(choice.begin(), choice.end()),
+        waits_(p.ranks),
+        outstanding_(p.ranks) {}
 
   ChakraTrace run();
 
@@ -87,9 +94,21 @@ class Exporter {
     return pc.spec.label == core::kNoLabel ? std::string() : w_.labels()[pc.spec.label];
   }
 
+  // Whether task t is written: with a choice, only the chosen alternative's
+  // sends of each group.
+  [[nodiscard]] bool kept(TaskIndex t) const {
+    if (choice_.empty()) return true;
+    const auto alt = w_.alternative_of(t);
+    return !alt || choice_[alt->first] == alt->second;
+  }
+  // The algorithm collective c runs: the program's, or the chosen one.
+  workload::Algorithm algorithm(const ProgramCollective& pc) const;
+
   const core::Workload& w_;
   const Program& p_;
   CollectiveEncoding encoding_;
+  core::Choice choice_;
+  bool one_algorithm_ = false;  // every collective runs the same (said once, per rank)
   ChakraTrace out_;
   std::uint64_t next_id_ = 0;
   std::vector<std::vector<std::uint64_t>> waits_;
@@ -123,6 +142,18 @@ void Exporter::compute(const workload::ProgramOp& op) {
   }
 }
 
+workload::Algorithm Exporter::algorithm(const ProgramCollective& pc) const {
+  if (pc.spec.algorithm != workload::Algorithm::kAuto) return pc.spec.algorithm;
+  for (std::uint32_t k = 0; k < pc.num_tasks; ++k) {
+    if (const auto alt = w_.alternative_of(TaskIndex(pc.first_task + k))) {
+      return workload::algorithm_from_string(
+          w_.choices()[alt->first].alternatives[choice_.at(alt->first)].name);
+    }
+  }
+  throw core::InputError("", "collectives", std::to_string(pc.first_task),
+                         "a collective of several decompositions without a choice group");
+}
+
 void Exporter::member_waits(std::uint32_t c, std::size_t pos, std::vector<std::uint64_t> nodes,
                             workload::Await await) {
   const ProgramCollective& pc = p_.collectives[c];
@@ -130,7 +161,7 @@ void Exporter::member_waits(std::uint32_t c, std::size_t pos, std::vector<std::u
   const bool now =
       await == workload::Await::kNow || (await == workload::Await::kSenderNow && pos == 0);
   if (now) {
-    if (pc.tasks.replaces_frontier(pos)) waits_[r].clear();
+    if (pc.replaced(pos)) waits_[r].clear();
     waits_[r].insert(waits_[r].end(), nodes.begin(), nodes.end());
   } else if (await == workload::Await::kAtEnd) {
     outstanding_[r].insert(outstanding_[r].end(), nodes.begin(), nodes.end());
@@ -173,7 +204,8 @@ void Exporter::comm_coll(std::uint32_t c, std::uint64_t id, workload::Await awai
       if (pc.spec.bytes % p != 0) n.gathered_bytes = static_cast<std::int64_t>(pc.spec.bytes);
     }
     n.pg_name = it->second;
-    if (await == workload::Await::kLater && !pc.tasks.replaces_frontier(pos)) {
+    if (!one_algorithm_) n.collective = std::string(to_string(algorithm(pc)));
+    if (await == workload::Await::kLater && !pc.replaced(pos)) {
       // The importer would hand the rank its frontier at the launch again
       // with the node; the generator, joining later, does not.
       throw core::InputError("", "collectives", name,
@@ -197,6 +229,7 @@ void Exporter::send_recv(std::uint32_t c, workload::Await await) {
   const std::uint64_t n = p_.ranks;
   for (std::uint32_t k = 0; k < count; ++k) {
     const TaskIndex t(first + k);
+    if (!kept(t)) continue;  // another alternative's (its deps stay inside it)
     const core::Task& task = w_.task(t);
     const std::uint32_t s = task.src.value();
     const std::uint32_t d = task.dst.value();
@@ -237,6 +270,7 @@ void Exporter::send_recv(std::uint32_t c, workload::Await await) {
     const std::uint32_t r = pc.spec.group[pos].value();
     std::vector<std::uint64_t> nodes;
     for (TaskIndex t : pc.tasks.terminal[pos]) {
+      if (!kept(t)) continue;
       const std::uint32_t k = t.value() - first;
       nodes.push_back(w_.task(t).src.value() == r ? send_id[k] : recv_id[k]);
     }
@@ -263,12 +297,13 @@ ChakraTrace Exporter::run() {
     throw core::InputError("", "tasks", std::to_string(w_.num_tasks()),
                            "the program describes " + std::to_string(next_task) + " tasks");
   }
-  // The importer's default algorithm, when every collective used the same.
-  const bool one_algorithm =
-      !p_.collectives.empty() &&
-      std::all_of(p_.collectives.begin(), p_.collectives.end(), [&](const auto& c) {
-        return c.spec.algorithm == p_.collectives[0].spec.algorithm;
-      });
+  if (w_.has_choices()) core::check_choice(w_, choice_);
+  // The importer's default algorithm, when every collective used the same;
+  // otherwise each COMM_COLL node names its own.
+  one_algorithm_ = !p_.collectives.empty() &&
+                   std::all_of(p_.collectives.begin(), p_.collectives.end(), [&](const auto& c) {
+                     return algorithm(c) == algorithm(p_.collectives[0]);
+                   });
   out_.ranks.resize(p_.ranks);
   for (std::uint32_t r = 0; r < p_.ranks; ++r) {
     out_.ranks[r].source = "rank " + std::to_string(r);
@@ -276,8 +311,8 @@ ChakraTrace Exporter::run() {
     out_.ranks[r].workload = w_.name();
     if (w_.scaleup_size() != 0) out_.ranks[r].scaleup_size = std::to_string(w_.scaleup_size());
     if (w_.scaleup_gbps() != 0) out_.ranks[r].scaleup_gbps = shortest(w_.scaleup_gbps());
-    if (one_algorithm) {
-      out_.ranks[r].collective = std::string(to_string(p_.collectives[0].spec.algorithm));
+    if (one_algorithm_) {
+      out_.ranks[r].collective = std::string(to_string(algorithm(p_.collectives[0])));
     }
   }
   for (const workload::ProgramOp& op : p_.ops) {
@@ -286,8 +321,6 @@ ChakraTrace Exporter::run() {
         compute(op);
         break;
       case workload::ProgramOp::Type::kLaunch: {
-        std::uint64_t id = 0;
-        bool have_id = false;
         for (const std::uint32_t c : op.collectives) {
           const CollectiveKind kind = p_.collectives[c].spec.kind;
           // An all-to-all-v (MoE tokens) has no COMM_COLL form: one comm_size
@@ -297,8 +330,10 @@ ChakraTrace Exporter::run() {
             send_recv(c, op.await);
             continue;
           }
-          if (!have_id) id = next_id_++, have_id = true;  // one node id per step
-          comm_coll(c, id, op.await);
+          // One node id per collective, in program order: the importer,
+          // visiting ready nodes by (id, rank), then completes the step's
+          // collectives (on disjoint groups) in the generator's order.
+          comm_coll(c, next_id_++, op.await);
         }
         break;
       }
@@ -313,15 +348,19 @@ ChakraTrace Exporter::run() {
 }  // namespace
 
 ChakraTrace to_chakra(const core::Workload& w, const workload::Program& program,
-                      CollectiveEncoding encoding) {
-  if (w.has_choices()) {
-    // A trace runs one decomposition per collective; which one a schedule
-    // chooses is not known here.
+                      CollectiveEncoding encoding, std::span<const std::uint32_t> choice) {
+  if (w.has_choices() && choice.empty()) {
+    // A trace runs one decomposition per collective.
     throw core::InputError("", "collective", "auto",
-                           "a Chakra trace holds one algorithm per collective: generate the job "
-                           "with a fixed --collective to export it");
+                           "a Chakra trace holds one algorithm per collective: export the "
+                           "decompositions a schedule chose (--choice SCHEDULE), or generate the "
+                           "job with a fixed --collective");
   }
-  return Exporter(w, program, encoding).run();
+  if (!w.has_choices() && !choice.empty()) {
+    throw core::InputError("", "choice", std::to_string(choice.size()) + " entries",
+                           "the workload has no collective in several decompositions");
+  }
+  return Exporter(w, program, encoding, choice).run();
 }
 
 std::vector<std::filesystem::path> save_chakra(const std::filesystem::path& prefix,

@@ -75,11 +75,12 @@ enum class State : std::uint8_t { kWaiting, kArrived, kDone };
 class Walk {
  public:
   Walk(std::vector<RankGraph>& graphs, std::vector<Collective>& colls,
-       workload::Algorithm algorithm, std::string name, std::uint32_t scaleup_size,
+       workload::Algorithm algorithm, bool forced, std::string name, std::uint32_t scaleup_size,
        double scaleup_gbps, std::vector<std::string>& warnings)
       : g_(graphs),
         colls_(colls),
         algorithm_(algorithm),
+        forced_(forced),
         warnings_(warnings),
         b_(std::move(name), static_cast<std::uint32_t>(graphs.size())) {
     b_.set_scaleup_size(scaleup_size);
@@ -135,7 +136,8 @@ class Walk {
 
   std::vector<RankGraph>& g_;
   std::vector<Collective>& colls_;
-  workload::Algorithm algorithm_;
+  workload::Algorithm algorithm_;  // the default, or every collective's when forced_
+  bool forced_;
   std::vector<std::string>& warnings_;
   workload::WorkloadBuilder b_;
 
@@ -340,9 +342,14 @@ void Walk::emit(std::uint32_t ci) {
   } else {
     workload::CollectiveSpec spec;
     spec.kind = c.kind;
-    spec.algorithm = algorithm_;
+    // The node's own algorithm unless the user chose one; Bruck and
+    // hierarchical where they apply (hierarchical on the trace's scale-up
+    // domains), the ring elsewhere, as the generator lowers them.
+    spec.algorithm = !forced_ && c.algorithm ? *c.algorithm : algorithm_;
+    spec.domain_size = b_.scaleup_size();
     spec.group = c.group;
     spec.bytes = c.bytes;
+    spec.algorithm = workload::applied_algorithm(spec);
     spec.label = c.label.empty() ? core::kNoLabel : b_.intern_label(c.label);
     workload::CollectiveTasks ct;
     try {
@@ -554,7 +561,8 @@ ImportResult import_traces(const std::vector<EtFile>& ranks, const ImportOptions
     }
   }
   try {
-    Walk walk(graphs, colls, algorithm, name, scaleup_size, scaleup_gbps, warnings);
+    Walk walk(graphs, colls, algorithm, options.collective.has_value(), name, scaleup_size,
+              scaleup_gbps, warnings);
     core::Workload w = walk.run();
     return ImportResult{std::move(w), stats, std::move(warnings)};
   } catch (const core::InputError& e) {

@@ -452,6 +452,14 @@ std::vector<Collective> match_ranks(std::vector<RankGraph>& graphs, const Import
         const std::uint32_t v = lists[r][k];
         const EtNode& n = g.file->nodes[v];
         const bool type = n.comm_type != ref.comm_type;
+        if (n.collective != ref.collective) {
+          throw InputError(g.file->source, g.field(v, "flux_collective"),
+                           n.collective.value_or("(none)"),
+                           "collectives do not line up: collective " + ordinal(k) + " of group " +
+                               quoted_pg + " names " + ref.collective.value_or("no algorithm") +
+                               " on rank " + std::to_string(members[0]) + " (" + rg.file->source +
+                               " node " + std::to_string(ref.id) + ")");
+        }
         if (type || g.nodes[v].bytes != rg.nodes[rv].bytes) {
           throw InputError(g.file->source, g.field(v, type ? "comm_type" : "comm_size"),
                            type ? comm_type_name(*n.comm_type) : std::to_string(g.nodes[v].bytes),
@@ -475,6 +483,18 @@ std::vector<Collective> match_ranks(std::vector<RankGraph>& graphs, const Import
                : type == CommType::kAllReduce ? workload::CollectiveKind::kAllReduce
                                               : workload::CollectiveKind::kReduceScatter;
       c.label = ref.name;
+      if (ref.collective) {
+        try {
+          c.algorithm = workload::algorithm_from_string(*ref.collective);
+        } catch (const InputError& e) {
+          throw InputError(rg.file->source, rg.field(rv, "flux_collective"), *ref.collective,
+                           e.problem());
+        }
+        if (*c.algorithm == workload::Algorithm::kAuto) {
+          throw InputError(rg.file->source, rg.field(rv, "flux_collective"), *ref.collective,
+                           "a trace runs one algorithm per collective");
+        }
+      }
       out.push_back(std::move(c));
     }
   }

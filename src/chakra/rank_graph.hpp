@@ -4,6 +4,7 @@
 // run a rank's COMP nodes one at a time), and the matching of COMM_SEND with
 // COMM_RECV and of COMM_COLL nodes across ranks. import.cpp walks the result.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,9 @@ struct Collective {
   std::vector<core::Rank> group;     ///< position = rank within the collective
   std::vector<std::uint32_t> nodes;  ///< node index on group[pos]
   std::string label;                 ///< the first member's node name
+  /// The algorithm its nodes name (attribute flux_collective; the same on
+  /// every member), if they do.
+  std::optional<workload::Algorithm> algorithm;
 };
 
 /// Checks and indexes one rank's file. Warnings (dropped dependencies,

@@ -34,11 +34,15 @@ Workload subset(const Workload& w, const Keep& keep) {
     kept[v] = static_cast<std::uint32_t>(d.tasks.size());
     d.tasks.push_back(w.tasks()[v]);
   }
+  const auto both_kept = [&](const Dep& e) {
+    return kept[e.from.value()] != kNoLabel && kept[e.to.value()] != kNoLabel;
+  };
+  d.deps.reserve(
+      static_cast<std::size_t>(std::count_if(w.deps().begin(), w.deps().end(), both_kept)));
   for (const Dep& e : w.deps()) {
-    const std::uint32_t from = kept[e.from.value()];
-    const std::uint32_t to = kept[e.to.value()];
-    if (from != kNoLabel && to != kNoLabel) {
-      d.deps.push_back({TaskIndex(from), TaskIndex(to), e.compute_ps});
+    if (both_kept(e)) {
+      d.deps.push_back(
+          {TaskIndex(kept[e.from.value()]), TaskIndex(kept[e.to.value()]), e.compute_ps});
     }
   }
   return Workload(std::move(d));
@@ -46,7 +50,7 @@ Workload subset(const Workload& w, const Keep& keep) {
 
 }  // namespace
 
-Workload resolve(const Workload& w, std::span<const std::uint32_t> choice) {
+void check_choice(const Workload& w, std::span<const std::uint32_t> choice) {
   check_size(w, choice.size());
   for (std::size_t g = 0; g < choice.size(); ++g) {
     if (choice[g] >= w.choices()[g].alternatives.size()) {
@@ -55,6 +59,10 @@ Workload resolve(const Workload& w, std::span<const std::uint32_t> choice) {
                            std::to_string(w.choices()[g].alternatives.size()) + ")");
     }
   }
+}
+
+Workload resolve(const Workload& w, std::span<const std::uint32_t> choice) {
+  check_choice(w, choice);
   return subset(w, [&](TaskIndex v) {
     const auto alt = w.alternative_of(v);
     return !alt || choice[alt->first] == alt->second;

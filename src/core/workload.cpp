@@ -125,10 +125,14 @@ Workload::Workload(WorkloadData data)
     }
   }
 
-  // Adjacency: deps sorted by (from, to) so out-edges are contiguous.
-  std::stable_sort(deps_.begin(), deps_.end(), [](const Dep& a, const Dep& b) {
+  // Adjacency: deps sorted by (from, to) so out-edges are contiguous (a
+  // workload's subsets and copies come sorted: checked in one pass).
+  const auto by_ends = [](const Dep& a, const Dep& b) {
     return a.from != b.from ? a.from < b.from : a.to < b.to;
-  });
+  };
+  if (!std::is_sorted(deps_.begin(), deps_.end(), by_ends)) {
+    std::stable_sort(deps_.begin(), deps_.end(), by_ends);
+  }
   out_offsets_.assign(n + 1, 0);
   in_offsets_.assign(n + 1, 0);
   for (const Dep& e : deps_) {

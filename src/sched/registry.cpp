@@ -3,6 +3,7 @@
 // schedule made for other compute durations, as one of the real workload.
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <optional>
 
 #include "choice/choose.hpp"
@@ -10,6 +11,7 @@
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/core/routes.hpp"
+#include "flux/core/time.hpp"
 #include "flux/sched/bounds.hpp"
 #include "flux/schedule/validator.hpp"
 #include "schedulers.hpp"
@@ -113,10 +115,17 @@ void check_options_read(std::span<const std::string> schedulers, const Scheduler
 
 namespace {
 
+// How run_resolved checks its schedule.
+enum class Check : std::uint8_t {
+  kValidate,  ///< by the validator, against the workload it was given
+  kCaller,    ///< the caller validates what it keeps (run_choosing: with the choice)
+};
+
 // run_scheduler on a workload without choice groups (resolved), the result
-// validated against it.
+// validated against it unless the caller does.
 schedule::Schedule run_resolved(const Scheduler& scheduler, const core::Workload& unrouted,
-                                const core::System& system, const SchedulerOptions& options) {
+                                const core::System& system, const SchedulerOptions& options,
+                                Check check = Check::kValidate) {
   // Sends no switch joins go through a forwarder (core/routes.hpp): the
   // routed workload is the one scheduled.
   const core::Routed routed(unrouted, system);
@@ -137,7 +146,7 @@ schedule::Schedule run_resolved(const Scheduler& scheduler, const core::Workload
     throw core::Error(std::string(scheduler.name()) + ": placed " + std::to_string(s.tasks.size()) +
                       " of " + std::to_string(w.num_tasks()) + " sends (a bug)");
   }
-  schedule::check_schedule(w, s);
+  if (check == Check::kValidate) schedule::check_schedule(w, s);
   return s;
 }
 
@@ -189,7 +198,7 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
           "no collective of the workload has this alternative (it has " + known + ")");
     }
     const core::Choice c = core::uniform_choice(w, options.collective);
-    return finish(run_resolved(scheduler, core::resolve(w, c), system, options), c);
+    return finish(run_resolved(scheduler, core::resolve(w, c), system, options, Check::kCaller), c);
   }
   const std::uint64_t count = core::choice_count(w);
   if (scheduler.task_level() && count <= kExhaustiveChoices && w.num_tasks() <= kExhaustiveSends) {
@@ -203,7 +212,8 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
     bool bounded = true;
     for (std::uint64_t i = 0; i < count; ++i) {
       const core::Choice c = choice::nth_choice(w, i);
-      schedule::Schedule s = run_resolved(scheduler, core::resolve(w, c), system, each);
+      schedule::Schedule s =
+          run_resolved(scheduler, core::resolve(w, c), system, each, Check::kCaller);
       bounded = bounded && s.lower_bound_ps.has_value();
       if (s.lower_bound_ps) bound = std::min(bound.value_or(*s.lower_bound_ps), *s.lower_bound_ps);
       if (!best || s.makespan_ps < best->makespan_ps) {
@@ -223,13 +233,60 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
       w, system,
       scheduler.task_level() ? choice::Estimate::kListSchedule : choice::Estimate::kCriticalPath,
       limits);
-  SchedulerOptions rest = options;
-  const double spent =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  rest.time_limit_s = std::max(0.0, options.time_limit_s - spent);
-  schedule::Schedule s = run_resolved(scheduler, core::resolve(w, found.choice), system, rest);
-  if (s.lower_bound_ps) rebound(s, lower_bound_over_choices(w, system));
-  return finish(std::move(s), found.choice);
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  if (options.verbose) {
+    std::cerr << "choice: " << found.evaluations << " choices estimated, best "
+              << core::format_duration(found.estimate_ps) << " ("
+              << core::describe_choice(w, found.choice) << "), " << elapsed() << " s\n";
+  }
+  // The scheduler on the search's choice with all the time left; then, in
+  // the time it leaves, on each uniform choice (a fixed algorithm where the
+  // collective offers it) not run yet, each in an equal share of what is
+  // left: the estimate ranks choices less finely than the scheduler, and so
+  // auto is never behind a fixed algorithm that the scheduler finishes in
+  // time. The best makespan kept (the first of equals); a run that meets
+  // the bound over every choice ends it.
+  std::vector<core::Choice> candidates = {found.choice};
+  for (const std::string& name : core::alternative_names(w)) {
+    core::Choice c = core::uniform_choice(w, name);
+    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) {
+      candidates.push_back(std::move(c));
+    }
+  }
+  const core::TimePs bound = lower_bound_over_choices(w, system);
+  if (options.verbose) {
+    std::cerr << "choice: bound over every choice " << core::format_duration(bound) << ", "
+              << elapsed() << " s\n";
+  }
+  std::optional<schedule::Schedule> best;
+  std::size_t best_index = 0;
+  bool bounded = true;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const double left = options.time_limit_s - elapsed();
+    if (i > 0 && (left <= 0 || stop_requested(options.stop) || best->makespan_ps <= bound)) break;
+    // The first run has at least the scheduler's share of the limit, even
+    // when the search's estimates overran theirs (a huge job): a schedule
+    // starved of time would waste a good choice.
+    SchedulerOptions share = options;
+    share.time_limit_s = i == 0 ? std::max(left, (1 - kChoiceShare) * options.time_limit_s)
+                                : std::max(0.0, left) / static_cast<double>(candidates.size() - i);
+    schedule::Schedule s =
+        run_resolved(scheduler, core::resolve(w, candidates[i]), system, share, Check::kCaller);
+    bounded = bounded && s.lower_bound_ps.has_value();
+    if (options.verbose) {
+      std::cerr << "choice: " << (i == 0 ? "the search's" : "uniform") << " choice ("
+                << core::describe_choice(w, candidates[i]) << ") scheduled in "
+                << core::format_duration(s.makespan_ps) << ", " << elapsed() << " s\n";
+    }
+    if (!best || s.makespan_ps < best->makespan_ps) {
+      best = std::move(s);
+      best_index = i;
+    }
+  }
+  rebound(*best, bounded ? std::optional(bound) : std::nullopt);
+  return finish(std::move(*best), candidates[best_index]);
 }
 
 }  // namespace

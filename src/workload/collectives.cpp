@@ -701,6 +701,15 @@ std::vector<Algorithm> alternatives_of(const CollectiveSpec& spec) {
   return out;
 }
 
+Algorithm applied_algorithm(const CollectiveSpec& spec) {
+  if (spec.algorithm != Algorithm::kBruck && spec.algorithm != Algorithm::kHierarchical) {
+    return spec.algorithm;
+  }
+  const std::vector<Algorithm> apply = alternatives_of(spec);
+  return std::find(apply.begin(), apply.end(), spec.algorithm) == apply.end() ? Algorithm::kRing
+                                                                              : spec.algorithm;
+}
+
 CollectiveTasks emit_collective(WorkloadBuilder& builder, const CollectiveSpec& spec) {
   if (spec.algorithm == Algorithm::kAuto) {
     throw core::InputError("", "collective", "auto",

@@ -90,7 +90,8 @@ void Lowering::begin_launch(Await await) {
   op.await = await;
 }
 
-CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& replaces) {
+CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& replaces,
+                               CollectiveSpec& lowered) {
   const std::size_t p = spec.group.size();
   replaces.assign(p, true);
   // The job's scale-up domains, for the hierarchical algorithm.
@@ -100,20 +101,16 @@ CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& re
     // Bruck and hierarchical where they apply, the ring elsewhere (as an
     // all-to-all is direct whatever the algorithm): --collective bruck is
     // Bruck all-to-alls, hierarchical the collectives that span domains.
-    if (one.algorithm == Algorithm::kBruck || one.algorithm == Algorithm::kHierarchical) {
-      const std::vector<Algorithm> apply = alternatives_of(one);
-      if (std::find(apply.begin(), apply.end(), one.algorithm) == apply.end()) {
-        one.algorithm = Algorithm::kRing;
-      }
-    }
+    one.algorithm = applied_algorithm(one);
     CollectiveTasks ct = emit_collective(b_, one);
     for (std::size_t pos = 0; pos < p; ++pos) replaces[pos] = ct.replaces_frontier(pos);
+    lowered = std::move(one);
     return ct;
   }
   const std::vector<Algorithm> algorithms = alternatives_of(one);
   if (algorithms.size() == 1) {
     one.algorithm = algorithms.front();
-    return emit(one, replaces);
+    return emit(one, replaces, lowered);
   }
   // Every alternative's sends, each connected like the collective: their
   // initial sends to the frontier, their terminal tasks joined. A member's
@@ -142,6 +139,11 @@ CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& re
   for (std::size_t pos = 0; pos < p; ++pos)
     replaces[pos] = replaces[pos] && !all.initial[pos].empty();
   // One alternative with sends: its sends are the collective's, no choice.
+  lowered = std::move(one);
+  lowered.algorithm = group.alternatives.empty() ? algorithms.front()
+                      : group.alternatives.size() == 1
+                          ? algorithm_from_string(group.alternatives.front().name)
+                          : Algorithm::kAuto;
   if (group.alternatives.size() >= 2) b_.add_choice(std::move(group));
   return all;
 }
@@ -149,7 +151,8 @@ CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& re
 std::uint32_t Lowering::launch(const CollectiveSpec& spec) {
   const auto first = static_cast<std::uint32_t>(b_.num_tasks());
   std::vector<bool> replaces;
-  CollectiveTasks ct = emit(spec, replaces);
+  CollectiveSpec lowered;
+  CollectiveTasks ct = emit(spec, replaces, lowered);
   const std::uint32_t handle = launched_++;
   for (std::size_t pos = 0; pos < spec.group.size(); ++pos) {
     const std::uint32_t r = spec.group[pos].value();
@@ -177,8 +180,9 @@ std::uint32_t Lowering::launch(const CollectiveSpec& spec) {
   }
   if (program_ != nullptr) {
     program_->ops.back().collectives.push_back(handle);
-    program_->collectives.push_back(
-        {spec, first, static_cast<std::uint32_t>(b_.num_tasks()) - first, std::move(ct)});
+    program_->collectives.push_back({std::move(lowered), first,
+                                     static_cast<std::uint32_t>(b_.num_tasks()) - first,
+                                     std::move(ct), std::move(replaces)});
   }
   return handle;
 }

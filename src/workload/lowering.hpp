@@ -98,7 +98,10 @@ class Lowering {
   /// The collective's sends: one algorithm's, or with kAuto every
   /// alternative's and their choice group. `replaces[pos]`: member pos's
   /// frontier is replaced when it joins (CollectiveTasks::replaces_frontier).
-  CollectiveTasks emit(const CollectiveSpec& spec, std::vector<bool>& replaces);
+  /// `lowered`: the spec as emitted (the algorithm run, kAuto only when a
+  /// choice group was made; the domain size).
+  CollectiveTasks emit(const CollectiveSpec& spec, std::vector<bool>& replaces,
+                       CollectiveSpec& lowered);
 
   Program* program_;
   WorkloadBuilder b_;

@@ -57,7 +57,33 @@ expect_error bad-collective 2 'unknown collective algorithm \(use ring, direct, 
   "$FLUX" $gen --collective fastest -o "$DIR/x.json"
 expect_error chakra-auto 2 'a Chakra trace holds one algorithm per collective' -- \
   "$FLUX" $gen --collective auto --format chakra -o "$DIR/x"
+expect_error choice-json 2 'only a Chakra trace is written with a schedule' -- \
+  "$FLUX" $gen --collective auto --choice "$DIR/flux.json" -o "$DIR/x.json"
+expect_error choice-fixed 2 'the job has no collective in several decompositions' -- \
+  "$FLUX" $gen --collective ring --format chakra --choice "$DIR/flux.json" -o "$DIR/x"
+expect_error choice-other 2 'a schedule of another workload' -- \
+  "$FLUX" generate llama3 --layers 1 --tp 4 --dp 2 --collective auto --format chakra \
+  --choice "$DIR/flux.json" -o "$DIR/x"
 if [ -e "$DIR/x.json" ] || [ -e "$DIR/x.0.et" ]; then fail "an output was written"; else pass; fi
+
+# The Chakra trace of a chosen decomposition (--choice): the schedule's
+# sends, which the import gives back; --alternative ring's is the ring job's.
+expect_ok chakra-choice -- "$FLUX" $gen --collective auto --format chakra --choice "$DIR/ar.json" \
+  -o "$DIR/tr"
+expect_grep chakra-choice-line "\\(the decompositions of $DIR/ar.json\\): .*, 416 sends" \
+  "$DIR/chakra-choice.out"
+expect_ok chakra-import -- "$FLUX" import chakra "$DIR/tr" -o "$DIR/back.json"
+expect_ok gen-ring -- "$FLUX" $gen --collective ring -o "$DIR/ring.json"
+if cmp -s "$DIR/back.json" "$DIR/ring.json"; then pass; else fail "the ring choice's trace is not the ring job"; fi
+
+# The shipped studies read (docs/results.md, "Collective choice").
+for study in collective-choice collective-choice-moe collective-choice-domains \
+    collective-choice-deepseek collective-choice-70b; do
+  expect_ok "study-$study" -- "$FLUX" sweep "$(dirname "$0")/../../sweeps/$study.toml" --dry-run \
+    -o "$DIR/$study"
+done
+expect_grep study-deepseek-points '^48 points$' "$DIR/study-collective-choice-deepseek.out"
+expect_grep study-70b-points '^8 points$' "$DIR/study-collective-choice-70b.out"
 
 # A sweep with a collective axis: the choice column says what ran.
 cat > "$DIR/s.toml" <<TOML

@@ -79,6 +79,11 @@ struct EtNode {
   /// comm_size times the group size (comm_size is each rank's input, rounded
   /// up); readers prefer it.
   std::optional<std::int64_t> gathered_bytes;
+  /// COMM_COLL written by Flux: the algorithm decomposing this collective
+  /// (attribute "flux_collective", a string: "ring", "bruck", ...), written
+  /// when the trace's collectives do not share one (the rank's metadata
+  /// says it then); readers prefer it to the metadata's.
+  std::optional<std::string> collective;
 };
 
 /// One rank's trace.
@@ -87,7 +92,8 @@ struct EtFile {
   std::string version;   ///< GlobalMetadata.version (empty if the writer left it out)
   std::string workload;  ///< workload name Flux wrote (metadata attribute "flux_workload")
   /// Collective algorithm of the workload Flux exported (metadata attribute
-  /// "flux_collective": "ring", "direct" or "halving-doubling"), if any.
+  /// "flux_collective": "ring", "direct", "halving-doubling", "bruck" or
+  /// "hierarchical"), if every collective of the trace used it.
   std::string collective;
   /// The scale-up domain size the workload Flux exported was laid out for
   /// (metadata attribute "flux_scaleup_size", decimal), if any.
@@ -116,7 +122,7 @@ EtFile read_et_file(const std::filesystem::path& file);
 /// that are set, in the types ASTRA-sim's own traces use (comm_type, comm_size, num_ops int64;
 /// comm_src, comm_dst, comm_tag int32 when they fit; tensor_size, flux_duration_ps,
 /// flux_gathered_bytes uint64;
-/// is_cpu_op bool; pg_name string). With `gzip`, the result is gzip-compressed.
+/// is_cpu_op bool; pg_name, flux_collective string). With `gzip`, the result is gzip-compressed.
 std::string serialize_et(const EtFile& file, bool gzip = false);
 
 }  // namespace flux::chakra

@@ -18,6 +18,10 @@ namespace flux::core {
 /// Per choice group of a workload, the index of the alternative run.
 using Choice = std::vector<std::uint32_t>;
 
+/// Throws InputError (field "choice" or "choice[g]") when `choice` does not
+/// have one index per group of `w` or an index is out of range.
+void check_choice(const Workload& w, std::span<const std::uint32_t> choice);
+
 /// The workload with, of each group, only alternative choice[g]'s sends and
 /// the deps among the sends kept; ids, labels, fold and hints as they were;
 /// no choice groups. Throws InputError (field "choice") when `choice` does

@@ -170,9 +170,11 @@ void check_options_read(std::span<const std::string> schedulers, const Scheduler
 /// most kExhaustiveChoices choices of at most kExhaustiveSends sends every
 /// choice is scheduled (in an equal share of the time limit) and the best
 /// kept, its bound the least of theirs; otherwise a search scored by an
-/// estimate (src/sched/choice/choose.hpp, in at most kChoiceShare of the
-/// limit) picks the choice scheduled, and the bound is the one of the sends
-/// every choice runs (core::common_part).
+/// estimate (src/sched/choice/choose.hpp, in kChoiceShare of the limit,
+/// every uniform choice estimated even past it) picks the choice scheduled
+/// first (with the time left, at least the rest of the limit's share), then
+/// each uniform choice in the time that run leaves, the best kept; the bound
+/// is one valid for every choice (docs/model.md, "Collective choice").
 schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
                                  const core::System& system, const SchedulerOptions& options);
 inline constexpr std::uint64_t kExhaustiveChoices = 64;

@@ -179,6 +179,12 @@ struct CollectiveTasks {
 /// nothing to choose (send and shift, a group of 2, a folded ring).
 std::vector<Algorithm> alternatives_of(const CollectiveSpec& spec);
 
+/// The algorithm a fixed choice runs on `spec`, as the generator and the
+/// Chakra importer lower it: bruck and hierarchical where alternatives_of
+/// offers them, the ring elsewhere (`--collective bruck` is Bruck
+/// all-to-alls and ring all-reduces); any other algorithm as it is.
+Algorithm applied_algorithm(const CollectiveSpec& spec);
+
 /// Appends the collective's sends and their dependencies to `builder`.
 /// Throws core::InputError on an empty or repeated group, a rank out of range,
 /// algorithm kAuto,

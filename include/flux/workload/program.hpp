@@ -18,10 +18,20 @@ namespace flux::workload {
 
 /// One collective on one group, as emitted into the workload.
 struct ProgramCollective {
-  CollectiveSpec spec;           ///< kind, algorithm, group, bytes, label (index into the labels)
+  /// Kind, group, bytes, label (index into the labels) and the algorithm
+  /// run (workload::applied_algorithm; kAuto: every alternative of a choice
+  /// group, whose sends are these tasks), with the domain size it used.
+  CollectiveSpec spec;
   std::uint32_t first_task = 0;  ///< its sends are the tasks [first_task, first_task + num_tasks)
   std::uint32_t num_tasks = 0;
   CollectiveTasks tasks;  ///< initial and terminal tasks per member
+  /// Per member: its frontier was replaced by its terminal tasks when it
+  /// joined (tasks.replaces_frontier(pos) for one algorithm; for kAuto, only
+  /// where every alternative's would be). Empty: tasks.replaces_frontier.
+  std::vector<bool> replaces{};
+  [[nodiscard]] bool replaced(std::size_t pos) const {
+    return replaces.empty() ? tasks.replaces_frontier(pos) : replaces[pos];
+  }
 };
 
 /// When the members of a launched collective start waiting for it (their

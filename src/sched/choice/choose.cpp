@@ -23,7 +23,18 @@ core::TimePs estimate(const core::Workload& w, const core::System& system,
   const std::vector<core::TimePs> p = core::transmission_times(r, system);
   const core::IdealTiming timing = core::ideal_timing(r, p);
   if (how == Estimate::kCriticalPath) return timing.makespan;
-  return makespan(r, p, list_schedule(r, system, p, timing));
+  // The first seed of flux's portfolio (heuristic/flux_heuristic.cpp): the
+  // list schedule with no reuse slack, with tau and with tau / 2. Keeping
+  // circuits is what a decomposition with few partners gains by, and one
+  // rule alone ranks decompositions by its own blind spots (measured on the
+  // DeepSeek-V3-like job at tau = 1 ms: docs/results.md).
+  const core::TimePs tau = system.reconfig_delay_ps;
+  core::TimePs best = core::kMaxTimePs;
+  for (const core::TimePs slack : {core::TimePs{0}, tau, tau / 2}) {
+    best =
+        std::min(best, makespan(r, p, list_schedule(r, system, p, timing, ListOptions{slack, 0})));
+  }
+  return best;
 }
 
 SearchResult search(const core::Workload& w, const core::System& system, Estimate how,
@@ -47,8 +58,11 @@ SearchResult search(const core::Workload& w, const core::System& system, Estimat
       best.choice = std::move(c);
       best.estimate_ps = t;
     }
-    if (out_of_budget()) return best;
+    // Every uniform choice is estimated, past the budget if need be: a
+    // fixed algorithm is the least a choice must match.
+    if (stop_requested(limits.stop)) return best;
   }
+  if (out_of_budget()) return best;
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t g = 0; g < best.choice.size(); ++g) {

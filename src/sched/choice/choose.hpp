@@ -4,16 +4,20 @@
 // (docs/model.md, "Collective choice").
 //
 // A choice is scored by an estimate of the iteration time of the workload it
-// resolves to: the greedy list schedule's makespan (heuristic/
-// list_scheduler.hpp) for a task-level scheduler, or the critical path on
+// resolves to: the best of the first seed of flux's list schedules (reuse
+// slack 0, tau and tau / 2; heuristic/list_scheduler.hpp) for a task-level
+// scheduler, or the critical path on
 // the ideal network for a circuit-only one, which places no send and so
 // cannot be scored by a schedule here (the schedulers never simulate).
 // The search: every uniform choice (each alternative name where a group has
 // it), the best one kept; then coordinate descent over the groups in order,
 // each group's other alternatives tried with the rest fixed, a strictly
 // better estimate kept, until a pass changes nothing or the evaluation
-// budget is spent. Deterministic: the budget counts evaluations, and the
-// time limit only stops a search whose evaluations are slow (huge jobs).
+// budget is spent. Every uniform choice is estimated even past the budget
+// (at most one per algorithm name: a fixed algorithm is the least a choice
+// must match; on a huge job this can take longer than the share of the time
+// limit). Deterministic: the budget counts evaluations, and the time limit
+// only stops a search whose evaluations are slow (huge jobs).
 #include <atomic>
 #include <cstdint>
 #include <span>
@@ -25,7 +29,7 @@
 namespace flux::sched::choice {
 
 enum class Estimate : std::uint8_t {
-  kListSchedule,  ///< the greedy list schedule's makespan
+  kListSchedule,  ///< the best list schedule of three reuse slacks (0, tau, tau / 2)
   kCriticalPath,  ///< the ideal network's critical path
 };
 
