@@ -2,7 +2,8 @@
 // generated with --collective bruck or hierarchical come back from their
 // traces byte for byte (each COMM_COLL names its algorithm where they
 // differ), and a --collective auto job written with a choice comes back as
-// core::resolve(w, choice), its tasks numbered afresh.
+// core::resolve(w, choice), its tasks numbered afresh; a trace read with
+// --collective auto keeps every decomposition, as the generator does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -150,6 +151,31 @@ TEST(ChakraChoice, AChosenDecompositionIsWrittenAsItsSends) {
         EXPECT_EQ(deps(back), deps(resolved));  // positions: the ids numbered afresh
       }
     }
+  }
+}
+
+TEST(ChakraChoice, ImportingWithAutoKeepsEveryDecomposition) {
+  // A trace of the ring job read with --collective auto is the job
+  // generated with auto: the same sends, groups and deps, byte for byte.
+  for (const auto& c : {dense(Algorithm::kRing), moe(Algorithm::kRing)}) {
+    workload::Program program;
+    const core::Workload ring = workload::generate_llama(c, &program);
+    workload::TrainingConfig a = c;
+    a.collective = Algorithm::kAuto;
+    const core::Workload all = workload::generate_llama(a);
+    ASSERT_TRUE(all.has_choices());
+    const ChakraTrace t = to_chakra(ring, program, CollectiveEncoding::kCommColl);
+    ImportOptions o;
+    o.comm_groups = parse_comm_groups(comm_groups_json(t.groups), "g.json");
+    o.collective = Algorithm::kAuto;
+    const ImportResult r = import_traces(t.ranks, o, "unused");
+    EXPECT_EQ(file_of(r.workload), file_of(all)) << all.name();
+    // A fixed --collective still overrides what the trace recorded.
+    o.collective = Algorithm::kDirect;
+    workload::TrainingConfig d = c;
+    d.collective = Algorithm::kDirect;
+    EXPECT_EQ(file_of(import_traces(t.ranks, o, "unused").workload),
+              file_of(workload::generate_llama(d)));
   }
 }
 

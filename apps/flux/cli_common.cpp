@@ -128,8 +128,9 @@ void add_chakra_options(CLI::App& app, frontend::ChakraOptions& o) {
   app.add_option("--gpu", o.gpu, "Chakra: roofline for COMP nodes without duration: a100, h100")
       ->capture_default_str();
   app.add_option("--collective", o.collective,
-                 "Chakra: algorithm for COMM_COLL nodes: ring, direct, halving-doubling "
-                 "(default: the one Flux recorded in traces it wrote, else ring)");
+                 "Chakra: algorithm for COMM_COLL nodes: ring, direct, halving-doubling, "
+                 "bruck, hierarchical, or auto: every one that applies, for the scheduler to "
+                 "choose (default: the one Flux recorded in traces it wrote, else ring)");
   app.add_flag("--drop-missing-deps", o.drop_missing_deps,
                "Chakra: ignore dependencies on node ids absent from a file (with a warning)");
 }

@@ -13,7 +13,9 @@
 //   COMM_COLL  once every member has arrived: the collective's sends, each
 //              member's F connected to its initial sends; out = its terminal
 //              tasks, plus F unless a terminal task follows an initial one
-//              (CollectiveTasks::replaces_frontier)
+//              (CollectiveTasks::replaces_frontier; with --collective auto
+//              every decomposition that applies, as a choice group, and F
+//              unless each one's terminal tasks follow its initial ones)
 //   other      out = F
 //
 // A COMP node also waits for the rank's previous COMP node (they run one at
@@ -349,11 +351,14 @@ void Walk::emit(std::uint32_t ci) {
     spec.domain_size = b_.scaleup_size();
     spec.group = c.group;
     spec.bytes = c.bytes;
-    spec.algorithm = workload::applied_algorithm(spec);
     spec.label = c.label.empty() ? core::kNoLabel : b_.intern_label(c.label);
+    // With --collective auto, every decomposition that applies, as a
+    // choice group (workload::lower_collective, as the generator).
     workload::CollectiveTasks ct;
+    std::vector<bool> replaces;
+    workload::CollectiveSpec lowered;
     try {
-      ct = workload::emit_collective(b_, spec);
+      ct = workload::lower_collective(b_, spec, replaces, lowered);
     } catch (const core::InputError& e) {
       throw e.with_source(g_[c.group[0].value()].file->source);
     }
@@ -363,7 +368,7 @@ void Walk::emit(std::uint32_t ci) {
     sync();
     for (std::size_t pos = 0; pos < c.group.size(); ++pos) {
       merge_begin();
-      if (!ct.replaces_frontier(pos)) merge(arrived[pos]);
+      if (!replaces[pos]) merge(arrived[pos]);
       for (TaskIndex t : ct.terminal[pos]) merge_entry(Entry{t.value(), 0});
       outs[pos] = merge_end();
     }

@@ -21,11 +21,6 @@ chakra::ImportOptions ChakraOptions::resolve(const std::string& prefix,
   } catch (const core::InputError& e) {
     throw option_error(e, workload::kGpuOptions);
   }
-  if (options.collective && *options.collective == workload::Algorithm::kAuto) {
-    throw core::InputError("", "--collective", "auto",
-                           "a Chakra trace is read with one algorithm (ring, direct or "
-                           "halving-doubling); auto is for generated jobs (flux generate)");
-  }
   options.drop_missing_deps = drop_missing_deps;
   if (!comm_groups.empty()) {
     options.comm_groups = chakra::read_comm_groups(comm_groups);

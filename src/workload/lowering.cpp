@@ -92,60 +92,10 @@ void Lowering::begin_launch(Await await) {
 
 CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& replaces,
                                CollectiveSpec& lowered) {
-  const std::size_t p = spec.group.size();
-  replaces.assign(p, true);
   // The job's scale-up domains, for the hierarchical algorithm.
   CollectiveSpec one = spec;
   if (one.domain_size == 0) one.domain_size = b_.scaleup_size();
-  if (spec.algorithm != Algorithm::kAuto) {
-    // Bruck and hierarchical where they apply, the ring elsewhere (as an
-    // all-to-all is direct whatever the algorithm): --collective bruck is
-    // Bruck all-to-alls, hierarchical the collectives that span domains.
-    one.algorithm = applied_algorithm(one);
-    CollectiveTasks ct = emit_collective(b_, one);
-    for (std::size_t pos = 0; pos < p; ++pos) replaces[pos] = ct.replaces_frontier(pos);
-    lowered = std::move(one);
-    return ct;
-  }
-  const std::vector<Algorithm> algorithms = alternatives_of(one);
-  if (algorithms.size() == 1) {
-    one.algorithm = algorithms.front();
-    return emit(one, replaces, lowered);
-  }
-  // Every alternative's sends, each connected like the collective: their
-  // initial sends to the frontier, their terminal tasks joined. A member's
-  // frontier is replaced only when every alternative would replace it.
-  CollectiveTasks all;
-  all.initial.resize(p);
-  all.terminal.resize(p);
-  core::ChoiceGroup group;
-  group.label = spec.label;
-  for (const Algorithm a : algorithms) {
-    one.algorithm = a;
-    const auto first = static_cast<std::uint32_t>(b_.num_tasks());
-    const CollectiveTasks ct = emit_collective(b_, one);
-    if (first == b_.num_tasks()) continue;  // nothing to send (an all-to-all of zeros)
-    core::Alternative& alt = group.alternatives.emplace_back();
-    alt.name = std::string(to_string(a));
-    for (auto v = first; v < b_.num_tasks(); ++v) alt.tasks.emplace_back(v);
-    for (std::size_t pos = 0; pos < p; ++pos) {
-      all.initial[pos].insert(all.initial[pos].end(), ct.initial[pos].begin(),
-                              ct.initial[pos].end());
-      all.terminal[pos].insert(all.terminal[pos].end(), ct.terminal[pos].begin(),
-                               ct.terminal[pos].end());
-      replaces[pos] = replaces[pos] && ct.replaces_frontier(pos);
-    }
-  }
-  for (std::size_t pos = 0; pos < p; ++pos)
-    replaces[pos] = replaces[pos] && !all.initial[pos].empty();
-  // One alternative with sends: its sends are the collective's, no choice.
-  lowered = std::move(one);
-  lowered.algorithm = group.alternatives.empty() ? algorithms.front()
-                      : group.alternatives.size() == 1
-                          ? algorithm_from_string(group.alternatives.front().name)
-                          : Algorithm::kAuto;
-  if (group.alternatives.size() >= 2) b_.add_choice(std::move(group));
-  return all;
+  return lower_collective(b_, one, replaces, lowered);
 }
 
 std::uint32_t Lowering::launch(const CollectiveSpec& spec) {
@@ -213,3 +163,63 @@ core::Workload Lowering::finish() {
 }
 
 }  // namespace flux::workload::detail
+
+namespace flux::workload {
+
+CollectiveTasks lower_collective(WorkloadBuilder& b, const CollectiveSpec& spec,
+                                 std::vector<bool>& replaces, CollectiveSpec& lowered) {
+  const std::size_t p = spec.group.size();
+  replaces.assign(p, true);
+  CollectiveSpec one = spec;
+  if (spec.algorithm != Algorithm::kAuto) {
+    // Bruck and hierarchical where they apply, the ring elsewhere (as an
+    // all-to-all is direct whatever the algorithm): --collective bruck is
+    // Bruck all-to-alls, hierarchical the collectives that span domains.
+    one.algorithm = applied_algorithm(one);
+    CollectiveTasks ct = emit_collective(b, one);
+    for (std::size_t pos = 0; pos < p; ++pos) replaces[pos] = ct.replaces_frontier(pos);
+    lowered = std::move(one);
+    return ct;
+  }
+  const std::vector<Algorithm> algorithms = alternatives_of(one);
+  if (algorithms.size() == 1) {
+    one.algorithm = algorithms.front();
+    return lower_collective(b, one, replaces, lowered);
+  }
+  // Every alternative's sends, each connected like the collective: their
+  // initial sends to the frontier, their terminal tasks joined. A member's
+  // frontier is replaced only when every alternative would replace it.
+  CollectiveTasks all;
+  all.initial.resize(p);
+  all.terminal.resize(p);
+  core::ChoiceGroup group;
+  group.label = spec.label;
+  for (const Algorithm a : algorithms) {
+    one.algorithm = a;
+    const auto first = static_cast<std::uint32_t>(b.num_tasks());
+    const CollectiveTasks ct = emit_collective(b, one);
+    if (first == b.num_tasks()) continue;  // nothing to send (an all-to-all of zeros)
+    core::Alternative& alt = group.alternatives.emplace_back();
+    alt.name = std::string(to_string(a));
+    for (auto v = first; v < b.num_tasks(); ++v) alt.tasks.emplace_back(v);
+    for (std::size_t pos = 0; pos < p; ++pos) {
+      all.initial[pos].insert(all.initial[pos].end(), ct.initial[pos].begin(),
+                              ct.initial[pos].end());
+      all.terminal[pos].insert(all.terminal[pos].end(), ct.terminal[pos].begin(),
+                               ct.terminal[pos].end());
+      replaces[pos] = replaces[pos] && ct.replaces_frontier(pos);
+    }
+  }
+  for (std::size_t pos = 0; pos < p; ++pos)
+    replaces[pos] = replaces[pos] && !all.initial[pos].empty();
+  // One alternative with sends: its sends are the collective's, no choice.
+  lowered = std::move(one);
+  lowered.algorithm = group.alternatives.empty() ? algorithms.front()
+                      : group.alternatives.size() == 1
+                          ? algorithm_from_string(group.alternatives.front().name)
+                          : Algorithm::kAuto;
+  if (group.alternatives.size() >= 2) b.add_choice(std::move(group));
+  return all;
+}
+
+}  // namespace flux::workload

@@ -75,6 +75,12 @@ expect_grep chakra-choice-line "\\(the decompositions of $DIR/ar.json\\): .*, 41
 expect_ok chakra-import -- "$FLUX" import chakra "$DIR/tr" -o "$DIR/back.json"
 expect_ok gen-ring -- "$FLUX" $gen --collective ring -o "$DIR/ring.json"
 if cmp -s "$DIR/back.json" "$DIR/ring.json"; then pass; else fail "the ring choice's trace is not the ring job"; fi
+# A trace read with --collective auto: every decomposition, as generated.
+expect_ok import-auto -- "$FLUX" import chakra "$DIR/tr" --collective auto -o "$DIR/all.json"
+if cmp -s "$DIR/all.json" "$DIR/a.json"; then pass; else fail "the trace read with auto is not the auto job"; fi
+expect_ok schedule-trace-auto -- "$FLUX" schedule "$DIR/tr" --collective auto --scheduler greedy \
+  -o "$DIR/tr-s.json"
+expect_grep schedule-trace-choice '"choice": \["' "$DIR/tr-s.json"
 
 # The shipped studies read (docs/results.md, "Collective choice").
 for study in collective-choice collective-choice-moe collective-choice-domains \

@@ -61,7 +61,9 @@ std::string comm_groups_json(const CommGroups& groups);
 
 struct ImportOptions {
   /// How COMM_COLL nodes become sends; unset: the algorithm Flux recorded
-  /// in traces it exported, else ring.
+  /// in traces it exported (per node where it wrote one), else ring. kAuto:
+  /// every decomposition that applies, as choice groups (the generator's
+  /// --collective auto), for the scheduler to choose.
   std::optional<workload::Algorithm> collective;
   /// Roofline for COMP nodes without flux_duration_ps or duration_micros.
   workload::GpuSpec gpu = workload::GpuSpec::preset("a100");

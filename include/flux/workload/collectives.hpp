@@ -185,6 +185,19 @@ std::vector<Algorithm> alternatives_of(const CollectiveSpec& spec);
 /// all-to-alls and ring all-reduces); any other algorithm as it is.
 Algorithm applied_algorithm(const CollectiveSpec& spec);
 
+/// A collective as the generator lowers it, appended to `builder`: one
+/// algorithm (applied_algorithm), or with kAuto every alternative of
+/// alternatives_of, each connected like the collective (its initial and
+/// terminal tasks in the union returned), and their choice group added to
+/// the builder when two or more have sends. `replaces[pos]`: whether member
+/// pos's frontier is replaced by its terminal tasks when it joins
+/// (CollectiveTasks::replaces_frontier; with alternatives, only where every
+/// one's would be). `lowered`: the spec as emitted (the algorithm run, kAuto
+/// when a group was made). The generator (lowering.hpp) and the Chakra
+/// importer (`--collective auto`) both lower collectives so.
+CollectiveTasks lower_collective(WorkloadBuilder& builder, const CollectiveSpec& spec,
+                                 std::vector<bool>& replaces, CollectiveSpec& lowered);
+
 /// Appends the collective's sends and their dependencies to `builder`.
 /// Throws core::InputError on an empty or repeated group, a rank out of range,
 /// algorithm kAuto,
