@@ -53,17 +53,8 @@ void check_format(const std::string& format) {
 // The choice a schedule of `w` made, by name; errors name the file.
 core::Choice choice_of_schedule(const std::string& file, const core::Workload& w) {
   const schedule::Schedule s = formats::read_schedule(file);
-  if (!w.has_choices()) {
-    throw core::InputError("", "--choice", file,
-                           "the job has no collective in several decompositions (generate it "
-                           "with --collective auto)");
-  }
-  if (s.workload != w.name()) {
-    throw core::InputError(file, "workload", s.workload,
-                           "a schedule of another workload (this job is " + w.name() + ")");
-  }
   try {
-    return core::choice_from_names(w, s.choice);
+    return core::choice_of_plan(w, s.choice, s.workload);
   } catch (const core::InputError& e) {
     throw e.with_source(file);
   }
@@ -198,7 +189,8 @@ void register_generate(CLI::App& app) {
         ->capture_default_str();
     l->add_option("--choice", opts->choice,
                   "chakra, with --collective auto: a schedule of this job (flux schedule); each "
-                  "collective is written in the decomposition it chose");
+                  "collective is written in the decomposition it chose")
+        ->check(non_empty_path());
     l->add_option("-o,--output", opts->output,
                   "workload file to write (--format chakra: the trace prefix)")
         ->required();

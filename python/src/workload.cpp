@@ -198,28 +198,16 @@ py::list export_chakra(const PyWorkload& w, py::handle prefix_arg, const std::st
                            "unknown encoding (comm-coll or send-recv)");
   }
   // choice: a flux.Schedule of this workload, or the alternatives' names.
-  std::vector<std::string> names;
-  if (!choice_arg.is_none()) {
-    if (py::isinstance<PySchedule>(choice_arg)) {
-      const schedule::Schedule& s = *choice_arg.cast<const PySchedule&>().s;
-      if (s.workload != w.w->name()) {
-        throw core::InputError("", "choice", s.workload,
-                               "a schedule of another workload (this one is " + w.w->name() + ")");
-      }
-      names = s.choice;
-    } else if (py::isinstance<py::sequence>(choice_arg) && !py::isinstance<py::str>(choice_arg)) {
-      names = choice_arg.cast<std::vector<std::string>>();
-    } else {
-      throw core::InputError("", "choice", std::string(py::str(choice_arg)),
-                             "a flux.Schedule or a list of alternative names, one per group");
-    }
-    if (!w.w->has_choices()) {
-      throw core::InputError("", "choice", std::to_string(names.size()) + " names",
-                             "the workload has no collective in several decompositions "
-                             "(generate it with collective='auto')");
-    }
+  core::Choice choice;
+  if (py::isinstance<PySchedule>(choice_arg)) {
+    const schedule::Schedule& s = *choice_arg.cast<const PySchedule&>().s;
+    choice = core::choice_of_plan(*w.w, s.choice, s.workload);
+  } else if (py::isinstance<py::sequence>(choice_arg) && !py::isinstance<py::str>(choice_arg)) {
+    choice = core::choice_of_plan(*w.w, choice_arg.cast<std::vector<std::string>>(), "");
+  } else if (!choice_arg.is_none()) {
+    throw core::InputError("", "choice", std::string(py::str(choice_arg)),
+                           "a flux.Schedule or a list of alternative names, one per group");
   }
-  const core::Choice choice = names.empty() ? core::Choice{} : core::choice_from_names(*w.w, names);
   frontend::check_output_prefix(prefix, "prefix");
   const auto files = without_gil([&] {
     workload::Program program;

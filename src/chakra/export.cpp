@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <unordered_map>
 
@@ -192,6 +193,8 @@ void Exporter::comm_coll(std::uint32_t c, std::uint64_t id, workload::Await awai
     for (core::Rank r : pc.spec.group) ranks.push_back(r.value());
   }
   const std::string name = label(pc);
+  const std::optional<std::string> own_algorithm =
+      one_algorithm_ ? std::nullopt : std::optional(std::string(to_string(algorithm(pc))));
   for (std::size_t pos = 0; pos < pc.spec.group.size(); ++pos) {
     const std::uint32_t r = pc.spec.group[pos].value();
     EtNode& n = add(r, id, NodeType::kCommColl, name, waits_[r]);
@@ -204,7 +207,7 @@ void Exporter::comm_coll(std::uint32_t c, std::uint64_t id, workload::Await awai
       if (pc.spec.bytes % p != 0) n.gathered_bytes = static_cast<std::int64_t>(pc.spec.bytes);
     }
     n.pg_name = it->second;
-    if (!one_algorithm_) n.collective = std::string(to_string(algorithm(pc)));
+    n.collective = own_algorithm;
     if (await == workload::Await::kLater && !pc.replaced(pos)) {
       // The importer would hand the rank its frontier at the launch again
       // with the node; the generator, joining later, does not.

@@ -91,6 +91,20 @@ Choice choice_from_names(const Workload& w, std::span<const std::string> names) 
   return out;
 }
 
+Choice choice_of_plan(const Workload& w, std::span<const std::string> names,
+                      std::string_view planned_for) {
+  if (!w.has_choices()) {
+    throw InputError("", "choice", std::to_string(names.size()) + " names",
+                     "the job has no collective in several decompositions (generate it with "
+                     "--collective auto)");
+  }
+  if (!planned_for.empty() && planned_for != w.name()) {
+    throw InputError("", "workload", std::string(planned_for),
+                     "a schedule of another workload (this job is " + w.name() + ")");
+  }
+  return choice_from_names(w, names);
+}
+
 std::vector<std::string> choice_names(const Workload& w, std::span<const std::uint32_t> choice) {
   check_size(w, choice.size());
   std::vector<std::string> out;

@@ -181,10 +181,12 @@ core::TimePs lower_bound_over_choices(const core::Workload& w, const core::Syste
 schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload& w,
                                 const core::System& system, const SchedulerOptions& options) {
   const auto started = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   const auto finish = [&](schedule::Schedule s, const core::Choice& c) {
     s.choice = core::choice_names(w, c);
-    s.solve_time_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    s.solve_time_s = elapsed();
     schedule::check_schedule(w, s);
     return s;
   };
@@ -233,9 +235,6 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
       w, system,
       scheduler.task_level() ? choice::Estimate::kListSchedule : choice::Estimate::kCriticalPath,
       limits);
-  const auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  };
   if (options.verbose) {
     std::cerr << "choice: " << found.evaluations << " choices estimated, best "
               << core::format_duration(found.estimate_ps) << " ("

@@ -57,6 +57,8 @@ expect_error bad-collective 2 'unknown collective algorithm \(use ring, direct, 
   "$FLUX" $gen --collective fastest -o "$DIR/x.json"
 expect_error chakra-auto 2 'a Chakra trace holds one algorithm per collective' -- \
   "$FLUX" $gen --collective auto --format chakra -o "$DIR/x"
+expect_error choice-empty 2 '--choice: an empty path' -- \
+  "$FLUX" $gen --collective auto --format chakra --choice "" -o "$DIR/x"
 expect_error choice-json 2 'only a Chakra trace is written with a schedule' -- \
   "$FLUX" $gen --collective auto --choice "$DIR/flux.json" -o "$DIR/x.json"
 expect_error choice-fixed 2 'the job has no collective in several decompositions' -- \

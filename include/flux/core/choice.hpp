@@ -36,6 +36,12 @@ Workload common_part(const Workload& w);
 /// InputError (field "choice[g]") on a count that differs from the groups'
 /// or an unknown name (listing the group's).
 Choice choice_from_names(const Workload& w, std::span<const std::string> names);
+/// The choice a schedule's names give for `w` (the front ends' --choice and
+/// choice=): throws InputError when `w` has no choice groups, when
+/// `planned_for` (the schedule's workload name; empty: names given alone)
+/// is not w's name, or as choice_from_names.
+Choice choice_of_plan(const Workload& w, std::span<const std::string> names,
+                      std::string_view planned_for);
 /// The names of the chosen alternatives, one per group.
 std::vector<std::string> choice_names(const Workload& w, std::span<const std::uint32_t> choice);
 
