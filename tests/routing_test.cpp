@@ -277,6 +277,49 @@ TEST_F(RoutingFiles, RoundTripReplaysTheDraw) {
   EXPECT_THROW((void)replay.expert_counts(0, 0, 0, 0), std::logic_error);
 }
 
+// A file of several training iterations: `layers` is iteration 0, each of
+// `iterations` the next; a job asking for one beyond is refused, and a bad
+// matrix in an iteration is named by it.
+TEST_F(RoutingFiles, IterationsReplayEachTrainingIteration) {
+  const RoutingShape sh = shape(8, 32, 4, 1000, 3);
+  RoutingSpec drift = RoutingSpec::parse("zipf-drift:1.2:0.3");
+  RoutingFile r = routing_file(Router(drift, sh), 0, 0);
+  for (std::uint64_t i = 1; i <= 3; ++i) {
+    drift.iteration = i;
+    r.iterations.push_back(routing_file(Router(drift, sh), 0, 0).layers);
+  }
+  const fs::path p = dir_ / "it.json";
+  save_routing(p, r);
+  EXPECT_EQ(read_routing(p), r);
+  for (std::uint64_t i = 0; i <= 3; ++i) {
+    RoutingSpec file = RoutingSpec::parse("file:" + p.string());
+    file.iteration = i;
+    drift.iteration = i;
+    EXPECT_EQ(Router(file, sh).route(2, 1, 0), Router(drift, sh).route(2, 0, 0)) << i;
+  }
+  RoutingSpec beyond = RoutingSpec::parse("file:" + p.string());
+  beyond.iteration = 4;
+  try {
+    (void)Router(beyond, sh);
+    ADD_FAILURE() << "iteration 4 accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              p.string() + ": iterations = 3: the file routes iterations 0 .. 3, not iteration 4");
+  }
+  const fs::path bad = write("bad-it.json", R"({"format": "flux.routing/v1", "ep": 2,
+      "experts": 4, "top_k": 2, "tokens_per_rank": 3, "moe_layers": 1,
+      "layers": [{"tokens": [[3, 3], [4, 2]]}],
+      "iterations": [{"layers": [{"tokens": [[3, 3], [4, 2]]}]},
+                     {"layers": [{"tokens": [[3, 3]]}]}]})");
+  try {
+    (void)read_routing(bad);
+    ADD_FAILURE() << "a bad iteration accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.field(), "iterations[1].layers[0].tokens") << e.what();
+    EXPECT_EQ(e.value(), "1 rows") << e.what();
+  }
+}
+
 TEST_F(RoutingFiles, ExampleInDocsReads) {
   const RoutingFile r = read_routing(fs::path(FLUX_SOURCE_DIR) / "docs/examples/routing.json");
   EXPECT_EQ(r.ep, 4u);

@@ -779,7 +779,7 @@ TEST(SweepSpec, PlanForTheExpectedRouting) {
                                        "s.toml", false);
   const std::vector<Point> points = s.points();
   ASSERT_EQ(points.size(), 2u);
-  EXPECT_EQ(points[1].config.plan_routing, eval::PlanRouting::kExpected);
+  EXPECT_EQ(points[1].config.plan_routing.kind, eval::PlanRouting::Kind::kExpected);
   EXPECT_EQ(points[1].config.routing_replan_limit_s, 0.0);  // the point's time_limit
   EXPECT_EQ(SweepSpec::parse(axes + "routing_replan_limit = \"50ms\"\nscheduler = \"flux\"\n",
                              "s.toml", false)
@@ -821,7 +821,63 @@ TEST(SweepSpec, PlanForTheExpectedRouting) {
                                      "s.toml", false)
                   .points();
             }),
-            "s.toml: line 8, axes.plan_routing = mean: must be draw or expected");
+            "s.toml: line 8, axes.plan_routing = mean: must be draw, expected, last or ewma:A");
+}
+
+// plan_routing = "last" / "ewma:A": before each later iteration a plan for
+// the predictor's forecast from the iterations before it. Under a drifting
+// routing, "last" plans iteration i + 1 for iteration i's routing: checked
+// against runtime::run_uncertain_each given those workloads directly.
+TEST(SweepSpec, PlanBeforeEachIterationForAPrediction) {
+  const std::string axes =
+      "[axes]\nmodel = \"mixtral-8x7b\"\nlayers = 2\ndp = 4\nep = 4\nseq = 1024\n"
+      "micro_batches = 1\nrouting = \"zipf-drift:1.2:0.2\"\nrouting_iterations = 3\n";
+  const SweepSpec s =
+      SweepSpec::parse(axes +
+                           "plan_routing = [\"draw\", \"last\", \"ewma:0.5\"]\ntau = \"10us\"\n"
+                           "scheduler = \"greedy\"\n",
+                       "s.toml", false);
+  const std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[1].config.plan_routing.kind, eval::PlanRouting::Kind::kPredicted);
+  EXPECT_EQ(points[2].config.plan_routing.predictor.alpha, 0.5);
+  std::vector<eval::EvalRow> rows;
+  for (const Point& p : points) {
+    const Outcome out = run_point(p);
+    ASSERT_EQ(out.status, PointStatus::kOk) << out.error;
+    rows.push_back(eval::parse_csv_row(out.metrics));
+  }
+  for (const eval::EvalRow& r : rows) {
+    EXPECT_EQ(r.iteration_time_s, rows[0].iteration_time_s);  // the point's own plan
+    EXPECT_EQ(r.replanned_max_s, rows[0].replanned_max_s);    // the oracle
+    ASSERT_TRUE(r.planned_max_s.has_value());
+  }
+  const eval::EvalPoint& c = points[1].config;
+  workload::TrainingConfig t = c.job.training;
+  const auto at = [&](std::uint64_t i) {
+    workload::TrainingConfig u = t;
+    u.moe.routing.iteration = i;
+    return std::make_shared<const core::Workload>(workload::generate_llama(u));
+  };
+  const core::System sys = c.point_system();
+  const runtime::UncertainResult u = runtime::run_uncertain_each(
+      3,
+      [&](std::uint32_t i) {
+        const auto planned = at(i);
+        return runtime::IterationPlan{planned,
+                                      std::make_shared<const schedule::Schedule>(
+                                          sched::run_scheduler("greedy", *planned, sys, c.sched)),
+                                      0};
+      },
+      [&](std::uint32_t i) { return at(i + 1); }, sys, "greedy", c.sched, c.sim);
+  EXPECT_EQ(*rows[1].planned_p50_s, core::ps_to_seconds(u.planned_iteration_ps.p50));
+  EXPECT_EQ(*rows[1].planned_max_s, core::ps_to_seconds(u.planned_iteration_ps.max));
+  EXPECT_EQ(*rows[1].replanned_max_s, core::ps_to_seconds(u.replanned_iteration_ps.max));
+  // Iteration 1 runs iteration 0's plan either way; from iteration 2 on,
+  // planning for the last routing pays under this drift.
+  EXPECT_EQ(*rows[1].planned_max_s, *rows[0].planned_max_s);
+  EXPECT_LT(*rows[1].planned_p50_s, *rows[0].planned_p50_s);
+  EXPECT_NE(*rows[2].planned_max_s, *rows[1].planned_max_s);  // an average, not the last
 }
 
 }  // namespace

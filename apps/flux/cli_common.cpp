@@ -75,7 +75,8 @@ void add_training_options(CLI::App& app, frontend::TrainingOptions& o,
         "MoE model: " + names + " (docs/model.md, MoE models) [default " + base.model.name + "]");
     add_overrides(app, workload::kMoeOptions, o.moe_overrides, &base.moe);
     app.add_option("--routing", o.routing,
-                   "token routing: uniform, zipf:S or file:R.json (docs/model.md, MoE routing) "
+                   "token routing: uniform, zipf:S, zipf-drift:S:D or file:R.json (docs/model.md, "
+                   "MoE routing) "
                    "[default " +
                        base.moe.routing.to_string() + "]");
     add_overrides(app, workload::kRoutingOptions, o.routing_overrides, &base.moe.routing);

@@ -94,9 +94,11 @@ void run_info(const InfoOptions& o) {
   if (given.has_choices()) {
     first = core::choice_names(given, core::Choice(given.choices().size(), 0));
   }
-  // As the wiring routes it (core/routes.hpp): the sends that run.
+  // As the wiring routes it (core/routes.hpp): the sends that run, with the
+  // first route of each send that has several under --route auto.
+  std::uint64_t route_choices = 0;
   const core::Routed routed =
-      blame_workload(o.input, [&] { return core::Routed(given, system, first); });
+      blame_workload(o.input, [&] { return core::first_routed(given, system, &route_choices); });
   const core::Workload& w = routed.workload();
   const core::WorkloadSummary s =
       blame_workload(o.input, [&] { return core::summarize(w, system); });
@@ -136,6 +138,12 @@ void run_info(const InfoOptions& o) {
   print_scaleup(w, system);
   if (const std::string wiring = system.wiring_text(w.job_accelerators()); !wiring.empty()) {
     std::printf("wiring          %s\n", wiring.c_str());
+  }
+  if (route_choices != 0) {
+    std::printf(
+        "route choices   %llu sends with several routes (--route auto): the scheduler picks one "
+        "each; the figures are for the first of each\n",
+        static_cast<unsigned long long>(route_choices));
   }
   print_routes(stdout, routed, 16);
   std::printf("critical path   %s on an ideal network (every pair connected, no reconfiguration)\n",

@@ -87,7 +87,7 @@ void run_schedule(const ScheduleOptions& o) {
   io::save_files(files);
   FILE* out = report_stream({o.output.value_or("")});
   print_summary(out, s, w);
-  print_routes(out, core::Routed(w, system, s.choice), 16);
+  print_routes(out, core::Routed(w, system, s.choice, s.routes), 16);
   print_notes(loaded.notes);
 }
 

@@ -281,11 +281,11 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   }
   // The workloads as the schedule's wiring routes them (core/routes.hpp):
   // what the simulator runs, the metrics count and the trace shows.
-  const core::Routed routed =
-      blame_workload(o.input, [&] { return core::Routed(loaded.workload, s.system, s.choice); });
+  const core::Routed routed = blame_workload(
+      o.input, [&] { return core::Routed(loaded.workload, s.system, s.choice, s.routes); });
   const core::Workload& w = routed.workload();
   std::optional<core::Routed> routed_actual;
-  if (actual) routed_actual.emplace(*actual, s.system, s.choice);
+  if (actual) routed_actual.emplace(*actual, s.system, s.choice, s.routes);
   const core::Workload& run_w = actual ? routed_actual->workload() : w;
   sim::TrialsResult trials;
   std::optional<runtime::FailureTrials> failed;
@@ -294,7 +294,12 @@ void run_simulate(SimulateOptions& o, const Given& given) {
       failed = run_failure(o, w, s, *failure);
       trials = std::move(failed->trials);
     } else {
-      trials = blame_workload(o.input, [&] { return sim::simulate_trials_on(w, run_w, s, o.sim); });
+      // The simulator routes the workloads it is given (routing a routed
+      // one again would not be the same under --route auto).
+      trials = blame_workload(o.input, [&] {
+        return sim::simulate_trials_on(loaded.workload, actual ? *actual : loaded.workload, s,
+                                       o.sim);
+      });
     }
   } catch (const schedule::ScheduleError& e) {
     if (o.schedule_file.empty()) throw;  // a scheduler's bug, not the user's input

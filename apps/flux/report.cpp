@@ -74,8 +74,15 @@ core::InputError invalid_schedule(const std::string& file, const schedule::Sched
 
 void print_routes(FILE* out, const core::Routed& routed, int width) {
   if (routed.forwarded_sends() != 0) {
-    std::fprintf(out, "%-*s%llu sends through a scale-up peer to their rail (%s)\n", width,
-                 "forwarded", static_cast<unsigned long long>(routed.forwarded_sends()),
+    const std::uint64_t rx = routed.counts().received_sends;
+    const std::uint64_t tx = routed.forwarded_sends() - rx;
+    const std::string sides = rx == 0   ? "through a scale-up peer to their rail"
+                              : tx == 0 ? "to a scale-up peer of their receiver, then through it"
+                                        : "through a scale-up peer (" + std::to_string(tx) +
+                                              " at the sender, " + std::to_string(rx) +
+                                              " at the receiver)";
+    std::fprintf(out, "%-*s%llu sends %s (%s)\n", width, "forwarded",
+                 static_cast<unsigned long long>(routed.forwarded_sends()), sides.c_str(),
                  human_bytes(static_cast<double>(routed.forwarded_bytes())).c_str());
   }
   if (routed.packet_sends() != 0) {

@@ -143,7 +143,7 @@ void add_schedule(py::module_& m) {
                              [](const PySystem& s) { return s.system.packet_oversubscription; })
       .def_property_readonly(
           "route", [](const PySystem& s) { return std::string(core::to_string(s.system.route)); },
-          "forward or packet")
+          "forward, forward-rx, packet or auto")
       .def("__repr__", [](const PySystem& s) {
         std::string r = "flux.System(switches=" + std::to_string(s.system.switches) + ", tau='" +
                         core::format_duration(s.system.reconfig_delay_ps) + "', link_gbps=" +
@@ -168,9 +168,9 @@ void add_schedule(py::module_& m) {
           if (s.system.packet_oversubscription != 1) {
             r += ", packet_oversubscription=" + Show::show_number(s.system.packet_oversubscription);
           }
-          if (s.system.route != core::RoutePolicy::kForward) {
-            r += ", route='" + std::string(core::to_string(s.system.route)) + "'";
-          }
+        }
+        if (s.system.route != core::RoutePolicy::kForward) {
+          r += ", route='" + std::string(core::to_string(s.system.route)) + "'";
         }
         return r + ")";
       });
@@ -215,6 +215,10 @@ void add_schedule(py::module_& m) {
           "choice", [](const PySchedule& s) { return s.s->choice; },
           "a workload generated with collective='auto': the alternative run of each collective "
           "in several decompositions (its choice groups' order); else []")
+      .def_property_readonly(
+          "routes", [](const PySchedule& s) { return s.s->routes; },
+          "route='auto' on a wiring that forwards: the route taken by each send with several "
+          "('forward', 'forward-rx', 'packet'), in send order; else []")
       .def_property_readonly(
           "period_ps", [](const PySchedule& s) { return optional_ps(s.s->period_ps); },
           "periodic timelines: the period, ps; else None")

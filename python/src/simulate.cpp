@@ -52,7 +52,7 @@ sim::Straggler straggler_of(py::handle v) {
 // the routed copy, whose sends the result's per-send columns and trace are.
 std::shared_ptr<const core::Workload> routed(const std::shared_ptr<const core::Workload>& w,
                                              const schedule::Schedule& s) {
-  const core::Routed r(*w, s.system, s.choice);
+  const core::Routed r(*w, s.system, s.choice, s.routes);
   if (&r.workload() == w.get()) return w;
   return std::make_shared<const core::Workload>(r.workload());
 }
@@ -62,7 +62,8 @@ PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwa
   w.w = routed(given_w.w, *s.s);
   py::dict kw = given.attr("copy")();
   sim::SimOptions o;
-  std::shared_ptr<const core::Workload> run_on;  // the workload the plan runs on, if another
+  std::shared_ptr<const core::Workload> run_on;        // the workload the plan runs on, if another
+  std::shared_ptr<const core::Workload> run_on_given;  // the same before routing
   apply_options(sim::kSimOptions, o, kw);
   if (py::object v = take(kw, "seed")) {
     try {  // the keyword is seed (the CLI's --perturb-seed)
@@ -88,7 +89,10 @@ PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwa
         throw py::type_error("run_on: expected a flux.Workload, got " +
                              std::string(py::str(v.get_type().attr("__name__"))));
       }
-      if (!v.is_none()) run_on = routed(v.cast<const PyWorkload&>().w, *s.s);
+      if (!v.is_none()) {
+        run_on_given = v.cast<const PyWorkload&>().w;
+        run_on = routed(run_on_given, *s.s);
+      }
     }
     reject_unknown(kw, "simulate");
     o.validate();
@@ -111,10 +115,12 @@ PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwa
       throw;
     }
   }
-  const core::Workload& actual = run_on ? *run_on : *w.w;
+  // The simulator routes the workloads it is given (routing a routed one
+  // again would not be the same under route='auto').
+  const core::Workload& actual = run_on ? *run_on_given : *given_w.w;
   auto trials = interruptible(stop, [&] {
     return std::make_shared<const sim::TrialsResult>(
-        sim::simulate_trials_on(*w.w, actual, *s.s, o));
+        sim::simulate_trials_on(*given_w.w, actual, *s.s, o));
   });
   o.stop = nullptr;  // `stop` ends here; SimResult keeps the options
   if (run_on) return PySimResult{run_on, w.w, s.s, o, std::move(trials)};

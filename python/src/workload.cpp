@@ -14,6 +14,7 @@
 #include "flux/chakra/export.hpp"
 #include "flux/chakra/import.hpp"
 #include "flux/core/choice.hpp"
+#include "flux/core/routes.hpp"
 #include "flux/core/summary.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/frontend/memory.hpp"
@@ -31,7 +32,14 @@ PyWorkload wrap(core::Workload w) {
   return PyWorkload{std::make_shared<const core::Workload>(std::move(w)), std::nullopt};
 }
 
-py::dict summary_dict(const core::Workload& w, const PySystem* system) {
+py::dict summary_dict(const core::Workload& given, const PySystem* system) {
+  // Under a wiring, the sends as it routes them (the first alternative and
+  // route of each choice), as flux info describes them.
+  std::optional<core::Routed> routed;
+  if (system && system->system.wiring.kind != core::WiringKind::kFull) {
+    routed.emplace(core::first_routed(given, system->system));
+  }
+  const core::Workload& w = routed ? routed->workload() : given;
   const core::WorkloadSummary s = core::summarize(w, system ? system->system : core::System{});
   py::dict d;
   d["sends"] = s.tasks;
@@ -355,7 +363,7 @@ void add_workload(py::module_& m) {
          "    model: MoE model: " +
          name_list(workload::moe_model_names()) + " [default " + moe_defaults.model.name +
          "]\n"
-         "    routing: token routing: uniform, zipf:S or file:R.json [default " +
+         "    routing: token routing: uniform, zipf:S, zipf-drift:S:D or file:R.json [default " +
          moe_defaults.moe.routing.to_string() +
          "]\n"
          "    gpu: compute model: a100, h100 [default " +

@@ -91,6 +91,35 @@ def test_packet_fabric_matches_the_cli(tmp_path, cli):
         flux.System(wiring="rails", ocs_radix=4, route="packet")
 
 
+def test_routes_chosen_per_send_match_the_cli(tmp_path, cli):
+    job = tmp_path / "moe.json"
+    cli("generate", "moe", "--model", "mixtral-8x7b", "--dp", 8, "--ep", 8, "--layers", 1,
+        "--scaleup-size", 2, "-o", job)
+    w = flux.read_workload(job)
+    sys_ = flux.System(scaleup_size=2, wiring="rails", ocs_radix=4, packet_gbps=400,
+                       route="auto")
+    assert sys_.route == "auto" and "route='auto'" in repr(sys_)
+    s = flux.schedule(w, sys_, scheduler="greedy")
+    cli("schedule", job, "--scheduler", "greedy", "--scaleup-size", 2, "--wiring", "rails",
+        "--ocs-radix", 4, "--packet-gbps", 400, "--route", "auto", "-o", tmp_path / "s.json")
+    c = flux.read_schedule(tmp_path / "s.json")
+    assert s.routes == c.routes and s.makespan_ps == c.makespan_ps
+    assert set(s.routes) <= {"forward", "forward-rx", "packet"} and len(s.routes) == 152
+    assert flux.validate(w, c).ok
+    r = flux.simulate(w, c)
+    assert r.iteration_time_ps == c.makespan_ps
+    assert r.packet_sends == s.routes.count("packet")
+    assert flux.System(scaleup_size=2, wiring="rails", ocs_radix=4,
+                       route="forward-rx").route == "forward-rx"
+    # A summary under a wiring counts the sends as it routes them (flux info).
+    info = cli("info", job, "--scaleup-size", 2, "--wiring", "rails", "--ocs-radix", 4,
+               "--packet-gbps", 400, "--route", "auto").stdout
+    sends = int(next(line.split()[1] for line in info.splitlines() if line.startswith("sends ")))
+    assert w.summary(sys_)["sends"] == sends > w.num_sends
+    with pytest.raises(flux.InputError, match="must be forward, forward-rx, packet or auto"):
+        flux.System(route="relay")
+
+
 def test_schedulers_registry(cli):
     names = flux.schedulers()
     assert list(names)[:1] and "flux" in names and "flux-milp" in names

@@ -115,12 +115,19 @@ std::vector<std::string> choice_names(const Workload& w, std::span<const std::ui
   return out;
 }
 
-Choice uniform_choice(const Workload& w, std::string_view name) {
+Choice uniform_choice(const Workload& w, std::string_view name, std::string_view fallback) {
   Choice out(w.choices().size(), 0);
   for (std::size_t g = 0; g < out.size(); ++g) {
     const std::vector<Alternative>& alts = w.choices()[g].alternatives;
+    bool named = false;
     for (std::size_t a = 0; a < alts.size(); ++a) {
-      if (alts[a].name == name) out[g] = static_cast<std::uint32_t>(a);
+      if (alts[a].name == name) {
+        out[g] = static_cast<std::uint32_t>(a);
+        named = true;
+      }
+    }
+    for (std::size_t a = 0; a < alts.size() && !named && !fallback.empty(); ++a) {
+      if (alts[a].name == fallback) out[g] = static_cast<std::uint32_t>(a);
     }
   }
   return out;

@@ -44,13 +44,25 @@ std::string_view to_string(Fabric f) {
 }
 
 std::string_view to_string(RoutePolicy r) {
-  return r == RoutePolicy::kPacket ? "packet" : "forward";
+  switch (r) {
+    case RoutePolicy::kForward:
+      return "forward";
+    case RoutePolicy::kPacket:
+      return "packet";
+    case RoutePolicy::kForwardRx:
+      return "forward-rx";
+    case RoutePolicy::kAuto:
+      return "auto";
+  }
+  return "forward";
 }
 
 RoutePolicy route_from_string(std::string_view s) {
-  if (s == "forward") return RoutePolicy::kForward;
-  if (s == "packet") return RoutePolicy::kPacket;
-  throw InputError("", "route", std::string(s), "must be forward or packet");
+  for (const RoutePolicy r :
+       {RoutePolicy::kForward, RoutePolicy::kForwardRx, RoutePolicy::kPacket, RoutePolicy::kAuto}) {
+    if (s == to_string(r)) return r;
+  }
+  throw InputError("", "route", std::string(s), "must be forward, forward-rx, packet or auto");
 }
 
 std::string_view to_string(Duplex d) {
@@ -186,6 +198,8 @@ std::string System::wiring_text(std::uint64_t accelerators) const {
     }
     text += route == RoutePolicy::kPacket ? ", every route" : "";
   }
+  if (route == RoutePolicy::kForwardRx) text += "; forwarded at the receiver";
+  if (route == RoutePolicy::kAuto) text += "; routes chosen per send";
   return text;
 }
 

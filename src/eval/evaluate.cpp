@@ -138,7 +138,7 @@ EvalRow measure(const EvalPoint& config) {
   row.time_limit_s = config.sched.time_limit_s;
   row.scaleup_size = job.scaleup_size;
   row.cluster_ranks = w.job_accelerators();
-  const core::RouteCounts routes = core::route_counts(run_w, sys);
+  const core::RouteCounts routes = core::route_counts(run_w, sys, s.routes);
   row.forwarded_bytes = routes.forwarded_bytes;
   row.packet_bytes = routes.packet_bytes;
   row.ocs_switches =
@@ -165,13 +165,15 @@ EvalRow measure(const EvalPoint& config) {
     std::optional<core::Workload> expected;
     std::optional<schedule::Schedule> expected_plan;
     double expected_solve_s = 0;
-    if (config.plan_routing == PlanRouting::kExpected &&
+    if (config.plan_routing.kind == PlanRouting::Kind::kExpected &&
         moe.routing.kind == workload::RoutingKind::kZipf) {
       // Averaged over the uniformly random popularity permutation, every
-      // expert expects T K / E of each source's assignments: uniform.
+      // expert expects T K / E of each source's assignments: uniform (a
+      // drifting popularity too: its walk keeps the permutation uniform).
       workload::TrainingConfig t = job.training;
       t.moe.routing.kind = workload::RoutingKind::kUniform;
       t.moe.routing.zipf_s = 0;
+      t.moe.routing.drift = -1;
       core::Workload e = generate(config, t);
       expected.emplace(own ? as_own_cluster(e) : std::move(e));
       const auto t1 = std::chrono::steady_clock::now();
@@ -181,12 +183,38 @@ EvalRow measure(const EvalPoint& config) {
     }
     sched::SchedulerOptions replan = config.sched;
     if (config.routing_replan_limit_s > 0) replan.time_limit_s = config.routing_replan_limit_s;
-    const runtime::UncertainResult u =
-        expected ? runtime::run_uncertain_plan(*expected, std::move(*expected_plan),
-                                               expected_solve_s, config.routing_iterations, make,
-                                               sys, name, replan, config.sim)
-                 : runtime::run_uncertain_plan(w, s, solve_s, config.routing_iterations, make, sys,
-                                               name, replan, config.sim);
+    runtime::UncertainResult u;
+    if (config.plan_routing.kind == PlanRouting::Kind::kPredicted) {
+      // Before actual iteration i (the routing's iteration base + i + 1), a
+      // plan for the predictor's forecast from iterations base .. base + i.
+      workload::Predictor predictor(config.plan_routing.predictor);
+      const workload::RoutingShape shape = workload::moe_routing_shape(job.training);
+      const auto plan_for = [&](std::uint32_t i) {
+        workload::RoutingSpec seen = moe.routing;
+        seen.iteration = moe.routing.iteration + i;
+        predictor.observe(workload::routing_matrices(workload::Router(seen, shape)));
+        workload::TrainingConfig t = job.training;
+        t.moe.routing = predictor.predicted();
+        core::Workload p = generate(config, t);
+        auto planned =
+            std::make_shared<const core::Workload>(own ? as_own_cluster(p) : std::move(p));
+        const auto t1 = std::chrono::steady_clock::now();
+        auto plan = std::make_shared<const schedule::Schedule>(
+            sched::run_scheduler(name, *planned, sys, replan));
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+        return runtime::IterationPlan{std::move(planned), std::move(plan), wall};
+      };
+      u = runtime::run_uncertain_each(config.routing_iterations, plan_for, make, sys, name, replan,
+                                      config.sim);
+    } else if (expected) {
+      u = runtime::run_uncertain_plan(*expected, std::move(*expected_plan), expected_solve_s,
+                                      config.routing_iterations, make, sys, name, replan,
+                                      config.sim);
+    } else {
+      u = runtime::run_uncertain_plan(w, s, solve_s, config.routing_iterations, make, sys, name,
+                                      replan, config.sim);
+    }
     row.uncertain_runs = config.routing_iterations;
     row.planned_p50_s = core::ps_to_seconds(u.planned_iteration_ps.p50);
     row.planned_max_s = core::ps_to_seconds(u.planned_iteration_ps.max);
@@ -197,14 +225,26 @@ EvalRow measure(const EvalPoint& config) {
   return row;
 }
 
-std::string_view to_string(PlanRouting p) {
-  return p == PlanRouting::kExpected ? "expected" : "draw";
+std::string to_string(const PlanRouting& p) {
+  switch (p.kind) {
+    case PlanRouting::Kind::kDraw:
+      return "draw";
+    case PlanRouting::Kind::kExpected:
+      return "expected";
+    case PlanRouting::Kind::kPredicted:
+      return p.predictor.to_string();
+  }
+  return "draw";
 }
 
 PlanRouting plan_routing_from_string(std::string_view s) {
-  if (s == "draw") return PlanRouting::kDraw;
-  if (s == "expected") return PlanRouting::kExpected;
-  throw core::InputError("", "plan_routing", std::string(s), "must be draw or expected");
+  if (s == "draw") return {};
+  if (s == "expected") return {PlanRouting::Kind::kExpected, {}};
+  if (s == "last" || s.starts_with("ewma:")) {
+    return {PlanRouting::Kind::kPredicted, workload::PredictorSpec::parse(s, "plan_routing")};
+  }
+  throw core::InputError("", "plan_routing", std::string(s),
+                         "must be draw, expected, last or ewma:A");
 }
 
 std::string layer_job_name(std::uint32_t layers) {

@@ -142,9 +142,12 @@ std::string summary_table(const std::vector<EvalPoint>& points, const std::vecto
       // Uncertain routing: the plan for iteration 0 (or for the expected
       // routing) run on the next ones, against re-planning each (with the
       // slowest re-plan's wall time).
-      out << "\nuncertain routing, " << c.routing_iterations
-          << " later iterations (ms, p50): planned once"
-          << (c.plan_routing == PlanRouting::kExpected ? " for the expected routing" : "")
+      out << "\nuncertain routing, " << c.routing_iterations << " later iterations (ms, p50): "
+          << (c.plan_routing.kind == PlanRouting::Kind::kExpected ? "planned once for the "
+                                                                    "expected routing"
+              : c.plan_routing.kind == PlanRouting::Kind::kPredicted
+                  ? "planned before each for the " + to_string(c.plan_routing) + " prediction"
+                  : std::string("planned once"))
           << " / re-planned each; slowest re-plan (s)\n"
           << pad("tau", w0);
       for (const std::string& s : schedulers) out << pad(s, 2 * w);

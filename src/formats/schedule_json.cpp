@@ -75,10 +75,12 @@ enum NodeId : int {
   kDown,
   kChoice,
   kChoiceName,
+  kRoutes,
+  kRouteName,
   kNumNodes
 };
 
-constexpr std::array<Field, 15> kRootFields = {{{"format", kFormat, true},
+constexpr std::array<Field, 16> kRootFields = {{{"format", kFormat, true},
                                                 {"scheduler", kScheduler, true},
                                                 {"workload", kWorkload, true},
                                                 {"system", kSystem, true},
@@ -91,6 +93,7 @@ constexpr std::array<Field, 15> kRootFields = {{{"format", kFormat, true},
                                                 {"routing", kRouting, false},
                                                 {"period_s", kPeriod, false},
                                                 {"choice", kChoice, false, 3},
+                                                {"routes", kRoutes, false, 3},
                                                 {"tasks", kTasks, true},
                                                 {"circuits", kCircuits, true}}};
 // Versions (io::Field::since): 0 = flux.schedule/v1, 1 = v2 (scale-up),
@@ -171,6 +174,8 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kTime},                      // kDown
     {Kind::kArray, {}, kChoiceName},    // kChoice
     {Kind::kString},                    // kChoiceName
+    {Kind::kArray, {}, kRouteName},     // kRoutes
+    {Kind::kString},                    // kRouteName
 }};
 
 constexpr std::array<std::string_view, 3> kOlderFormats = {kScheduleFormatV1, kScheduleFormatV2,
@@ -357,6 +362,9 @@ class ScheduleHandler final : public io::Handler {
       case kChoiceName:
         s_.choice.emplace_back(v.text);
         break;
+      case kRouteName:
+        s_.routes.emplace_back(v.text);
+        break;
       case kStart:
         task_.start_ps = v.ps;
         break;
@@ -530,6 +538,7 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   io::check_utf8(s.scheduler, "scheduler");
   io::check_utf8(s.workload, "workload");
   for (const std::string& c : s.choice) io::check_utf8(c, "choice");
+  for (const std::string& r : s.routes) io::check_utf8(r, "routes");
   if (s.timelines.size() > s.system.switches) {
     throw std::invalid_argument("write_schedule: " + std::to_string(s.timelines.size()) +
                                 " timelines for " + std::to_string(s.system.switches) +
@@ -551,11 +560,12 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
       v3 || s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf ||
       std::any_of(s.tasks.begin(), s.tasks.end(),
                   [](const schedule::TaskAssignment& t) { return core::is_electrical(t.sw); });
-  // v4 only for a schedule of a workload with choice groups.
-  j.member("format", !s.choice.empty() ? kScheduleFormat
-                     : v3              ? kScheduleFormatV3
-                     : v2              ? kScheduleFormatV2
-                                       : kScheduleFormatV1);
+  // v4 only for a schedule of a workload with choice groups or a choice of
+  // routes.
+  j.member("format", !s.choice.empty() || !s.routes.empty() ? kScheduleFormat
+                     : v3                                   ? kScheduleFormatV3
+                     : v2                                   ? kScheduleFormatV2
+                                                            : kScheduleFormatV1);
   j.member("scheduler", s.scheduler);
   j.member("workload", s.workload);
   j.key("system").begin_object();
@@ -582,11 +592,14 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
       }
       j.end_array();
     }
-    // Written only with a packet fabric: other v3 files stay as they were.
+    // Written only with a packet fabric or a route other than forward:
+    // other v3 files stay as they were.
     if (s.system.has_packet()) {
       j.member("packet_gbps", s.system.packet_gbps);
       j.member("packet_latency_s", core::ps_to_seconds(s.system.packet_latency_ps));
       j.member("packet_oversubscription", s.system.packet_oversubscription);
+    }
+    if (s.system.has_packet() || s.system.route != core::RoutePolicy::kForward) {
       j.member("route", core::to_string(s.system.route));
     }
   }
@@ -604,6 +617,11 @@ void write_schedule(std::ostream& out, const schedule::Schedule& s) {
   if (!s.choice.empty()) {
     j.key("choice").begin_inline_array();
     for (const std::string& c : s.choice) j.value(c);
+    j.end_array();
+  }
+  if (!s.routes.empty()) {
+    j.key("routes").begin_inline_array();
+    for (const std::string& r : s.routes) j.value(r);
     j.end_array();
   }
   j.key("tasks").begin_array();

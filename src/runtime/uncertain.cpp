@@ -2,7 +2,9 @@
 // (include/flux/runtime/uncertain.hpp, docs/model.md "Uncertain routing").
 #include "flux/runtime/uncertain.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "flux/core/error.hpp"
 
@@ -57,6 +59,22 @@ UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Sch
                                    const core::System& system, std::string_view scheduler,
                                    const sched::SchedulerOptions& sched_options,
                                    const sim::SimOptions& sim_options) {
+  const IterationPlan once{
+      std::shared_ptr<const core::Workload>(std::shared_ptr<void>(), &expected),
+      std::make_shared<const schedule::Schedule>(std::move(plan)), 0};
+  UncertainResult r = run_uncertain_each(
+      count, [&](std::uint32_t) { return once; }, make, system, scheduler, sched_options,
+      sim_options);
+  r.plan_wall_time_s = plan_wall_time_s;
+  return r;
+}
+
+UncertainResult run_uncertain_each(std::uint32_t count,
+                                   const std::function<IterationPlan(std::uint32_t)>& plan_for,
+                                   const std::function<WorkloadPtr(std::uint32_t)>& make,
+                                   const core::System& system, std::string_view scheduler,
+                                   const sched::SchedulerOptions& sched_options,
+                                   const sim::SimOptions& sim_options) {
   check_count(count);
   if (sim_options.perturbation.any() || sim_options.trials != 1) {
     throw core::InputError("", "trials", std::to_string(sim_options.trials),
@@ -65,8 +83,6 @@ UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Sch
   }
   UncertainResult r;
   r.scheduler = std::string(scheduler);
-  r.plan = std::move(plan);
-  r.plan_wall_time_s = plan_wall_time_s;
 
   std::vector<std::int64_t> planned, replanned;
   double ratio_sum = 0;
@@ -74,10 +90,14 @@ UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Sch
     if (sim_options.stop != nullptr && sim_options.stop->load(std::memory_order_relaxed)) {
       throw core::Stopped();
     }
+    const IterationPlan p = plan_for(i);
+    if (i == 0) r.plan = *p.plan;
+    r.plan_wall_time_s = std::max(r.plan_wall_time_s, p.wall_time_s);
     const WorkloadPtr made = make(i);
     const core::Workload& b = *made;
     UncertainIteration it;
-    it.planned = sim::simulate_on(expected, b, r.plan, sim_options).metrics;
+    it.planned = sim::simulate_on(*p.planned, b, *p.plan, sim_options).metrics;
+    it.plan_wall_time_s = p.wall_time_s;
     const Timed own = plan_timed(scheduler, b, system, sched_options);
     it.replan_status = own.schedule.status;
     it.replan_makespan_ps = own.schedule.makespan_ps;

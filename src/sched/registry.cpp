@@ -121,11 +121,34 @@ enum class Check : std::uint8_t {
   kCaller,    ///< the caller validates what it keeps (run_choosing: with the choice)
 };
 
+// What a workload's choice groups choose between.
+enum class Groups : std::uint8_t {
+  kCollectives,  ///< decompositions (Schedule::choice)
+  kRoutes,       ///< routes of sends, under --route auto (Schedule::routes)
+};
+
+schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload& w,
+                                const core::System& system, const SchedulerOptions& options,
+                                Groups groups);
+
 // run_scheduler on a workload without choice groups (resolved), the result
 // validated against it unless the caller does.
 schedule::Schedule run_resolved(const Scheduler& scheduler, const core::Workload& unrouted,
                                 const core::System& system, const SchedulerOptions& options,
                                 Check check = Check::kValidate) {
+  // Under --route auto the routes of the sends that have several are a
+  // choice of their own (core::route_choices), made as a collective's is.
+  if (std::optional<core::Workload> routes = core::route_choices(unrouted, system)) {
+    SchedulerOptions route_options = options;
+    route_options.collective.clear();
+    schedule::Schedule s = run_choosing(scheduler, *routes, core::chosen_routes(system),
+                                        route_options, Groups::kRoutes);
+    s.routes = std::move(s.choice);
+    s.choice.clear();
+    s.system = system;
+    if (check == Check::kValidate) schedule::check_schedule(unrouted, s);
+    return s;
+  }
   // Sends no switch joins go through a forwarder (core/routes.hpp): the
   // routed workload is the one scheduled.
   const core::Routed routed(unrouted, system);
@@ -146,7 +169,11 @@ schedule::Schedule run_resolved(const Scheduler& scheduler, const core::Workload
     throw core::Error(std::string(scheduler.name()) + ": placed " + std::to_string(s.tasks.size()) +
                       " of " + std::to_string(w.num_tasks()) + " sends (a bug)");
   }
-  if (check == Check::kValidate) schedule::check_schedule(w, s);
+  if (check == Check::kValidate) {
+    schedule::ValidationOptions as_routed;
+    as_routed.routed = true;
+    schedule::check_schedule(w, s, as_routed);
+  }
   return s;
 }
 
@@ -166,20 +193,30 @@ void rebound(schedule::Schedule& s, std::optional<core::TimePs> bound_ps) {
 // A bound on every choice's optimum: the bounds of what every choice runs
 // (core::common_part) and, wired in full, choice::choice_lower_bound.
 core::TimePs lower_bound_over_choices(const core::Workload& w, const core::System& system) {
-  const core::Workload common = core::common_part(w);
-  const core::Routed routed(common, system);
+  core::Workload common = core::common_part(w);
+  // Under --route auto, the sends whose routes are chosen are left out too.
+  core::System fixed = system;
+  if (std::optional<core::Workload> routes = core::route_choices(common, system)) {
+    common = core::common_part(*routes);
+    fixed = core::chosen_routes(system);
+  }
+  const core::Routed routed(common, fixed);
   const std::vector<core::TimePs> p = core::transmission_times(routed.workload(), system);
   const core::IdealTiming timing = core::ideal_timing(routed.workload(), p);
-  core::TimePs bound = lower_bounds(routed.workload(), system, p, timing).best();
+  core::TimePs bound = lower_bounds(routed.workload(), fixed, p, timing).best();
   if (system.wiring.kind == core::WiringKind::kFull) {
     bound = std::max(bound, choice::choice_lower_bound(w, system));
   }
   return bound;
 }
 
-// run_scheduler on a workload with choice groups (see scheduler.hpp).
+// run_scheduler on a workload with choice groups (see scheduler.hpp): the
+// schedule with its choice, validated against `w` (collectives), or for the
+// caller to validate with its routes (Groups::kRoutes: `w` is
+// core::route_choices' workload, `system` core::chosen_routes').
 schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload& w,
-                                const core::System& system, const SchedulerOptions& options) {
+                                const core::System& system, const SchedulerOptions& options,
+                                Groups groups) {
   const auto started = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -187,9 +224,10 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
   const auto finish = [&](schedule::Schedule s, const core::Choice& c) {
     s.choice = core::choice_names(w, c);
     s.solve_time_s = elapsed();
-    schedule::check_schedule(w, s);
+    if (groups == Groups::kCollectives) schedule::check_schedule(w, s);
     return s;
   };
+  const char* const what = groups == Groups::kCollectives ? "choice: " : "routes: ";
   if (!options.collective.empty()) {
     const std::vector<std::string> names = core::alternative_names(w);
     if (std::find(names.begin(), names.end(), options.collective) == names.end()) {
@@ -231,12 +269,15 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
   choice::SearchLimits limits;
   limits.time_limit_s = kChoiceShare * options.time_limit_s;
   limits.stop = options.stop;
+  limits.balanced = groups == Groups::kRoutes;
+  // A fixed route policy falls back to packets (core/routes.hpp).
+  if (groups == Groups::kRoutes) limits.fallback = core::to_string(core::Route::kPacket);
   const choice::SearchResult found = choice::search(
       w, system,
       scheduler.task_level() ? choice::Estimate::kListSchedule : choice::Estimate::kCriticalPath,
       limits);
   if (options.verbose) {
-    std::cerr << "choice: " << found.evaluations << " choices estimated, best "
+    std::cerr << what << found.evaluations << " choices estimated, best "
               << core::format_duration(found.estimate_ps) << " ("
               << core::describe_choice(w, found.choice) << "), " << elapsed() << " s\n";
   }
@@ -249,14 +290,14 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
   // the bound over every choice ends it.
   std::vector<core::Choice> candidates = {found.choice};
   for (const std::string& name : core::alternative_names(w)) {
-    core::Choice c = core::uniform_choice(w, name);
+    core::Choice c = core::uniform_choice(w, name, limits.fallback);
     if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) {
       candidates.push_back(std::move(c));
     }
   }
   const core::TimePs bound = lower_bound_over_choices(w, system);
   if (options.verbose) {
-    std::cerr << "choice: bound over every choice " << core::format_duration(bound) << ", "
+    std::cerr << what << "bound over every choice " << core::format_duration(bound) << ", "
               << elapsed() << " s\n";
   }
   std::optional<schedule::Schedule> best;
@@ -275,7 +316,7 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
         run_resolved(scheduler, core::resolve(w, candidates[i]), system, share, Check::kCaller);
     bounded = bounded && s.lower_bound_ps.has_value();
     if (options.verbose) {
-      std::cerr << "choice: " << (i == 0 ? "the search's" : "uniform") << " choice ("
+      std::cerr << what << (i == 0 ? "the search's" : "uniform") << " choice ("
                 << core::describe_choice(w, candidates[i]) << ") scheduled in "
                 << core::format_duration(s.makespan_ps) << ", " << elapsed() << " s\n";
     }
@@ -295,7 +336,9 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& un
   system.validate();
   options.validate();
   const auto scheduler = make_scheduler(name);
-  if (unrouted.has_choices()) return run_choosing(*scheduler, unrouted, system, options);
+  if (unrouted.has_choices()) {
+    return run_choosing(*scheduler, unrouted, system, options, Groups::kCollectives);
+  }
   if (!options.collective.empty()) {
     throw core::InputError("", "collective", options.collective,
                            "the workload has no collective in several decompositions (generate "
@@ -305,7 +348,7 @@ schedule::Schedule run_scheduler(std::string_view name, const core::Workload& un
 }
 
 schedule::Schedule adopt_plan(schedule::Schedule s, const core::Workload& unrouted) {
-  const core::Routed routed(unrouted, s.system, s.choice);  // the plan names the hops
+  const core::Routed routed(unrouted, s.system, s.choice, s.routes);  // the plan names the hops
   const core::Workload& w = routed.workload();
   if (!s.tasks.empty()) {
     const std::vector<core::TimePs> p = core::transmission_times(w, s.system);
@@ -321,7 +364,9 @@ schedule::Schedule adopt_plan(schedule::Schedule s, const core::Workload& unrout
   s.lower_bound_ps.reset();
   s.gap.reset();
   s.status = schedule::SolveStatus::kFeasible;
-  schedule::check_schedule(w, s);
+  schedule::ValidationOptions as_routed;
+  as_routed.routed = true;  // `w` is routed already (again would differ under --route auto)
+  schedule::check_schedule(w, s, as_routed);
   return s;
 }
 

@@ -755,20 +755,22 @@ ValidationReport validate(const core::Workload& w, const Schedule& s,
   // The routed workload (core/routes.hpp) when the wiring forwards sends;
   // when routing fails, the checks on `w` report why.
   std::optional<core::Routed> routed;
-  try {
-    s.system.validate_for(w.accelerators());  // else the checks report the system
+  if (!options.routed) {
     try {
-      if (w.has_choices() && !s.choice.empty() && !unchosen_sends(w, s, options, report)) {
+      s.system.validate_for(w.accelerators());  // else the checks report the system
+      try {
+        if (w.has_choices() && !s.choice.empty() && !unchosen_sends(w, s, options, report)) {
+          return report;
+        }
+        routed.emplace(w, s.system, s.choice, s.routes);
+      } catch (const core::InputError& e) {
+        const bool choice = e.field().starts_with("choice");
+        report.violations.push_back(std::string(choice ? "choice: " : "routes: ").append(e.what()));
+        report.violation_count = 1;
         return report;
       }
-      routed.emplace(w, s.system, s.choice);
-    } catch (const core::InputError& e) {
-      const bool choice = e.field().starts_with("choice");
-      report.violations.push_back(std::string(choice ? "choice: " : "routes: ").append(e.what()));
-      report.violation_count = 1;
-      return report;
+    } catch (const core::InputError&) {
     }
-  } catch (const core::InputError&) {
   }
   Checker(routed ? routed->workload() : w, s, options, report).run();
   return report;

@@ -88,7 +88,9 @@ void check_inputs(const core::Workload& w, const schedule::Schedule& s, const Si
   options.validate();
   s.system.validate();
   if (options.validate_schedule) {
-    schedule::check_schedule(w, s);  // also: the domains tile the accelerators
+    schedule::ValidationOptions routed;
+    routed.routed = true;                    // as RoutedPair made it
+    schedule::check_schedule(w, s, routed);  // also: the domains tile the accelerators
   } else {
     s.system.validate_for(w.accelerators());
   }
@@ -215,8 +217,8 @@ class RoutedPair {
  public:
   RoutedPair(const core::Workload& planned, const core::Workload& actual,
              const schedule::Schedule& s)
-      : other(&planned != &actual), planned_(planned, s.system, s.choice) {
-    if (other) actual_.emplace(actual, s.system, s.choice);
+      : other(&planned != &actual), planned_(planned, s.system, s.choice, s.routes) {
+    if (other) actual_.emplace(actual, s.system, s.choice, s.routes);
   }
   const bool other;
   [[nodiscard]] const core::Workload& planned() const { return planned_.workload(); }

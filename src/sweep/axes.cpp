@@ -140,14 +140,16 @@ std::vector<AxisInfo> axis_table() {
        "scheduler chooses per collective)"},
 
       option_axis(workload::kMoeOptions, "ep"),
-      {"routing", AxisType::kName, "MoE token routing: uniform, zipf:S or file:R.json"},
+      {"routing", AxisType::kName,
+       "MoE token routing: uniform, zipf:S, zipf-drift:S:D or file:R.json"},
       option_axis(workload::kRoutingOptions, "seed", "routing_seed"),
       option_axis(workload::kRoutingOptions, "capacity_factor"),
       {"routing_iterations", AxisType::kInteger,
        "MoE: run each plan on this many later routing iterations and re-plan each (0: no)", 0,
        eval::kMaxRoutingIterations},
       {"plan_routing", AxisType::kName,
-       "MoE, with routing_iterations: plan for the routing's draw or its expected (mean) routing"},
+       "MoE, with routing_iterations: plan once for the routing's draw or its expected (mean) "
+       "routing, or before each iteration for a prediction from the ones before (last, ewma:A)"},
       {"routing_replan_limit", AxisType::kDuration,
        "MoE, with routing_iterations: each re-plan's time limit (default: time_limit)"},
       option_axis(kSystemOptions, "scaleup_size"),

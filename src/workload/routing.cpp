@@ -16,6 +16,12 @@
 // llround(w_p * 2^40)): every later step is integer arithmetic.
 // Expert pi^-1(p) has popularity rank p, pi a permutation of the experts
 // drawn per (seed, iteration, layer) by Fisher-Yates.
+// zipf-drift:S:D. pi is drawn once per (seed, layer), as zipf's at
+// iteration 0, and walks: at iteration t = 1, 2, ..., for p = t mod 2,
+// t mod 2 + 2, ... < experts - 1, ranks p and p + 1 trade their experts when
+// a draw per (seed, t, layer, p) has its top 32 bits below
+// floor(D * 2^32) (exact: ldexp and truncation). Iteration i applies steps
+// 1 .. i, O(i * experts) per matrix.
 // Top-K without repetition caps an expert at T of one source's T * K
 // assignments, so the expected counts are water-filled: the j most popular
 // get T each, j the least with (T*K - j*T) * W_j <= T * sum_{p>=j} W_p
@@ -58,6 +64,7 @@ __extension__ typedef unsigned __int128 U128;  // GCC/Clang extension, silences 
 constexpr int kWeightBits = 40;
 constexpr std::uint64_t kPermutationSlot = 1;  // purposes of the draws
 constexpr std::uint64_t kOffsetSlot = 2;
+constexpr std::uint64_t kDriftSlot = 3;
 
 std::uint64_t key(std::uint64_t seed, std::initializer_list<std::uint64_t> address) {
   std::uint64_t h = core::splitmix64_mix(seed);
@@ -145,13 +152,36 @@ RoutingSpec RoutingSpec::parse(std::string_view text) {
     spec.validate();
     return spec;
   }
+  if (text.starts_with("zipf-drift:")) {
+    const std::string_view args = text.substr(11);
+    const std::size_t colon = args.find(':');
+    double s = 0, d = 0;
+    const auto number = [](std::string_view a, double& v) {
+      const auto r = std::from_chars(a.data(), a.data() + a.size(), v);
+      return !a.empty() && r.ec == std::errc{} && r.ptr == a.data() + a.size();
+    };
+    if (colon == std::string_view::npos || !number(args.substr(0, colon), s) ||
+        !number(args.substr(colon + 1), d)) {
+      throw bad("zipf-drift needs two numbers, the skew S and the drift D (zipf-drift:1.2:0.05)");
+    }
+    spec.kind = RoutingKind::kZipf;
+    spec.zipf_s = s;
+    spec.drift = d;
+    if (!(d >= 0 && d <= 1)) {  // NaN and negative drifts included
+      throw bad(
+          "zipf-drift's D must be a number in [0, 1] (the probability that two neighbouring "
+          "popularity ranks trade places per iteration)");
+    }
+    spec.validate();
+    return spec;
+  }
   if (text.starts_with("file:")) {
     spec.kind = RoutingKind::kFile;
     spec.file = std::string(text.substr(5));
     if (spec.file.empty()) throw bad("file needs a path (file:routing.json)");
     return spec;
   }
-  throw bad("unknown routing (use uniform, zipf:S or file:PATH)");
+  throw bad("unknown routing (use uniform, zipf:S, zipf-drift:S:D or file:PATH)");
 }
 
 std::string RoutingSpec::to_string() const {
@@ -159,9 +189,12 @@ std::string RoutingSpec::to_string() const {
     case RoutingKind::kUniform:
       return "uniform";
     case RoutingKind::kZipf:
-      return "zipf:" + number_text(zipf_s);
+      return drift >= 0 ? "zipf-drift:" + number_text(zipf_s) + ":" + number_text(drift)
+                        : "zipf:" + number_text(zipf_s);
     case RoutingKind::kFile:
       return "file:" + printable_path(file);
+    case RoutingKind::kMatrices:
+      return "predicted:" + predicted_by;
   }
   return "uniform";
 }
@@ -170,6 +203,17 @@ void RoutingSpec::validate() const {
   if (kind == RoutingKind::kZipf && !(zipf_s > 0 && zipf_s <= kMaxZipfS)) {
     throw core::InputError("", "routing", to_string(),
                            "zipf's S must be a finite number in (0, 1000]");
+  }
+  if (kind == RoutingKind::kZipf && drift >= 0 && !(drift <= 1)) {
+    throw core::InputError("", "routing", to_string(),
+                           "zipf-drift's D must be a number in [0, 1] (the probability that "
+                           "two neighbouring popularity ranks trade places per iteration)");
+  }
+  if (kind != RoutingKind::kZipf && drift >= 0) {
+    throw core::InputError("", "routing", to_string(), "a drift needs zipf-drift:S:D");
+  }
+  if ((kind == RoutingKind::kMatrices) != (matrices != nullptr)) {
+    throw core::InputError("", "routing", to_string(), "predicted matrices come with their kind");
   }
   if (kind == RoutingKind::kFile && file.empty()) {
     throw core::InputError("", "routing", "file:", "file needs a path (file:routing.json)");
@@ -243,7 +287,29 @@ Router::Router(RoutingSpec spec, RoutingShape shape) : spec_(std::move(spec)), s
     load_file();
   } else if (spec_.kind == RoutingKind::kZipf) {
     prepare_zipf();
+  } else if (spec_.kind == RoutingKind::kMatrices) {
+    const RoutingShape& m = spec_.matrices->shape;
+    if (m.moe_layers != shape_.moe_layers || m.ep != shape_.ep || m.groups != shape_.groups ||
+        m.micro_batches != shape_.micro_batches || m.assignments() != shape_.assignments() ||
+        spec_.matrices->matrices.size() != std::size_t{m.moe_layers} * m.groups * m.micro_batches) {
+      throw core::InputError("", "routing", spec_.to_string(),
+                             "the predicted matrices are not of this job's shape");
+    }
   }
+}
+
+RoutingMatrices routing_matrices(const Router& router) {
+  RoutingMatrices r{router.shape(), {}};
+  const RoutingShape& s = router.shape();
+  r.matrices.reserve(std::size_t{s.moe_layers} * s.groups * s.micro_batches);
+  for (std::uint32_t l = 0; l < s.moe_layers; ++l) {
+    for (std::uint32_t g = 0; g < s.groups; ++g) {
+      for (std::uint32_t mb = 0; mb < s.micro_batches; ++mb) {
+        r.matrices.push_back(router.route(l, g, mb));
+      }
+    }
+  }
+  return r;
 }
 
 void Router::prepare_zipf() {
@@ -287,10 +353,22 @@ std::vector<std::uint32_t> Router::zipf_order(std::uint32_t moe_layer) const {
   const std::uint32_t experts = shape_.experts;
   expert_at.resize(experts);
   for (std::uint32_t e = 0; e < experts; ++e) expert_at[e] = e;
-  const std::uint64_t k = key(spec_.seed, {spec_.iteration, moe_layer, kPermutationSlot});
+  const bool drifts = spec_.drift >= 0;
+  const std::uint64_t k =
+      key(spec_.seed, {drifts ? 0 : spec_.iteration, moe_layer, kPermutationSlot});
   for (std::uint32_t i = experts; i-- > 1;) {
     const std::uint64_t x = core::splitmix64_mix(k + (std::uint64_t{i} + 1) * core::kSplitMixGamma);
     std::swap(expert_at[i], expert_at[below(x, std::uint64_t{i} + 1)]);
+  }
+  if (!drifts) return expert_at;
+  const auto threshold = static_cast<std::uint64_t>(std::ldexp(spec_.drift, 32));
+  for (std::uint64_t t = 1; t <= spec_.iteration; ++t) {
+    const std::uint64_t step = key(spec_.seed, {t, moe_layer, kDriftSlot});
+    for (std::uint32_t p = static_cast<std::uint32_t>(t % 2); p + 1 < experts; p += 2) {
+      const std::uint64_t x =
+          core::splitmix64_mix(step + (std::uint64_t{p} + 1) * core::kSplitMixGamma);
+      if ((x >> 32) < threshold) std::swap(expert_at[p], expert_at[p + 1]);
+    }
   }
   return expert_at;
 }
@@ -332,7 +410,7 @@ std::vector<std::uint64_t> Router::expert_counts(std::uint32_t moe_layer, std::u
                                                  std::uint32_t src) const {
   check_range(moe_layer, group, micro_batch);
   if (src >= shape_.ep) throw std::out_of_range("Router::expert_counts: src outside the EP group");
-  if (spec_.kind == RoutingKind::kFile) {
+  if (spec_.kind == RoutingKind::kFile || spec_.kind == RoutingKind::kMatrices) {
     throw std::logic_error("Router::expert_counts: a routing file holds rank totals only");
   }
   std::vector<std::uint64_t> count;
@@ -347,6 +425,9 @@ TokenMatrix Router::route(std::uint32_t moe_layer, std::uint32_t group,
                           std::uint32_t micro_batch) const {
   check_range(moe_layer, group, micro_batch);
   if (spec_.kind == RoutingKind::kFile) return file_layers_[moe_layer];
+  if (spec_.kind == RoutingKind::kMatrices) {
+    return spec_.matrices->matrices[RoutingMatrices::index(shape_, moe_layer, group, micro_batch)];
+  }
   const std::uint32_t ep = shape_.ep;
   const std::uint32_t local = shape_.experts / ep;
   TokenMatrix m;

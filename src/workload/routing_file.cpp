@@ -40,19 +40,24 @@ enum NodeId : int {
   kCount,
   kDropped,
   kDroppedCount,
+  kIterations,
+  kIteration,
+  kIterationLayers,
   kNumNodes
 };
 
-constexpr std::array<Field, 8> kRootFields = {{{"format", kFormat, true},
+constexpr std::array<Field, 9> kRootFields = {{{"format", kFormat, true},
                                                {"ep", kEp, true},
                                                {"experts", kExperts, true},
                                                {"top_k", kTopK, true},
                                                {"tokens_per_rank", kTokensPerRank, true},
                                                {"moe_layers", kMoeLayers, true},
                                                {"source", kSource, false},
-                                               {"layers", kLayers, true}}};
+                                               {"layers", kLayers, true},
+                                               {"iterations", kIterations, false}}};
 constexpr std::array<Field, 2> kLayerFields = {
     {{"tokens", kTokens, true}, {"dropped", kDropped, false}}};
+constexpr std::array<Field, 1> kIterationFields = {{{"layers", kIterationLayers, true}}};
 
 constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kObject, kRootFields},       // kRoot
@@ -70,6 +75,9 @@ constexpr std::array<Node, kNumNodes> kNodes = {{
     {Kind::kUint},                      // kCount
     {Kind::kArray, {}, kDroppedCount},  // kDropped
     {Kind::kUint},                      // kDroppedCount
+    {Kind::kArray, {}, kIteration},     // kIterations
+    {Kind::kObject, kIterationFields},  // kIteration
+    {Kind::kArray, {}, kLayer},         // kIterationLayers
 }};
 
 constexpr io::Schema kSchema{kNodes, kRoutingFormat};
@@ -84,9 +92,12 @@ struct RawLayer {
 class RoutingHandler final : public io::Handler {
  public:
   void begin(int node, const io::Cursor& /*at*/) override {
-    if (node == kLayer) layers_.emplace_back();
-    if (node == kRow) layers_.back().rows.emplace_back();
-    if (node == kDropped) layers_.back().has_dropped = true;
+    if (node == kLayers) current_ = &layers_;
+    if (node == kIteration) later_.emplace_back();
+    if (node == kIterationLayers) current_ = &later_.back();
+    if (node == kLayer) current_->emplace_back();
+    if (node == kRow) current_->back().rows.emplace_back();
+    if (node == kDropped) current_->back().has_dropped = true;
   }
 
   void leaf(int node, const io::Leaf& v, const io::Cursor& at) override {
@@ -116,10 +127,10 @@ class RoutingHandler final : public io::Handler {
         file_.source = v.text;
         break;
       case kCount:
-        layers_.back().rows.back().push_back(v.u);
+        current_->back().rows.back().push_back(v.u);
         break;
       case kDroppedCount:
-        layers_.back().dropped.push_back(v.u);
+        current_->back().dropped.push_back(v.u);
         break;
       default:
         break;
@@ -134,17 +145,31 @@ class RoutingHandler final : public io::Handler {
     shape.top_k = file_.top_k;
     shape.tokens_per_rank = file_.tokens_per_rank;
     shape.validate();
+    file_.layers = checked(shape, layers_, "");
+    for (std::size_t i = 0; i < later_.size(); ++i) {
+      file_.iterations.push_back(
+          checked(shape, later_[i], "iterations[" + std::to_string(i) + "]."));
+    }
+    return std::move(file_);
+  }
+
+ private:
+  // The matrices of one iteration's layers, each checked (`prefix` names
+  // where they are: "" or "iterations[2].").
+  std::vector<TokenMatrix> checked(const RoutingShape& shape, const std::vector<RawLayer>& layers,
+                                   const std::string& prefix) const {
     const std::uint32_t ep = file_.ep;
-    if (layers_.size() != moe_layers_) {
-      throw core::InputError("", "layers", std::to_string(layers_.size()) + " layers",
+    if (layers.size() != moe_layers_) {
+      throw core::InputError("", prefix + "layers", std::to_string(layers.size()) + " layers",
                              "must have moe_layers (" + std::to_string(moe_layers_) + ") layers");
     }
+    std::vector<TokenMatrix> out;
     const std::uint64_t total = shape.assignments();
     const std::uint64_t local = shape.experts / ep;
     const std::uint64_t most = shape.tokens_per_rank * std::min<std::uint64_t>(shape.top_k, local);
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const RawLayer& raw = layers_[l];
-      const std::string where = "layers[" + std::to_string(l) + "]";
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      const RawLayer& raw = layers[l];
+      const std::string where = prefix + "layers[" + std::to_string(l) + "]";
       if (raw.rows.size() != ep) {
         throw core::InputError("", where + ".tokens", std::to_string(raw.rows.size()) + " rows",
                                "must have ep (" + std::to_string(ep) + ") rows");
@@ -193,15 +218,16 @@ class RoutingHandler final : public io::Handler {
                                      std::to_string(total));
         }
       }
-      file_.layers.push_back(std::move(m));
+      out.push_back(std::move(m));
     }
-    return std::move(file_);
+    return out;
   }
 
- private:
   RoutingFile file_;
   std::uint32_t moe_layers_ = 0;
   std::vector<RawLayer> layers_;
+  std::vector<std::vector<RawLayer>> later_;  // "iterations"
+  std::vector<RawLayer>* current_ = &layers_;
 };
 
 }  // namespace
@@ -227,22 +253,34 @@ void write_routing(std::ostream& out, const RoutingFile& r) {
   j.member("tokens_per_rank", r.tokens_per_rank);
   j.member("moe_layers", r.layers.size());
   if (!r.source.empty()) j.member("source", r.source);
-  j.key("layers").begin_array();
-  for (const TokenMatrix& m : r.layers) {
-    j.begin_object();
-    j.key("tokens").begin_array();
-    for (std::uint32_t s = 0; s < m.ep; ++s) {
-      j.begin_inline_array();
-      for (std::uint32_t d = 0; d < m.ep; ++d) j.value(m.at(s, d));
+  const auto layers = [&](const std::vector<TokenMatrix>& ms) {
+    j.key("layers").begin_array();
+    for (const TokenMatrix& m : ms) {
+      j.begin_object();
+      j.key("tokens").begin_array();
+      for (std::uint32_t s = 0; s < m.ep; ++s) {
+        j.begin_inline_array();
+        for (std::uint32_t d = 0; d < m.ep; ++d) j.value(m.at(s, d));
+        j.end_array();
+      }
       j.end_array();
+      j.key("dropped").begin_inline_array();
+      for (std::uint64_t x : m.dropped) j.value(x);
+      j.end_array();
+      j.end_object();
     }
     j.end_array();
-    j.key("dropped").begin_inline_array();
-    for (std::uint64_t x : m.dropped) j.value(x);
+  };
+  layers(r.layers);
+  if (!r.iterations.empty()) {
+    j.key("iterations").begin_array();
+    for (const std::vector<TokenMatrix>& it : r.iterations) {
+      j.begin_object();
+      layers(it);
+      j.end_object();
+    }
     j.end_array();
-    j.end_object();
   }
-  j.end_array();
   j.end_object();
   j.finish();
 }
@@ -287,7 +325,17 @@ void Router::load_file() {
   same("top_k", f.top_k, shape_.top_k);
   same("tokens_per_rank", f.tokens_per_rank, shape_.tokens_per_rank);
   same("moe_layers", f.layers.size(), shape_.moe_layers);
-  file_layers_ = std::move(f.layers);
+  if (spec_.iteration > f.iterations.size() && !f.iterations.empty()) {
+    throw core::InputError(spec_.file, "iterations", std::to_string(f.iterations.size()),
+                           "the file routes iterations 0 .. " +
+                               std::to_string(f.iterations.size()) + ", not iteration " +
+                               std::to_string(spec_.iteration));
+  }
+  // Iteration 0 is `layers`, iteration i >= 1 iterations[i - 1]; a file
+  // without `iterations` replays its layers for every iteration.
+  file_layers_ = spec_.iteration == 0 || f.iterations.empty()
+                     ? std::move(f.layers)
+                     : std::move(f.iterations[spec_.iteration - 1]);
 }
 
 }  // namespace flux::workload

@@ -103,7 +103,37 @@ bad model '--model = mixtral: unknown MoE model' --model mixtral
 bad dense '--dense-layers = 2: must be less than the layers \(2\)' --layers 2 --dense-layers 2
 bad tp-sp '--tp = 2: MoE with tp > 1 needs --sequence-parallel' --tp 2 --dp 4 --ep 4
 bad cf '--capacity-factor = -1: must be' --capacity-factor -1
+bad drift '--routing = zipf-drift:1.2:2: zipf-drift.s D must be a number in \[0, 1\]' --routing zipf-drift:1.2:2
+bad drift-args '--routing = zipf-drift:1.2: zipf-drift needs two numbers' --routing zipf-drift:1.2
 bad experts '--experts = 0: must be an integer between 1' --experts 0
 bad too-big '--dp = 16384: the job would need about .*: about [0-9]+ sends; generate fewer layers' --model deepseek-v3 --dp 16384 --ep 256 \
   --micro-batches 64
+
+# --- a drifting routing and plans for its prediction ---------------------------------
+expect_ok drift -- "$FLUX" generate moe --model mixtral-8x7b --dp 8 --ep 8 --layers 1 \
+  --routing zipf-drift:1.2:0.05 -o "$DIR/drift.json"
+expect_grep drift-name 'mixtral-8x7b-L1-tp1-dp8-ep8-zipf-drift:1.2:0.05-h100' "$DIR/drift.out"
+# The shipped study (sweeps/moe-predict.toml, docs/results.md) reads: 3
+# routings x 4 plans x 2 taus.
+expect_ok predict-study -- "$FLUX" sweep "$(dirname "$0")/../../sweeps/moe-predict.toml" \
+  --dry-run -o "$DIR/predict"
+expect_grep predict-points '^24 points$' "$DIR/predict-study.out"
+expect_grep predict-ewma 'zipf-drift:1.2:0.5,10,ewma:0.5,1s,1ms,1s,flux ' "$DIR/predict-study.out"
+cat > "$DIR/p.toml" <<'TOML'
+name = "p"
+[axes]
+job = "mixtral-8x7b-ep8"
+layers = 1
+routing = "zipf-drift:1.2:0.3"
+routing_iterations = 2
+plan_routing = ["last", "ewma:0.5"]
+tau = "10us"
+scheduler = "greedy"
+TOML
+expect_ok predict-sweep -- "$FLUX" sweep "$DIR/p.toml" -o "$DIR/p"
+expect_grep predict-row ',ewma:0.5,10us,greedy,ok,' "$DIR/p/p.csv"
+expect_grep predict-columns ',last,10us,greedy,ok,.*,mixtral-8x7b-ep8-zipf-drift:1.2:0.3,1,8,zipf-drift:1.2:0.3,2,0\.[0-9]+,0\.[0-9]+,0\.[0-9]+,0\.[0-9]+,' "$DIR/p/p.csv"
+sed -i 's/ewma:0.5/ewma:0/' "$DIR/p.toml"
+expect_error predict-bad 2 "axes.plan_routing\\[1\\] = ewma:0: ewma needs the newest iteration's weight A in \(0, 1\]" -- \
+  "$FLUX" sweep "$DIR/p.toml" -o "$DIR/p2"
 finish

@@ -85,7 +85,7 @@ expect_grep sweep-no-route ',0,10us,greedy,invalid,.*no route from rank' "$DIR/p
 echo keep > "$DIR/old.json"
 expect_error route-no-fabric 2 '^flux: error: --route = packet: needs a packet fabric \(--packet-gbps\)$' -- \
   "$FLUX" schedule "$DIR/moe.json" --wiring rails --ocs-radix 4 --route packet -o "$DIR/old.json"
-expect_error bad-route 2 '^flux: error: --route = relay: must be forward or packet$' -- \
+expect_error bad-route 2 '^flux: error: --route = relay: must be forward, forward-rx, packet or auto$' -- \
   "$FLUX" schedule "$DIR/moe.json" "${FAB[@]}" --route relay -o "$DIR/old.json"
 expect_error bad-oversub 2 '^flux: error: --packet-oversubscription = 0.5: ' -- \
   "$FLUX" schedule "$DIR/moe.json" "${FAB[@]}" --packet-oversubscription 0.5 -o "$DIR/old.json"

@@ -45,9 +45,11 @@ Choice choice_of_plan(const Workload& w, std::span<const std::string> names,
 /// The names of the chosen alternatives, one per group.
 std::vector<std::string> choice_names(const Workload& w, std::span<const std::uint32_t> choice);
 
-/// Per group, its alternative called `name`, or its first when it has none
-/// of that name (a fixed algorithm where the collective offers it).
-Choice uniform_choice(const Workload& w, std::string_view name);
+/// Per group, its alternative called `name`, or else the one called
+/// `fallback` (if given), or else its first (a fixed algorithm where the
+/// collective offers it; a fixed route policy, which falls back to
+/// packets: core/routes.hpp).
+Choice uniform_choice(const Workload& w, std::string_view name, std::string_view fallback = "");
 /// Every alternative name of the workload, in the order first seen.
 std::vector<std::string> alternative_names(const Workload& w);
 /// The number of distinct choices (the product of the groups' sizes),

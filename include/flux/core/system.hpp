@@ -74,14 +74,18 @@ std::string_view to_string(Duplex d);
 Duplex duplex_from_string(std::string_view s);
 inline constexpr double kNvlink4Gbps = 3600.0;
 
-/// Where a send goes that no circuit joins and that a scale-up domain-mate
-/// could forward (docs/model.md, "Routes"): the option --route.
+/// Where a send goes that no circuit joins (docs/model.md, "Routes"): the
+/// option --route. A policy that names one route falls back to the packet
+/// fabric where its route does not exist (core/routes.hpp).
 enum class RoutePolicy : std::uint8_t {
-  kForward,  ///< over the scale-up fabric to the right rail, then a circuit
-  kPacket,   ///< over the packet fabric (needs --packet-gbps)
+  kForward,    ///< over the scale-up fabric to the right rail, then a circuit
+  kPacket,     ///< over the packet fabric (needs --packet-gbps)
+  kForwardRx,  ///< a circuit to the receiver's domain-mate, then the scale-up fabric
+  kAuto,       ///< the scheduler chooses per send among the routes that exist
 };
 std::string_view to_string(RoutePolicy r);
-/// "forward" or "packet"; throws InputError (field "route") otherwise.
+/// "forward", "forward-rx", "packet" or "auto"; throws InputError (field
+/// "route") otherwise.
 RoutePolicy route_from_string(std::string_view s);
 
 /// How the optical switches are wired (docs/model.md, "Wiring"): the
@@ -132,9 +136,10 @@ struct System {
   /// Oversubscription of the packet fabric between pods (1: non-blocking):
   /// a send between pods gets packet_gbps / this.
   double packet_oversubscription = 1;
-  /// Where a send goes that a circuit cannot join but a domain-mate can
-  /// forward; one a circuit joins always takes a circuit, one nothing else
-  /// carries the packet fabric.
+  /// Where a send goes that a circuit cannot join: forwarded by a domain-mate
+  /// of its source or of its destination, or on the packet fabric, or the
+  /// scheduler's choice (core/routes.hpp); one a circuit joins always takes a
+  /// circuit.
   RoutePolicy route = RoutePolicy::kForward;
 
   /// Throws InputError naming the field when a value is outside its bounds
@@ -173,11 +178,12 @@ struct System {
   /// The physical wiring for `accelerators` (validate_for first).
   [[nodiscard]] Wiring wiring_for(std::uint32_t accelerators) const;
 
-  /// The fabric a send from `src` to `dst` uses: kScaleUp iff both are in
-  /// one domain (and scaleup_size > 1); else kOcs when a circuit can join
-  /// them; else kPacket when there is a packet fabric and either the route
-  /// policy says packet or no domain-mate can forward; else kOcs (forwarded
-  /// by core::Routed, or without a route).
+  /// The fabric a send from `src` to `dst` of a routed workload
+  /// (core::Routed) uses: kScaleUp iff both are in one domain (and
+  /// scaleup_size > 1); else kOcs when a circuit can join them; else kPacket
+  /// when there is a packet fabric (routing replaced every send it forwards
+  /// by hops a circuit or the scale-up fabric carries); else kOcs (a send
+  /// without a route, which core::Routed refuses).
   [[nodiscard]] Fabric fabric(Rank src, Rank dst) const {
     if (scaleup_size > 1 && src.value() / scaleup_size == dst.value() / scaleup_size) {
       return Fabric::kScaleUp;
@@ -185,7 +191,7 @@ struct System {
     if (wiring.kind == WiringKind::kFull || packet_gbps <= 0 || joined(src, dst)) {
       return Fabric::kOcs;
     }
-    return route == RoutePolicy::kPacket || !forwardable(src, dst) ? Fabric::kPacket : Fabric::kOcs;
+    return Fabric::kPacket;
   }
   [[nodiscard]] bool has_scaleup() const { return scaleup_size > 1; }
   /// Whether sends may use the packet fabric.
@@ -271,8 +277,11 @@ inline constexpr auto kSystemOptions = std::tuple{
         &System::packet_oversubscription, 1.0, 1e6},
     ChoiceOption<System, RoutePolicy>{
         "route", "--route",
-        "a send no circuit joins but a scale-up domain-mate could forward: forward (over the "
-        "scale-up fabric to the right rail, then a circuit) or packet (the packet fabric)",
+        "a send no circuit joins: forward (over the scale-up fabric to the source's domain-mate "
+        "on the right rail, then a circuit), forward-rx (a circuit to the destination's "
+        "domain-mate, then the scale-up fabric), packet (the packet fabric) or auto (the "
+        "scheduler chooses per send); forward and forward-rx take the packet fabric where they "
+        "cannot reach",
         &System::route, &route_from_string, &to_string},
 };
 

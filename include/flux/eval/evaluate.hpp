@@ -17,6 +17,7 @@
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/llama.hpp"
+#include "flux/workload/predict.hpp"
 
 namespace flux::eval {
 
@@ -40,12 +41,19 @@ inline constexpr std::uint32_t kMaxRoutingIterations = 64;
 
 /// What an uncertain-routing plan is made for (EvalPoint::plan_routing;
 /// docs/model.md, "Uncertain routing").
-enum class PlanRouting : std::uint8_t {
-  kDraw,      ///< the routing's own iteration (last iteration's routing)
-  kExpected,  ///< its mean: zipf's over the popularity permutation is uniform
+struct PlanRouting {
+  enum class Kind : std::uint8_t {
+    kDraw,       ///< once, for the routing's own iteration (last iteration's routing)
+    kExpected,   ///< once, for its mean: zipf's over the popularity permutation is uniform
+    kPredicted,  ///< before each iteration, for the predictor's forecast from the ones before
+  };
+  Kind kind = Kind::kDraw;
+  workload::PredictorSpec predictor{};  ///< kPredicted
+  friend bool operator==(const PlanRouting&, const PlanRouting&) = default;
 };
-std::string_view to_string(PlanRouting p);
-/// "draw" or "expected"; throws core::InputError (field plan_routing).
+/// "draw", "expected", or the predictor's name ("last", "ewma:0.5").
+std::string to_string(const PlanRouting& p);
+/// The names to_string gives; throws core::InputError (field plan_routing).
 PlanRouting plan_routing_from_string(std::string_view s);
 
 /// One point of a study (sweep::Point::config): one job, one delay, one
@@ -65,7 +73,7 @@ struct EvalPoint {
   std::uint32_t routing_iterations = 0;
   /// With routing_iterations: the routing the plan run on those iterations
   /// is made for (the re-plans are made for each iteration's own).
-  PlanRouting plan_routing = PlanRouting::kDraw;
+  PlanRouting plan_routing{};
   /// With routing_iterations: each re-plan's time limit in seconds; 0:
   /// sched.time_limit_s, as the point's own plan.
   double routing_replan_limit_s = 0;

@@ -28,8 +28,9 @@ namespace flux::runtime {
 
 /// One actual iteration B_i.
 struct UncertainIteration {
-  sim::Metrics planned;    ///< A's plan run on B_i (ordered execution)
-  sim::Metrics replanned;  ///< B_i's own plan run on B_i (as sim::simulate resolves it)
+  sim::Metrics planned;         ///< A's plan (or B_i's prediction's) run on B_i (ordered execution)
+  double plan_wall_time_s = 0;  ///< run_uncertain_each: the plan's for B_i; else 0
+  sim::Metrics replanned;       ///< B_i's own plan run on B_i (as sim::simulate resolves it)
   schedule::SolveStatus replan_status = schedule::SolveStatus::kFeasible;
   core::TimePs replan_makespan_ps = 0;  ///< task-level schedulers; 0 otherwise
   double replan_wall_time_s = 0;        ///< run_scheduler's wall time for B_i (validator included)
@@ -67,6 +68,26 @@ UncertainResult run_uncertain(const core::Workload& expected,
 /// An actual iteration as run_uncertain_plan's `make` gives it: made for
 /// the call, or a caller's workload held without ownership.
 using WorkloadPtr = std::shared_ptr<const core::Workload>;
+
+/// The plan actual iteration B_i runs, made before it: for `planned` (a
+/// prediction of B_i from the iterations before it, of B_i's structure),
+/// with its planning's wall time.
+struct IterationPlan {
+  WorkloadPtr planned;
+  std::shared_ptr<const schedule::Schedule> plan;
+  double wall_time_s = 0;
+};
+
+/// As run_uncertain_plan, with a plan of its own for each actual iteration:
+/// `plan_for(i)`, called for i = 0 .. count - 1 in order, each before B_i
+/// = make(i) is made (a predictor re-planning every iteration). The
+/// result's plan is the first iteration's, plan_wall_time_s the slowest.
+UncertainResult run_uncertain_each(std::uint32_t count,
+                                   const std::function<IterationPlan(std::uint32_t)>& plan_for,
+                                   const std::function<WorkloadPtr(std::uint32_t)>& make,
+                                   const core::System& system, std::string_view scheduler,
+                                   const sched::SchedulerOptions& sched_options,
+                                   const sim::SimOptions& sim_options = {});
 
 /// The same with `plan` already made for `expected` by `scheduler` (in
 /// plan_wall_time_s), and the actual iterations made one at a time by

@@ -82,6 +82,11 @@ struct Schedule {
   /// The validator and the simulator resolve the workload with it
   /// (core::Routed).
   std::vector<std::string> choice;
+  /// Under --route auto (core::RoutePolicy::kAuto): the route of each send
+  /// of the (resolved) workload that has a choice of route, in send order
+  /// ("forward", "forward-rx", "packet"; core/routes.hpp); empty otherwise.
+  /// The validator and the simulator route the workload with it.
+  std::vector<std::string> routes;
 };
 
 std::string_view to_string(CircuitModel m);

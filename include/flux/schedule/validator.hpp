@@ -61,6 +61,11 @@ struct ValidationOptions {
   std::size_t max_violations = 20;
   /// Require makespan_ps == max_v (t_v + p_v + tail_v) exactly.
   bool check_makespan = true;
+  /// `w` is the workload as the schedule's choice and wiring route it
+  /// (core::Routed's): checked as it is, not resolved or routed again (under
+  /// --route auto a routed workload is not routed as it stands: its packet
+  /// sends would have a choice again).
+  bool routed = false;
 
   /// Throws core::InputError naming the field: max_violations == 0.
   void validate() const;

@@ -20,8 +20,16 @@
 //    seeded permutation pi per (iteration, layer), assignments drawn per
 //    source rank: exactly T * K, at most T per expert (water-filled
 //    expected counts, rounded by a seeded systematic sampling);
+//  - zipf-drift:S:D: the same popularity law, but pi drifts over the
+//    iterations instead of being drawn afresh: pi at iteration 0 as zipf's,
+//    then at each iteration t >= 1 every pair of neighbouring popularity
+//    ranks (p, p + 1) with p = t mod 2, t mod 2 + 2, ... trades places with
+//    probability D (a seeded odd-even random transposition walk); D = 0
+//    keeps the popularity of iteration 0 for ever;
 //  - file:PATH: measured counts per MoE layer (docs/formats.md,
-//    "flux.routing/v1"), checked for shape, sign and conservation.
+//    "flux.routing/v1"), checked for shape, sign and conservation; per
+//    training iteration when the file has `iterations` (else the same for
+//    every iteration).
 // Capacity factor cf > 0 (Megatron-Core's moe_expert_capacity_factor, as
 // its router applies it: get_capacity and apply_router_token_dropping in
 // megatron/core/transformer/moe/moe_utils.py): each expert accepts at most
@@ -37,6 +45,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -46,7 +55,14 @@
 
 namespace flux::workload {
 
-enum class RoutingKind : std::uint8_t { kUniform, kZipf, kFile };
+enum class RoutingKind : std::uint8_t {
+  kUniform,
+  kZipf,
+  kFile,
+  kMatrices,  ///< given matrices per (layer, group, micro-batch): a prediction (predict.hpp)
+};
+
+struct RoutingMatrices;
 
 /// Largest zipf exponent accepted (beyond it every rank but the first is
 /// already at the minimum weight).
@@ -62,15 +78,23 @@ inline constexpr double kMaxCapacityFactor = 1e6;
 
 struct RoutingSpec {
   RoutingKind kind = RoutingKind::kUniform;
-  double zipf_s = 0;           ///< kZipf: the skew exponent S (> 0)
+  double zipf_s = 0;  ///< kZipf: the skew exponent S (> 0)
+  /// kZipf: the popularity's drift per iteration D in [0, 1] (zipf-drift:S:D);
+  /// < 0: none, each iteration's popularity drawn afresh (zipf:S).
+  double drift = -1;
   std::string file;            ///< kFile: path of a flux.routing/v1 file
   std::uint64_t seed = 1;      ///< --routing-seed
   double capacity_factor = 0;  ///< 0: no dropping; else in (0, kMaxCapacityFactor]
   /// Which training iteration's routing to draw (zipf): each iteration is
   /// its own deterministic draw (popularity permutation and rounding).
   std::uint64_t iteration = 0;
+  /// kMatrices: the matrices and what made them ("last", "ewma:0.5"); not
+  /// a text parse() reads (to_string: "predicted:last").
+  std::shared_ptr<const RoutingMatrices> matrices{};
+  std::string predicted_by{};
 
-  /// "uniform", "zipf:1.2" or "file:R.json" (the kind and its argument;
+  /// "uniform", "zipf:1.2", "zipf-drift:1.2:0.05" or "file:R.json" (the
+  /// kind and its arguments;
   /// seed, capacity_factor and iteration keep their defaults). Throws
   /// core::InputError naming the field routing.
   static RoutingSpec parse(std::string_view text);
@@ -80,7 +104,8 @@ struct RoutingSpec {
   /// text goes into the workload's name, which must be UTF-8).
   [[nodiscard]] std::string to_string() const;
   /// Throws core::InputError naming the field (routing, capacity_factor):
-  /// S finite in (0, kMaxZipfS], a file path, cf finite >= 0 (0 for a file).
+  /// S finite in (0, kMaxZipfS], a drift D in [0, 1], a file path, cf
+  /// finite >= 0 (0 for a file).
   void validate() const;
 };
 
@@ -128,6 +153,17 @@ struct TokenMatrix {
   /// Assignments rank src sends (stays local included), after drops.
   [[nodiscard]] std::uint64_t sent(std::uint32_t src) const;
   friend bool operator==(const TokenMatrix&, const TokenMatrix&) = default;
+};
+
+/// A routing as its matrices: one per (MoE layer, group, micro-batch) of
+/// `shape`, at (layer * groups + group) * micro_batches + micro_batch.
+struct RoutingMatrices {
+  RoutingShape shape;
+  std::vector<TokenMatrix> matrices;
+  [[nodiscard]] static std::size_t index(const RoutingShape& shape, std::uint32_t moe_layer,
+                                         std::uint32_t group, std::uint32_t micro_batch) {
+    return (std::size_t{moe_layer} * shape.groups + group) * shape.micro_batches + micro_batch;
+  }
 };
 
 /// Expert capacity per source rank (Megatron-Core's get_capacity over one
@@ -184,7 +220,8 @@ class Router {
 };
 
 /// A flux.routing/v1 file (docs/formats.md): a shape and one matrix per MoE
-/// layer, for one EP group and micro-batch (replayed for all of them).
+/// layer, for one EP group and micro-batch (replayed for all of them), and
+/// optionally per later training iteration.
 struct RoutingFile {
   std::uint32_t ep = 0;
   std::uint32_t experts = 0;
@@ -192,6 +229,10 @@ struct RoutingFile {
   std::uint64_t tokens_per_rank = 0;
   std::string source;               ///< optional: what produced it ("zipf:1.2 seed 1 ...")
   std::vector<TokenMatrix> layers;  ///< moe_layers of them, each ep x ep
+  /// Optional: the routings of training iterations 1, 2, ... (`layers` is
+  /// iteration 0's), each moe_layers matrices; none: `layers` for every
+  /// iteration.
+  std::vector<std::vector<TokenMatrix>> iterations;
   friend bool operator==(const RoutingFile&, const RoutingFile&) = default;
 };
 
@@ -204,6 +245,9 @@ struct RoutingFile {
 void write_routing(std::ostream& out, const RoutingFile& r);
 /// write_routing to `file` atomically (io::save_atomically; "-": stdout).
 void save_routing(const std::filesystem::path& file, const RoutingFile& r);
+/// Every matrix `router` gives, per (MoE layer, group, micro-batch).
+[[nodiscard]] RoutingMatrices routing_matrices(const Router& router);
+
 /// The matrices `router` draws for one EP group and micro-batch, every MoE
 /// layer, as a file to save and replay (`source` names spec and seed).
 [[nodiscard]] RoutingFile routing_file(const Router& router, std::uint32_t group = 0,

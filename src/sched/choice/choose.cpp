@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "../heuristic/list_scheduler.hpp"
@@ -15,9 +16,14 @@
 
 namespace flux::sched::choice {
 
-core::TimePs estimate(const core::Workload& w, const core::System& system,
-                      std::span<const std::uint32_t> choice, Estimate how) {
-  const core::Workload resolved = core::resolve(w, choice);
+namespace {
+
+// Where a route choice group lacks a fixed policy's route: its packets.
+constexpr std::string_view kPacketRoute = "packet";
+
+// estimate() of a resolved workload whose routes are set.
+core::TimePs estimate_resolved(const core::Workload& resolved, const core::System& system,
+                               Estimate how) {
   const core::Routed routed(resolved, system);
   const core::Workload& r = routed.workload();
   const std::vector<core::TimePs> p = core::transmission_times(r, system);
@@ -37,6 +43,76 @@ core::TimePs estimate(const core::Workload& w, const core::System& system,
   return best;
 }
 
+}  // namespace
+
+core::TimePs estimate(const core::Workload& w, const core::System& system,
+                      std::span<const std::uint32_t> choice, Estimate how) {
+  const core::Workload resolved = core::resolve(w, choice);
+  // Under --route auto, the best of the uniform choices of route (the
+  // scheduler chooses them per send later: sched::run_scheduler).
+  if (const std::optional<core::Workload> routes = core::route_choices(resolved, system)) {
+    const core::System fixed = core::chosen_routes(system);
+    core::TimePs best = core::kMaxTimePs;
+    for (const std::string& name : core::alternative_names(*routes)) {
+      const core::Choice c = core::uniform_choice(*routes, name, kPacketRoute);
+      best = std::min(best, estimate_resolved(core::resolve(*routes, c), fixed, how));
+    }
+    return best;
+  }
+  return estimate_resolved(resolved, system, how);
+}
+
+core::Choice balanced_choice(const core::Workload& w, const core::System& system) {
+  // Ports: per accelerator, OCS, scale-up and packet, egress and ingress.
+  const std::size_t n = w.accelerators();
+  const auto port = [&](core::Rank r, core::Fabric f, bool in) {
+    return (static_cast<std::size_t>(f) * 2 + (in ? 1 : 0)) * n + r.value();
+  };
+  const double share = 1.0 / static_cast<double>(system.switches);
+  // Transmission time in ps, an OCS send's spread over the switches.
+  const auto load_of = [&](const core::Task& t) {
+    const double p = static_cast<double>(system.transmission_ps(t.bytes, t.src, t.dst));
+    return system.fabric(t.src, t.dst) == core::Fabric::kOcs ? p * share : p;
+  };
+  std::unordered_map<std::uint32_t, std::vector<double>> loads;  // per label
+  const auto loads_of = [&](std::uint32_t label) -> std::vector<double>& {
+    std::vector<double>& l = loads[label];
+    if (l.empty()) l.assign(6 * n, 0.0);
+    return l;
+  };
+  const auto add = [&](std::vector<double>& l, const core::Task& t) {
+    const core::Fabric f = system.fabric(t.src, t.dst);
+    const double p = load_of(t);
+    l[port(t.src, f, false)] += p;
+    l[port(t.dst, f, true)] += p;
+  };
+  for (std::size_t i = 0; i < w.num_tasks(); ++i) {
+    const core::TaskIndex v(static_cast<std::uint32_t>(i));
+    if (!w.alternative_of(v)) add(loads_of(w.task(v).label), w.task(v));
+  }
+  core::Choice c(w.choices().size(), 0);
+  for (std::size_t g = 0; g < c.size(); ++g) {
+    const core::ChoiceGroup& group = w.choices()[g];
+    std::vector<double>& l = loads_of(group.label);
+    double best = 0;
+    for (std::uint32_t a = 0; a < group.alternatives.size(); ++a) {
+      double end = 0;
+      for (const core::TaskIndex v : group.alternatives[a].tasks) {
+        const core::Task& t = w.task(v);
+        const core::Fabric f = system.fabric(t.src, t.dst);
+        const double p = load_of(t);
+        end = std::max({end, l[port(t.src, f, false)] + p, l[port(t.dst, f, true)] + p});
+      }
+      if (a == 0 || end < best) {
+        best = end;
+        c[g] = a;
+      }
+    }
+    for (const core::TaskIndex v : group.alternatives[c[g]].tasks) add(l, w.task(v));
+  }
+  return c;
+}
+
 SearchResult search(const core::Workload& w, const core::System& system, Estimate how,
                     const SearchLimits& limits) {
   const auto started = std::chrono::steady_clock::now();
@@ -51,7 +127,7 @@ SearchResult search(const core::Workload& w, const core::System& system, Estimat
     return estimate(w, system, c, how);
   };
   for (const std::string& name : core::alternative_names(w)) {
-    core::Choice c = core::uniform_choice(w, name);
+    core::Choice c = core::uniform_choice(w, name, limits.fallback);
     if (!best.choice.empty() && c == best.choice) continue;
     const core::TimePs t = score(c);
     if (best.choice.empty() || t < best.estimate_ps) {
@@ -61,6 +137,16 @@ SearchResult search(const core::Workload& w, const core::System& system, Estimat
     // Every uniform choice is estimated, past the budget if need be: a
     // fixed algorithm is the least a choice must match.
     if (stop_requested(limits.stop)) return best;
+  }
+  if (limits.balanced) {
+    core::Choice c = balanced_choice(w, system);
+    if (c != best.choice) {
+      const core::TimePs t = score(c);
+      if (t < best.estimate_ps) {
+        best.choice = std::move(c);
+        best.estimate_ps = t;
+      }
+    }
   }
   if (out_of_budget()) return best;
   for (bool changed = true; changed;) {

@@ -10,17 +10,17 @@
 // the ideal network for a circuit-only one, which places no send and so
 // cannot be scored by a schedule here (the schedulers never simulate).
 // The search: every uniform choice (each alternative name where a group has
-// it), the best one kept; then coordinate descent over the groups in order,
-// each group's other alternatives tried with the rest fixed, a strictly
-// better estimate kept, until a pass changes nothing or the evaluation
-// budget is spent. Every uniform choice is estimated even past the budget
-// (at most one per algorithm name: a fixed algorithm is the least a choice
-// must match; on a huge job this can take longer than the share of the time
-// limit). Deterministic: the budget counts evaluations, and the time limit
-// only stops a search whose evaluations are slow (huge jobs).
+// it) and, if asked, a balanced one, the best one kept; then coordinate descent over the groups in
+// order, each group's other alternatives tried with the rest fixed, a strictly better estimate
+// kept, until a pass changes nothing or the evaluation budget is spent. Every uniform choice is
+// estimated even past the budget (at most one per algorithm name: a fixed algorithm is the least a
+// choice must match; on a huge job this can take longer than the share of the time limit).
+// Deterministic: the budget counts evaluations, and the time limit only stops a search whose
+// evaluations are slow (huge jobs).
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "flux/core/choice.hpp"
 #include "flux/core/system.hpp"
@@ -42,6 +42,12 @@ struct SearchLimits {
   std::uint64_t max_evaluations = 256;  ///< estimates computed, uniform candidates included
   double time_limit_s = 10;             ///< stops after the evaluation that passes it
   const std::atomic<bool>* stop = nullptr;
+  /// Also estimate balanced_choice(w) after the uniform choices (routes:
+  /// a mix of fabrics is what a uniform choice cannot give).
+  bool balanced = false;
+  /// A uniform choice's alternative where a group lacks the name
+  /// (core::uniform_choice; routes: "packet", as a fixed policy does).
+  std::string fallback{};
 };
 
 struct SearchResult {
@@ -49,6 +55,15 @@ struct SearchResult {
   core::TimePs estimate_ps = 0;
   std::uint64_t evaluations = 0;
 };
+
+/// A choice that spreads each label's traffic over the ports: groups in
+/// order, each the alternative whose sends end earliest on the ports they
+/// hold (the load already on each port, per label, plus its own
+/// transmission time; an OCS port's load shared by the switches), ties to
+/// the first. Every send of no alternative loads its ports first. For
+/// routes, it mixes forwarding and packets where one fabric alone would
+/// queue (docs/model.md, "Routes").
+core::Choice balanced_choice(const core::Workload& w, const core::System& system);
 
 /// The search above; `w` has choice groups.
 SearchResult search(const core::Workload& w, const core::System& system, Estimate how,
