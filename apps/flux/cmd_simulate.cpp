@@ -281,11 +281,16 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   }
   // The workloads as the schedule's wiring routes them (core/routes.hpp):
   // what the simulator runs, the metrics count and the trace shows.
-  const core::Routed routed = blame_workload(
-      o.input, [&] { return core::Routed(loaded.workload, s.system, s.choice, s.routes); });
+  const core::Routed routed = blame_schedule(o.schedule_file, [&] {
+    return blame_workload(
+        o.input, [&] { return core::Routed(loaded.workload, s.system, s.choice, s.routes); });
+  });
   const core::Workload& w = routed.workload();
   std::optional<core::Routed> routed_actual;
-  if (actual) routed_actual.emplace(*actual, s.system, s.choice, s.routes);
+  if (actual) {
+    blame_schedule(o.schedule_file,
+                   [&] { routed_actual.emplace(*actual, s.system, s.choice, s.routes); });
+  }
   const core::Workload& run_w = actual ? routed_actual->workload() : w;
   sim::TrialsResult trials;
   std::optional<runtime::FailureTrials> failed;

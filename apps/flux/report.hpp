@@ -60,6 +60,22 @@ decltype(auto) blame_workload(const std::string& workload_file, F&& f) {
   }
 }
 
+/// Calls f(). An InputError naming a schedule's choice or routes
+/// (choice[...], routes[...]) and no file is attributed to `schedule_file`
+/// when there is one (a schedule the user gave).
+template <class F>
+decltype(auto) blame_schedule(const std::string& schedule_file, F&& f) {
+  try {
+    return f();
+  } catch (const core::InputError& e) {
+    if (!schedule_file.empty() && e.source().empty() &&
+        (e.field().starts_with("choice") || e.field().starts_with("routes"))) {
+      throw e.with_source(schedule_file);
+    }
+    throw;
+  }
+}
+
 /// A schedule the user gave (`file`) that the validator refused, as one
 /// line: the first violation and how many more there are.
 core::InputError invalid_schedule(const std::string& file, const schedule::ScheduleError& e);

@@ -79,7 +79,7 @@ expect_grep tamper-name-why "routes\[0\] = relay: not a route of send [0-9]+ \(i
   "$DIR/tamper-name.out"
 expect_error tamper-policy 2 'invalid schedule' -- "$FLUX" validate "$DIR/moe.json" "$DIR/t-policy.json"
 expect_grep tamper-policy-why 'no send of the workload has a choice of route' "$DIR/tamper-policy.out"
-expect_error tamper-sim 2 'routes\[0\] = relay' -- \
+expect_error tamper-sim 2 't-name.json: routes\[0\] = relay' -- \
   "$FLUX" simulate "$DIR/moe.json" --schedule "$DIR/t-name.json" -o "$DIR/none.json"
 [ ! -e "$DIR/none.json" ] && pass || fail "simulate wrote metrics of a tampered schedule"
 
