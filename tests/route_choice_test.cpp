@@ -165,6 +165,8 @@ TEST(RouteChoice, FluxEqualsTheBruteForceOverEveryChoiceOfRoutes) {
         if (!reachable) continue;
         SCOPED_TRACE("tau " + std::to_string(tau) + " gbps " + std::to_string(gbps) + " seed " +
                      std::to_string(seed));
+        // The bound over every choice the search uses on larger jobs.
+        EXPECT_LE(choice::choice_lower_bound(*expanded, core::chosen_routes(sys)), optimum);
         const schedule::Schedule s = run_scheduler("flux", w, sys, testing::exact_options());
         EXPECT_EQ(s.makespan_ps, optimum);
         ASSERT_TRUE(s.lower_bound_ps.has_value());

@@ -191,8 +191,11 @@ void rebound(schedule::Schedule& s, std::optional<core::TimePs> bound_ps) {
 }
 
 // A bound on every choice's optimum: the bounds of what every choice runs
-// (core::common_part) and, wired in full, choice::choice_lower_bound.
-core::TimePs lower_bound_over_choices(const core::Workload& w, const core::System& system) {
+// (core::common_part) and choice::choice_lower_bound where every send of
+// `w` runs as it is: wired in full, or `w` a route choice workload
+// (`groups`; every alternative's sends already routed).
+core::TimePs lower_bound_over_choices(const core::Workload& w, const core::System& system,
+                                      Groups groups) {
   core::Workload common = core::common_part(w);
   // Under --route auto, the sends whose routes are chosen are left out too.
   core::System fixed = system;
@@ -204,7 +207,7 @@ core::TimePs lower_bound_over_choices(const core::Workload& w, const core::Syste
   const std::vector<core::TimePs> p = core::transmission_times(routed.workload(), system);
   const core::IdealTiming timing = core::ideal_timing(routed.workload(), p);
   core::TimePs bound = lower_bounds(routed.workload(), fixed, p, timing).best();
-  if (system.wiring.kind == core::WiringKind::kFull) {
+  if (system.wiring.kind == core::WiringKind::kFull || groups == Groups::kRoutes) {
     bound = std::max(bound, choice::choice_lower_bound(w, system));
   }
   return bound;
@@ -295,7 +298,7 @@ schedule::Schedule run_choosing(const Scheduler& scheduler, const core::Workload
       candidates.push_back(std::move(c));
     }
   }
-  const core::TimePs bound = lower_bound_over_choices(w, system);
+  const core::TimePs bound = lower_bound_over_choices(w, system, groups);
   if (options.verbose) {
     std::cerr << what << "bound over every choice " << core::format_duration(bound) << ", "
               << elapsed() << " s\n";
