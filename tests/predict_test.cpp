@@ -14,22 +14,12 @@
 #include "flux/workload/llama.hpp"
 #include "flux/workload/predict.hpp"
 #include "flux/workload/routing.hpp"
+#include "routing_shape.hpp"
 
 namespace flux::workload {
 namespace {
 
-RoutingShape shape(std::uint32_t ep, std::uint32_t experts, std::uint32_t top_k,
-                   std::uint64_t tokens) {
-  RoutingShape s;
-  s.moe_layers = 2;
-  s.ep = ep;
-  s.groups = 2;
-  s.micro_batches = 2;
-  s.experts = experts;
-  s.top_k = top_k;
-  s.tokens_per_rank = tokens;
-  return s;
-}
+using testing::shape;
 
 RoutingSpec spec(const std::string& text, std::uint64_t iteration) {
   RoutingSpec r = RoutingSpec::parse(text);

@@ -18,24 +18,14 @@
 #include "flux/core/hash.hpp"
 #include "flux/io/json_writer.hpp"
 #include "flux/workload/routing.hpp"
+#include "routing_shape.hpp"
 
 namespace flux::workload {
 namespace {
 
 namespace fs = std::filesystem;
 
-RoutingShape shape(std::uint32_t ep, std::uint32_t experts, std::uint32_t top_k,
-                   std::uint64_t tokens, std::uint32_t layers = 2) {
-  RoutingShape s;
-  s.moe_layers = layers;
-  s.ep = ep;
-  s.groups = 2;
-  s.micro_batches = 2;
-  s.experts = experts;
-  s.top_k = top_k;
-  s.tokens_per_rank = tokens;
-  return s;
-}
+using testing::shape;
 
 RoutingSpec zipf(double s, std::uint64_t seed = 1, double cf = 0, std::uint64_t iteration = 0) {
   RoutingSpec spec = RoutingSpec::parse("zipf:" + std::to_string(s));

@@ -335,9 +335,11 @@ Routed first_routed(const Workload& w, const System& system, std::uint64_t* choi
     first = choice_names(w, c);
     chosen.emplace(resolve(w, c));
   }
+  // The first route of each send with several: from the plan alone.
+  const RoutePlan plan = plan_routes(chosen ? *chosen : w, system);
   std::vector<std::string> first_routes;
-  if (const std::optional<Workload> r = route_choices(chosen ? *chosen : w, system)) {
-    first_routes = choice_names(*r, Choice(r->choices().size(), 0));
+  for (std::size_t i = 0; i + 1 < plan.begin.size(); ++i) {
+    if (plan.of(i).size() > 1) first_routes.emplace_back(to_string(plan.of(i).front()));
   }
   if (choices_out != nullptr) *choices_out = first_routes.size();
   return Routed(w, system, first, first_routes);

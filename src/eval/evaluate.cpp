@@ -173,7 +173,7 @@ EvalRow measure(const EvalPoint& config) {
       workload::TrainingConfig t = job.training;
       t.moe.routing.kind = workload::RoutingKind::kUniform;
       t.moe.routing.zipf_s = 0;
-      t.moe.routing.drift = -1;
+      t.moe.routing.drift.reset();
       core::Workload e = generate(config, t);
       expected.emplace(own ? as_own_cluster(e) : std::move(e));
       const auto t1 = std::chrono::steady_clock::now();

@@ -167,11 +167,6 @@ RoutingSpec RoutingSpec::parse(std::string_view text) {
     spec.kind = RoutingKind::kZipf;
     spec.zipf_s = s;
     spec.drift = d;
-    if (!(d >= 0 && d <= 1)) {  // NaN and negative drifts included
-      throw bad(
-          "zipf-drift's D must be a number in [0, 1] (the probability that two neighbouring "
-          "popularity ranks trade places per iteration)");
-    }
     spec.validate();
     return spec;
   }
@@ -189,8 +184,8 @@ std::string RoutingSpec::to_string() const {
     case RoutingKind::kUniform:
       return "uniform";
     case RoutingKind::kZipf:
-      return drift >= 0 ? "zipf-drift:" + number_text(zipf_s) + ":" + number_text(drift)
-                        : "zipf:" + number_text(zipf_s);
+      return drift ? "zipf-drift:" + number_text(zipf_s) + ":" + number_text(*drift)
+                   : "zipf:" + number_text(zipf_s);
     case RoutingKind::kFile:
       return "file:" + printable_path(file);
     case RoutingKind::kMatrices:
@@ -204,12 +199,12 @@ void RoutingSpec::validate() const {
     throw core::InputError("", "routing", to_string(),
                            "zipf's S must be a finite number in (0, 1000]");
   }
-  if (kind == RoutingKind::kZipf && drift >= 0 && !(drift <= 1)) {
+  if (kind == RoutingKind::kZipf && drift && !(*drift >= 0 && *drift <= 1)) {  // NaN too
     throw core::InputError("", "routing", to_string(),
                            "zipf-drift's D must be a number in [0, 1] (the probability that "
                            "two neighbouring popularity ranks trade places per iteration)");
   }
-  if (kind != RoutingKind::kZipf && drift >= 0) {
+  if (kind != RoutingKind::kZipf && drift) {
     throw core::InputError("", "routing", to_string(), "a drift needs zipf-drift:S:D");
   }
   if ((kind == RoutingKind::kMatrices) != (matrices != nullptr)) {
@@ -353,7 +348,7 @@ std::vector<std::uint32_t> Router::zipf_order(std::uint32_t moe_layer) const {
   const std::uint32_t experts = shape_.experts;
   expert_at.resize(experts);
   for (std::uint32_t e = 0; e < experts; ++e) expert_at[e] = e;
-  const bool drifts = spec_.drift >= 0;
+  const bool drifts = spec_.drift.has_value();
   const std::uint64_t k =
       key(spec_.seed, {drifts ? 0 : spec_.iteration, moe_layer, kPermutationSlot});
   for (std::uint32_t i = experts; i-- > 1;) {
@@ -361,7 +356,7 @@ std::vector<std::uint32_t> Router::zipf_order(std::uint32_t moe_layer) const {
     std::swap(expert_at[i], expert_at[below(x, std::uint64_t{i} + 1)]);
   }
   if (!drifts) return expert_at;
-  const auto threshold = static_cast<std::uint64_t>(std::ldexp(spec_.drift, 32));
+  const auto threshold = static_cast<std::uint64_t>(std::ldexp(*spec_.drift, 32));
   for (std::uint64_t t = 1; t <= spec_.iteration; ++t) {
     const std::uint64_t step = key(spec_.seed, {t, moe_layer, kDriftSlot});
     for (std::uint32_t p = static_cast<std::uint32_t>(t % 2); p + 1 < experts; p += 2) {

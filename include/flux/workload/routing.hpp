@@ -46,6 +46,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -80,8 +81,8 @@ struct RoutingSpec {
   RoutingKind kind = RoutingKind::kUniform;
   double zipf_s = 0;  ///< kZipf: the skew exponent S (> 0)
   /// kZipf: the popularity's drift per iteration D in [0, 1] (zipf-drift:S:D);
-  /// < 0: none, each iteration's popularity drawn afresh (zipf:S).
-  double drift = -1;
+  /// none: each iteration's popularity drawn afresh (zipf:S).
+  std::optional<double> drift{};
   std::string file;            ///< kFile: path of a flux.routing/v1 file
   std::uint64_t seed = 1;      ///< --routing-seed
   double capacity_factor = 0;  ///< 0: no dropping; else in (0, kMaxCapacityFactor]

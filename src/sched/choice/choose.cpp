@@ -18,9 +18,6 @@ namespace flux::sched::choice {
 
 namespace {
 
-// Where a route choice group lacks a fixed policy's route: its packets.
-constexpr std::string_view kPacketRoute = "packet";
-
 // estimate() of a resolved workload whose routes are set.
 core::TimePs estimate_resolved(const core::Workload& resolved, const core::System& system,
                                Estimate how) {
@@ -54,7 +51,8 @@ core::TimePs estimate(const core::Workload& w, const core::System& system,
     const core::System fixed = core::chosen_routes(system);
     core::TimePs best = core::kMaxTimePs;
     for (const std::string& name : core::alternative_names(*routes)) {
-      const core::Choice c = core::uniform_choice(*routes, name, kPacketRoute);
+      const core::Choice c =
+          core::uniform_choice(*routes, name, core::to_string(core::Route::kPacket));
       best = std::min(best, estimate_resolved(core::resolve(*routes, c), fixed, how));
     }
     return best;
