@@ -14,6 +14,7 @@
 #include "flux/workload/llama.hpp"
 #include "flux/workload/predict.hpp"
 #include "flux/workload/routing.hpp"
+#include "moe_jobs.hpp"
 #include "routing_shape.hpp"
 
 namespace flux::workload {
@@ -147,14 +148,7 @@ TEST(Predictor, LastRepeatsAndEwmaAveragesWithRowsKept) {
 }
 
 TEST(Predictor, APredictionGeneratesTheJobOfThatRouting) {
-  TrainingConfig c;
-  const MoeModel m = moe_model("mixtral-8x7b");
-  c.model = m.model;
-  c.moe = m.moe;
-  c.model.layers = 2;
-  c.dp = 4;
-  c.moe.ep = 4;
-  c.seq = 1024;
+  TrainingConfig c = flux::testing::small_mixtral(2);
   c.moe.routing = RoutingSpec::parse("zipf:1.2");
   const core::Workload actual = generate_llama(c);
   Predictor p(PredictorSpec{});

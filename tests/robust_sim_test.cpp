@@ -261,7 +261,7 @@ TEST(Trials, NearestRankPercentiles) {
   EXPECT_EQ(p.p95, 19);
   EXPECT_EQ(p.p99, 20);
   EXPECT_EQ(p.max, 20);
-  const auto one = sim::nearest_rank({7});
+  const auto one = sim::nearest_rank(std::vector<std::int64_t>{7});
   EXPECT_EQ(one.p50, 7);
   EXPECT_EQ(one.p99, 7);
 }

@@ -34,12 +34,22 @@ TEST(SweepPresets, CompiledInAreTheShippedFiles) {
     EXPECT_EQ(text.str(), f.text) << f.path;
     EXPECT_EQ(preset_spec(std::string(f.name)).name, f.name);
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"fabrics", "moe", "paper-fig2", "real-jobs", "robustness"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"fabrics", "moe", "moe-online", "paper-fig2",
+                                             "real-jobs", "robustness"}));
   EXPECT_EQ(error_of([] { (void)preset_spec("fig3"); }),
-            "preset = fig3: unknown preset (known: fabrics, moe, paper-fig2, real-jobs, "
-            "robustness)");
+            "preset = fig3: unknown preset (known: fabrics, moe, moe-online, paper-fig2, "
+            "real-jobs, robustness)");
   EXPECT_EQ(preset_spec("paper-fig2").points().size(), 70u);  // 2 layers x 7 delays x 5
+  // moe-online: 2 jobs x 3 routings x 4 delays x 4 schedulers, each online
+  // within 100 us on 10 later iterations.
+  const std::vector<Point> online = preset_spec("moe-online").points();
+  ASSERT_EQ(online.size(), 96u);
+  for (const Point& p : online) {
+    ASSERT_TRUE(p.config.online.has_value());
+    EXPECT_EQ(p.config.online->budget_ps, 100 * core::kPsPerUs);
+    EXPECT_EQ(p.config.routing_iterations, 10u);
+    EXPECT_EQ(p.config.plan_routing.kind, eval::PlanRouting::Kind::kExpected);
+  }
 }
 
 // A preset with axis overrides (flux evaluate's options), its points in the
@@ -84,21 +94,22 @@ TEST(SweepPresets, AxisOverridesAndUniqueColumns) {
   EXPECT_EQ(up.headers[0], legacy_csv_header(s));
   const std::string legacy = points[1].key() + ",ok,,0," + ok.metrics;
   EXPECT_EQ(up.row(0, legacy), csv_row(s, points[1], ok));
-  // The versions before the collective columns (eval format 4: 2 fewer),
-  // before the fabric columns (format 3: 6 fewer again) and before the
-  // wiring columns (format 2: 3 fewer again), with and without
-  // metric_columns(): the same row with those columns empty.
-  ASSERT_EQ(up.headers.size(), 7u);
+  // The versions before the online columns (eval format 5: 7 fewer),
+  // before the collective columns (format 4: 2 fewer again), before the
+  // fabric columns (format 3: 6 fewer again) and before the wiring columns
+  // (format 2: 3 fewer again), with and without metric_columns(): the same
+  // row with those columns empty.
+  ASSERT_EQ(up.headers.size(), 9u);
   const std::vector<std::string> now = eval::csv_fields(csv_row(s, points[1], ok));
   const std::vector<std::string> metrics = eval::csv_fields(ok.metrics);
-  for (const std::size_t fewer : {2u, 8u, 11u}) {
+  for (const std::size_t fewer : {7u, 9u, 15u, 18u}) {
     SCOPED_TRACE(fewer);
     std::string old_new;  // this version's row without its last columns
     for (std::size_t i = 0; i + fewer < now.size(); ++i) old_new += (i == 0 ? "" : ",") + now[i];
     const std::string old_row = old_new + std::string(fewer, ',');
     std::string old_legacy = points[1].key() + ",ok,,0";
     for (std::size_t i = 0; i + fewer < metrics.size(); ++i) old_legacy += "," + metrics[i];
-    const std::size_t version = fewer == 2 ? 1 : fewer == 8 ? 3 : 5;
+    const std::size_t version = fewer == 7 ? 1 : fewer == 9 ? 3 : fewer == 15 ? 5 : 7;
     EXPECT_EQ(up.row(version, old_legacy), old_row);
     EXPECT_EQ(up.row(version + 1, old_new), old_row);
   }

@@ -56,8 +56,10 @@ void register_evaluate(CLI::App& app) {
                   "paper-fig2 (Figure 2: layer counts x tau), real-jobs (Llama 3 405B on 16,384 "
                   "and 70B on 1,024 H100s in 8-GPU domains, folded), robustness (jitter and "
                   "stragglers, 8 layers on A100 and H100), moe (Mixtral 8x7B EP8 on 8 GPUs, "
-                  "DeepSeek-V3-like EP16 on 256, uniform and zipf routing, uncertain routing) or "
-                  "fabrics (those jobs on the full crossbar and on rails of 576-, 320- and "
+                  "DeepSeek-V3-like EP16 on 256, uniform and zipf routing, uncertain routing), "
+                  "moe-online (those jobs' all-to-alls scheduled online as the routing is "
+                  "revealed, 10 iterations, against planning once, the oracle and the baselines) "
+                  "or fabrics (those jobs on the full crossbar and on rails of 576-, 320- and "
                   "136-port OCS, with and without a 400 Gb/s packet fabric); "
                   "the files are sweeps/<name>.toml, docs/results.md")
       ->capture_default_str();

@@ -19,6 +19,7 @@
 #include "flux/frontend/workload_input.hpp"
 #include "flux/io/save.hpp"
 #include "flux/runtime/failure.hpp"
+#include "flux/runtime/online.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/perturb.hpp"
 #include "flux/sim/simulator.hpp"
@@ -42,6 +43,8 @@ struct SimulateOptions {
   std::optional<std::string> fail_switch;
   std::string replan_scheduler;
   runtime::ReplanOptions replan;
+  bool online = false;
+  runtime::OnlineOptions online_options;
 };
 
 // The iteration time line's note on a failed switch: what was re-planned,
@@ -148,6 +151,30 @@ void print_trials(FILE* out, const sim::SimOptions& o, const sim::TrialsResult& 
                mem(t.peak_nic_bytes.p99).c_str(), mem(t.peak_nic_bytes.max).c_str());
 }
 
+// --online: the decisions, the moved sends and the decisions' wall times.
+void print_online(FILE* out, const runtime::OnlineRun& r, const runtime::OnlineOptions& o) {
+  std::uint64_t sends = 0, placed = 0;
+  std::vector<double> walls;
+  for (const runtime::Decision& d : r.decisions) {
+    sends += d.sends;
+    placed += d.placed;
+    walls.push_back(d.wall_s);
+  }
+  const sim::Percentiles<double> w = sim::nearest_rank(walls);
+  std::fprintf(out,
+               "online           %u reveals, %zu decisions (%u kept the plan: sizes as "
+               "predicted), %llu of %llu sends placed anew; budget %s (%s)\n",
+               r.reveals, r.decisions.size(), r.kept, static_cast<unsigned long long>(placed),
+               static_cast<unsigned long long>(sends), core::format_duration(o.budget_ps).c_str(),
+               std::string(runtime::to_string(o.latency)).c_str());
+  if (!walls.empty()) {
+    std::fprintf(out,
+                 "decision time    p50 %.1f us, p99 %.1f us, max %.1f us (wall; the forecasts "
+                 "between them %.3f s)\n",
+                 w.p50 * 1e6, w.p99 * 1e6, w.max * 1e6, r.forecast_wall_s);
+  }
+}
+
 // The failed switch's options, checked; nullopt without --fail-switch
 // (then no --replan-* option may be given).
 std::optional<runtime::Failure> failure_options(SimulateOptions& o, bool replan_given) {
@@ -192,10 +219,14 @@ struct Given {
   std::string system;     ///< system options (core::kSystemOptions), "--tau, --duplex"
   std::string scheduler;  ///< scheduler options (sched::kSchedulerOptions, kMilpOptions)
   bool replan = false;    ///< --replan-*
+  std::string online;     ///< online options (runtime::kOnlineOptions)
 };
 
 // Refuses options a combination would ignore, before any file is read.
 void check_combination(const SimulateOptions& o, const Given& given) {
+  if (!o.online && !given.online.empty()) {
+    throw core::InputError("", "--online", "", given.online + " apply with --online only");
+  }
   if (o.schedule_file.empty() == o.run.scheduler.empty()) {
     throw core::InputError("", "--schedule", "", "give either --schedule FILE or --scheduler NAME");
   }
@@ -209,9 +240,10 @@ void check_combination(const SimulateOptions& o, const Given& given) {
                            "the system comes from the schedule file: the system options (" +
                                given.system + ") only apply with --scheduler");
   }
-  if (o.save_schedule) {
+  if (o.save_schedule && !o.online) {
     throw core::InputError("", "--save-schedule", *o.save_schedule,
-                           "writes the schedule --scheduler makes; --schedule reads one");
+                           "writes the schedule --scheduler makes (or --online runs); --schedule "
+                           "reads one");
   }
   if (!given.scheduler.empty() && !o.fail_switch) {
     throw core::InputError("", "--schedule", o.schedule_file,
@@ -244,6 +276,21 @@ void run_simulate(SimulateOptions& o, const Given& given) {
     throw core::InputError("", "--run-on", *o.run_on,
                            "a failed switch (--fail-switch) re-plans the planned workload; the "
                            "two options do not combine");
+  }
+  if (o.online) {
+    if (!o.run_on) {
+      throw core::InputError("", "--online", "", "needs --run-on: the actual iteration");
+    }
+    if (o.sim.trials != 1 || o.sim.perturbation.any()) {
+      throw core::InputError("", "--online", "",
+                             "an online run is one unperturbed iteration (no --trials, "
+                             "--compute-jitter or --straggler)");
+    }
+    try {
+      o.online_options.validate();
+    } catch (const core::InputError& e) {
+      throw frontend::option_error(e, runtime::kOnlineOptions);
+    }
   }
   std::vector<io::InputSpec> inputs = frontend::workload_inputs(o.input, o.chakra);
   inputs.push_back({o.schedule_file, "the input schedule (--schedule)"});
@@ -294,8 +341,17 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   const core::Workload& run_w = actual ? routed_actual->workload() : w;
   sim::TrialsResult trials;
   std::optional<runtime::FailureTrials> failed;
+  std::optional<runtime::OnlineRun> online;
   try {
-    if (failure) {
+    if (o.online) {
+      online = blame_workload(o.input, [&] {
+        return runtime::run_online(loaded.workload, *actual, s, o.online_options, o.sim);
+      });
+      trials.trials = {online->replay.metrics};
+      trials.all_delivered = online->replay.metrics.bytes_delivered == run_w.total_bytes();
+      trials.chosen = std::move(online->replay);
+      s = std::move(online->schedule);  // what ran: the metrics, trace and --save-schedule
+    } else if (failure) {
       failed = run_failure(o, w, s, *failure);
       trials = std::move(failed->trials);
     } else {
@@ -312,7 +368,8 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   }
   const sim::SimResult& r = trials.chosen;
   const bool robust = o.sim.trials > 1 || o.sim.perturbation.any();
-  const core::Workload* planned_for = actual ? &w : nullptr;
+  // Online, the schedule run is the --run-on iteration's own.
+  const core::Workload* planned_for = actual && !online ? &w : nullptr;
   const runtime::FailureTrials* f = failed ? &*failed : nullptr;
   // Everything that can refuse has run: the outputs, all or none.
   std::vector<io::NamedWriter> files;
@@ -344,6 +401,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
   print_summary(out, run_w, s, r, o.sim.perturbation.any(), f, planned_for);
+  if (online) print_online(out, *online, o.online_options);
   print_routes(out, routed, 17);
   if (robust) print_trials(out, o.sim, trials);
   print_notes(loaded.notes);
@@ -365,7 +423,8 @@ void register_simulate(CLI::App& app) {
                   "metrics file to write (flux.metrics/v1; v2 with scale-up domains)");
   cmd->add_option("--trace", o->trace, "Chrome trace to write (open in Perfetto)");
   cmd->add_option("--save-schedule", o->save_schedule,
-                  "with --scheduler: also write the schedule it made");
+                  "with --scheduler: also write the schedule it made; with --online: the online "
+                  "schedule of the --run-on iteration");
   add_options(*cmd, sim::kSimOptions, o->sim);
   add_options(*cmd, sim::kPerturbationOptions, o->sim.perturbation);
   cmd->add_option("--straggler", o->straggler,
@@ -376,6 +435,11 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--replan-scheduler", o->replan_scheduler,
                   "re-plans after --fail-switch [default: the schedule's scheduler, else flux]");
   add_options(*cmd, runtime::kReplanOptions, o->replan);
+  cmd->add_flag("--online", o->online,
+                "with --run-on: run the plan online, each MoE all-to-all placed on circuits when "
+                "its routing is revealed, within --decision-budget (docs/model.md, Online MoE "
+                "scheduling)");
+  add_options(*cmd, runtime::kOnlineOptions, o->online_options);
   add_system_options(*cmd, o->system);
   add_scheduler_options(*cmd, o->run, true, false);
   cmd->callback([o, cmd] {
@@ -384,6 +448,7 @@ void register_simulate(CLI::App& app) {
     given.scheduler = given_flags(*cmd, sched::kSchedulerOptions);
     const std::string milp = given_flags(*cmd, sched::kMilpOptions);
     if (!milp.empty()) given.scheduler += (given.scheduler.empty() ? "" : ", ") + milp;
+    given.online = given_flags(*cmd, runtime::kOnlineOptions);
     given.replan = cmd->count("--replan-scheduler") + cmd->count("--replan-time-limit") +
                        cmd->count("--replan-delay") >
                    0;

@@ -159,6 +159,10 @@ class ValidationReport:
 
 class SimResult:
     @property
+    def schedule(self) -> Schedule: ...
+    @property
+    def decisions(self) -> list[dict[str, Any]]: ...
+    @property
     def iteration_time_ps(self) -> int: ...
     @property
     def iteration_time(self) -> float: ...
@@ -279,6 +283,9 @@ def simulate(
     straggler: tuple[int, float] | str | None = ...,
     seed: int = ...,
     run_on: Workload | None = ...,
+    online: bool = ...,
+    decision_budget: _Time = ...,
+    decision_latency: Literal["modelled", "measured"] = ...,
 ) -> SimResult: ...
 def read_metrics(path: _Path) -> Mapping[str, Any]: ...
 

@@ -25,6 +25,7 @@
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/frontend/system.hpp"
+#include "flux/runtime/online.hpp"
 #include "flux/schedule/schedule.hpp"
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/llama.hpp"
@@ -57,6 +58,8 @@ struct PySimResult {
   std::shared_ptr<const schedule::Schedule> s;
   sim::SimOptions options;
   std::shared_ptr<const sim::TrialsResult> trials;
+  /// With online=True: the decisions of the online run (runtime/online.hpp).
+  std::shared_ptr<const std::vector<runtime::Decision>> decisions;
 };
 
 /// A 1-D numpy array of `n` values, v[i] = f(i), filled in place.

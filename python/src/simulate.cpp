@@ -65,6 +65,28 @@ PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwa
   std::shared_ptr<const core::Workload> run_on;        // the workload the plan runs on, if another
   std::shared_ptr<const core::Workload> run_on_given;  // the same before routing
   apply_options(sim::kSimOptions, o, kw);
+  std::optional<runtime::OnlineOptions> online;
+  if (py::object v = take(kw, "online")) {
+    if (!py::isinstance<py::bool_>(v)) {
+      throw py::type_error("online: expected True or False, got " +
+                           std::string(py::str(v.get_type().attr("__name__"))));
+    }
+    if (v.cast<bool>()) online.emplace();
+  }
+  runtime::OnlineOptions online_options;
+  const std::size_t before = py::len(kw);
+  try {
+    apply_options(runtime::kOnlineOptions, online_options, kw);
+    online_options.validate();
+  } catch (const core::InputError& e) {
+    throw frontend::option_error(e, runtime::kOnlineOptions);
+  }
+  if (online) {
+    online = online_options;
+  } else if (py::len(kw) != before) {
+    throw core::InputError("", "online", "False",
+                           "decision_budget and decision_latency apply with online=True only");
+  }
   if (py::object v = take(kw, "seed")) {
     try {  // the keyword is seed (the CLI's --perturb-seed)
       o.perturbation.seed = number_of(std::get<1>(sim::kPerturbationOptions), v);
@@ -118,13 +140,41 @@ PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwa
   // The simulator routes the workloads it is given (routing a routed one
   // again would not be the same under route='auto').
   const core::Workload& actual = run_on ? *run_on_given : *given_w.w;
+  if (online) {
+    if (!run_on) {
+      throw core::InputError("", "online", "True",
+                             "needs run_on: the actual iteration the plan runs on online");
+    }
+    auto run = interruptible(stop, [&] {
+      return std::make_shared<runtime::OnlineRun>(
+          runtime::run_online(*given_w.w, actual, *s.s, *online, o));
+    });
+    o.stop = nullptr;
+    auto t = std::make_shared<sim::TrialsResult>();
+    t->trials = {run->replay.metrics};
+    t->iteration_time_ps = sim::nearest_rank(std::vector{run->replay.metrics.iteration_time_ps});
+    t->peak_nic_bytes = sim::nearest_rank(
+        std::vector{static_cast<std::int64_t>(run->replay.metrics.peak_nic_bytes)});
+    t->all_delivered = run->replay.metrics.bytes_delivered == run_on->total_bytes();
+    t->chosen = std::move(run->replay);
+    t->wall_time_s = 0;
+    auto plan = std::make_shared<const schedule::Schedule>(std::move(run->schedule));
+    // The online schedule is the actual iteration's own (as flux simulate --online).
+    return PySimResult{
+        run_on,
+        nullptr,
+        std::move(plan),
+        o,
+        std::move(t),
+        std::make_shared<const std::vector<runtime::Decision>>(std::move(run->decisions))};
+  }
   auto trials = interruptible(stop, [&] {
     return std::make_shared<const sim::TrialsResult>(
         sim::simulate_trials_on(*given_w.w, actual, *s.s, o));
   });
   o.stop = nullptr;  // `stop` ends here; SimResult keeps the options
-  if (run_on) return PySimResult{run_on, w.w, s.s, o, std::move(trials)};
-  return PySimResult{w.w, nullptr, s.s, o, std::move(trials)};
+  if (run_on) return PySimResult{run_on, w.w, s.s, o, std::move(trials), nullptr};
+  return PySimResult{w.w, nullptr, s.s, o, std::move(trials), nullptr};
 }
 
 const sim::Metrics& chosen(const PySimResult& r) {
@@ -264,6 +314,30 @@ void add_simulate(py::module_& m) {
             });
           },
           py::arg("path"), "Writes the Chrome trace `flux simulate --trace` writes (Perfetto).")
+      .def_property_readonly(
+          "schedule", [](const PySimResult& r) { return PySchedule{r.s}; },
+          "the schedule run: the one given, or with online=True the online schedule")
+      .def_property_readonly(
+          "decisions",
+          [](const PySimResult& r) {
+            py::list out;
+            if (!r.decisions) return out;
+            for (const runtime::Decision& d : *r.decisions) {
+              py::dict x;
+              x["label"] = d.label;
+              x["instant_ps"] = d.instant_ps;
+              x["latency_ps"] = d.latency_ps;
+              x["wall_time"] = d.wall_s;
+              x["sends"] = d.sends;
+              x["placed"] = d.placed;
+              x["pick"] = std::string(sched::to_string(d.pick));
+              out.append(std::move(x));
+            }
+            return out;
+          },
+          "with online=True: per decision its all-to-all's label, instant and latency (ps), wall "
+          "time (s), the sends it could move, those it placed anew and the candidate that won "
+          "(plan, plan-switch, plan-order, longest-first); else empty")
       .def("__repr__", [](const PySimResult& r) {
         return "<flux.SimResult iteration time " +
                core::format_duration(chosen(r).iteration_time_ps) + ", " +
@@ -281,7 +355,10 @@ void add_simulate(py::module_& m) {
          "    straggler: (rank, factor) or 'RANK:FACTOR' [default None]\n"
          "    seed: seed of the perturbations, 0 to 2**63 - 1 [default 0]\n"
          "    run_on: a Workload of the same structure to execute the plan on (ordered "
-         "execution; docs/model.md, 'Running a plan on another workload') [default None]\n")
+         "execution; docs/model.md, 'Running a plan on another workload') [default None]\n"
+         "    online: with run_on, run the plan online: each MoE all-to-all placed when its "
+         "routing is revealed (docs/model.md, 'Online MoE scheduling') [default False]\n" +
+         options_doc(runtime::kOnlineOptions, runtime::OnlineOptions{}))
             .c_str());
 }
 

@@ -128,3 +128,43 @@ def test_plan_for_uniform_run_on_zipf(tmp_path, cli, uniform, zipf):
     cli("simulate", tmp_path / "u.json", "--schedule", tmp_path / "s.json", "--run-on",
         tmp_path / "z.json", "-o", tmp_path / "cli.json")
     assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+
+
+def test_online_matches_cli(tmp_path, cli, uniform, zipf):
+    """A plan for the uniform routing run online on the zipf one (online=True,
+    flux simulate --online): the same online schedule and metrics as the CLI."""
+    system = flux.System(switches=2, tau="10us", link_gbps=800)
+    s = flux.schedule(uniform, system, scheduler="flux", time_limit=1, seed=1)
+    r = flux.simulate(uniform, s, run_on=zipf, online=True, decision_budget="100us")
+    assert r.all_delivered and r.bytes_delivered == zipf.total_bytes
+    assert r.iteration_time_ps == r.schedule.makespan_ps  # replayed exactly
+    assert r.decisions and all(d["latency_ps"] == 100_000_000 for d in r.decisions)
+    assert all(0 <= d["placed"] <= d["sends"] for d in r.decisions)
+    assert {d["label"].rsplit(".", 2)[-1] for d in r.decisions} <= {"dispatch", "combine"}
+    # A known routing: the plan, unchanged.
+    same = flux.simulate(uniform, s, run_on=uniform, online=True)
+    assert same.decisions == [] and same.iteration_time_ps == s.makespan_ps
+    for name, w in [("u.json", uniform), ("z.json", zipf)]:
+        flux.write_workload(w, tmp_path / name)
+    flux.write_schedule(s, tmp_path / "s.json")
+    r.write_metrics(tmp_path / "py.json")
+    flux.write_schedule(r.schedule, tmp_path / "py-online.json")
+    cli("simulate", tmp_path / "u.json", "--schedule", tmp_path / "s.json", "--run-on",
+        tmp_path / "z.json", "--online", "--decision-budget", "100us", "-o", tmp_path / "cli.json",
+        "--save-schedule", tmp_path / "cli-online.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    online = json.loads((tmp_path / "py-online.json").read_text())
+    cli_online = json.loads((tmp_path / "cli-online.json").read_text())
+    online.pop("solve_time_s", None)
+    cli_online.pop("solve_time_s", None)
+    assert online == cli_online
+    with pytest.raises(flux.InputError, match="online = True: needs run_on"):
+        flux.simulate(uniform, s, online=True)
+    with pytest.raises(flux.InputError, match="--decision-latency = fast: must be modelled or measured"):
+        flux.simulate(uniform, s, run_on=zipf, online=True, decision_latency="fast")
+    with pytest.raises(flux.InputError, match="apply with online=True only"):
+        flux.simulate(uniform, s, run_on=zipf, decision_budget="1ms")
+    assert {d["pick"] for d in r.decisions} <= {"plan", "plan-switch", "plan-order",
+                                                 "longest-first"}
+    with pytest.raises(flux.InputError, match="--decision-budget = -1us: must be between 0"):
+        flux.simulate(uniform, s, run_on=zipf, online=True, decision_budget="-1us")

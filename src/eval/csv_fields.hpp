@@ -38,6 +38,9 @@ inline std::string text_of(double v) {
 inline std::string text_of(const std::optional<double>& v) {
   return v ? num(*v) : std::string();
 }
+inline std::string text_of(const std::optional<std::uint64_t>& v) {
+  return v ? std::to_string(*v) : std::string();
+}
 inline std::string text_of(bool v) {
   return v ? "true" : "false";
 }
@@ -76,6 +79,13 @@ class RowReader {
   void get(std::size_t col, std::string& v) const { v = text(col); }
   void get(std::size_t col, double& v) const { v = real(col); }
   void get(std::size_t col, std::optional<double>& v) const { v = optional_real(col); }
+  void get(std::size_t col, std::optional<std::uint64_t>& v) const {
+    if (fields_[col].empty()) {
+      v.reset();
+    } else {
+      v = integer<std::uint64_t>(col);
+    }
+  }
   void get(std::size_t col, bool& v) const;
   template <class T>
   requires std::is_integral_v<T>

@@ -206,14 +206,14 @@ EvalRow measure(const EvalPoint& config) {
         return runtime::IterationPlan{std::move(planned), std::move(plan), wall};
       };
       u = runtime::run_uncertain_each(config.routing_iterations, plan_for, make, sys, name, replan,
-                                      config.sim);
+                                      config.sim, config.online);
     } else if (expected) {
       u = runtime::run_uncertain_plan(*expected, std::move(*expected_plan), expected_solve_s,
                                       config.routing_iterations, make, sys, name, replan,
-                                      config.sim);
+                                      config.sim, config.online);
     } else {
       u = runtime::run_uncertain_plan(w, s, solve_s, config.routing_iterations, make, sys, name,
-                                      replan, config.sim);
+                                      replan, config.sim, config.online);
     }
     row.uncertain_runs = config.routing_iterations;
     row.planned_p50_s = core::ps_to_seconds(u.planned_iteration_ps.p50);
@@ -221,6 +221,17 @@ EvalRow measure(const EvalPoint& config) {
     row.replanned_p50_s = core::ps_to_seconds(u.replanned_iteration_ps.p50);
     row.replanned_max_s = core::ps_to_seconds(u.replanned_iteration_ps.max);
     row.replan_wall_max_s = u.max_replan_wall_time_s;
+    if (u.online_iteration_ps) {
+      row.online_p50_s = core::ps_to_seconds(u.online_iteration_ps->p50);
+      row.online_p95_s = core::ps_to_seconds(u.online_iteration_ps->p95);
+      row.online_max_s = core::ps_to_seconds(u.online_iteration_ps->max);
+      row.decisions = u.decisions;
+      if (u.decisions > 0) {
+        row.decision_p50_s = u.decision_wall_s.p50;
+        row.decision_p99_s = u.decision_wall_s.p99;
+        row.decision_max_s = u.decision_wall_s.max;
+      }
+    }
   }
   return row;
 }
@@ -327,6 +338,7 @@ void EvalPoint::validate() const {
     throw core::InputError("", "routing_replan_limit", std::to_string(routing_replan_limit_s),
                            "must be a finite duration >= 0");
   }
+  if (online) online->validate();
   if (channels == 0 || channels > workload::kMaxChannels) {
     throw core::InputError("", "channels", std::to_string(channels),
                            "must be from 1 to " + std::to_string(workload::kMaxChannels));

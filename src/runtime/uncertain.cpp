@@ -58,13 +58,14 @@ UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Sch
                                    const std::function<WorkloadPtr(std::uint32_t)>& make,
                                    const core::System& system, std::string_view scheduler,
                                    const sched::SchedulerOptions& sched_options,
-                                   const sim::SimOptions& sim_options) {
+                                   const sim::SimOptions& sim_options,
+                                   const std::optional<OnlineOptions>& online) {
   const IterationPlan once{
       std::shared_ptr<const core::Workload>(std::shared_ptr<void>(), &expected),
       std::make_shared<const schedule::Schedule>(std::move(plan)), 0};
   UncertainResult r = run_uncertain_each(
       count, [&](std::uint32_t) { return once; }, make, system, scheduler, sched_options,
-      sim_options);
+      sim_options, online);
   r.plan_wall_time_s = plan_wall_time_s;
   return r;
 }
@@ -74,7 +75,8 @@ UncertainResult run_uncertain_each(std::uint32_t count,
                                    const std::function<WorkloadPtr(std::uint32_t)>& make,
                                    const core::System& system, std::string_view scheduler,
                                    const sched::SchedulerOptions& sched_options,
-                                   const sim::SimOptions& sim_options) {
+                                   const sim::SimOptions& sim_options,
+                                   const std::optional<OnlineOptions>& online) {
   check_count(count);
   if (sim_options.perturbation.any() || sim_options.trials != 1) {
     throw core::InputError("", "trials", std::to_string(sim_options.trials),
@@ -84,7 +86,8 @@ UncertainResult run_uncertain_each(std::uint32_t count,
   UncertainResult r;
   r.scheduler = std::string(scheduler);
 
-  std::vector<std::int64_t> planned, replanned;
+  std::vector<std::int64_t> planned, replanned, online_ps;
+  std::vector<double> walls;
   double ratio_sum = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     if (sim_options.stop != nullptr && sim_options.stop->load(std::memory_order_relaxed)) {
@@ -98,6 +101,14 @@ UncertainResult run_uncertain_each(std::uint32_t count,
     UncertainIteration it;
     it.planned = sim::simulate_on(*p.planned, b, *p.plan, sim_options).metrics;
     it.plan_wall_time_s = p.wall_time_s;
+    if (online && !p.plan->tasks.empty() && !p.plan->period_ps) {
+      OnlineRun o = run_online(*p.planned, b, *p.plan, *online, sim_options);
+      for (const Decision& d : o.decisions) it.decision_wall_s.push_back(d.wall_s);
+      walls.insert(walls.end(), it.decision_wall_s.begin(), it.decision_wall_s.end());
+      r.all_delivered = r.all_delivered && delivered(o.replay.metrics, b);
+      online_ps.push_back(o.replay.metrics.iteration_time_ps);
+      it.online = o.replay.metrics;
+    }
     const Timed own = plan_timed(scheduler, b, system, sched_options);
     it.replan_status = own.schedule.status;
     it.replan_makespan_ps = own.schedule.makespan_ps;
@@ -116,6 +127,9 @@ UncertainResult run_uncertain_each(std::uint32_t count,
   r.planned_iteration_ps = sim::nearest_rank(planned);
   r.replanned_iteration_ps = sim::nearest_rank(replanned);
   r.mean_planned_over_replanned = ratio_sum / static_cast<double>(count);
+  if (!online_ps.empty()) r.online_iteration_ps = sim::nearest_rank(online_ps);
+  r.decisions = walls.size();
+  r.decision_wall_s = sim::nearest_rank(walls);
   return r;
 }
 

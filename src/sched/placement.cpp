@@ -143,21 +143,27 @@ Chains build_chains(const core::Workload& w, core::Duplex duplex,
 
 // Forward longest path (Kahn); `topo` receives the order. Throws when the
 // chains contradict the DAG.
-std::vector<TimePs> forward(const core::Workload& w, std::span<const TimePs> p, TimePs tau,
-                            Chains c, std::vector<std::uint32_t>& topo) {
+// `d.p` holds p; empty `d.release_ps` / `d.compute_ps`: the workload's.
+std::vector<TimePs> forward(const core::Workload& w, const Durations& d, TimePs tau, Chains c,
+                            std::vector<std::uint32_t>& topo) {
   const std::uint32_t n = static_cast<std::uint32_t>(w.num_tasks());
   const auto tasks = w.tasks();
+  const std::span<const TimePs> p = d.p;
+  const core::Dep* const first_dep = w.deps().data();
   std::vector<TimePs> start(n);
   topo.clear();
   for (std::uint32_t v = 0; v < n; ++v) {
-    start[v] = tasks[v].release_ps;
+    start[v] = d.release_ps.empty() ? tasks[v].release_ps : d.release_ps[v];
     if (c.indegree[v] == 0) topo.push_back(v);
   }
   for (std::size_t head = 0; head < topo.size(); ++head) {
     const std::uint32_t u = topo[head];
     const TimePs end = start[u] + p[u];
     for (const core::Dep& e : w.out_edges(core::TaskIndex(u))) {
-      start[e.to.value()] = std::max(start[e.to.value()], end + e.compute_ps);
+      const TimePs compute = d.compute_ps.empty()
+                                 ? e.compute_ps
+                                 : d.compute_ps[static_cast<std::size_t>(&e - first_dep)];
+      start[e.to.value()] = std::max(start[e.to.value()], end + compute);
       if (--c.indegree[e.to.value()] == 0) topo.push_back(e.to.value());
     }
     for (std::uint32_t v : c.succ[u]) {
@@ -176,7 +182,7 @@ ScheduleTiming timing_of(const core::Workload& w, std::span<const TimePs> p, Tim
                          const Chains& chains) {
   std::vector<std::uint32_t> topo;
   ScheduleTiming st;
-  st.start_ps = forward(w, p, tau, chains, topo);
+  st.start_ps = forward(w, Durations{p, {}, {}}, tau, chains, topo);
   const auto tasks = w.tasks();
   st.tail_ps.assign(w.num_tasks(), 0);
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
@@ -199,8 +205,14 @@ ScheduleTiming timing_of(const core::Workload& w, std::span<const TimePs> p, Tim
 std::vector<TimePs> left_shift(const core::Workload& w, std::span<const TimePs> p,
                                const core::System& system, std::span<const core::SwitchId> sw,
                                std::span<const double> order_key) {
+  return left_shift(w, Durations{p, {}, {}}, system, sw, order_key);
+}
+
+std::vector<TimePs> left_shift(const core::Workload& w, const Durations& d,
+                               const core::System& system, std::span<const core::SwitchId> sw,
+                               std::span<const double> order_key) {
   std::vector<std::uint32_t> topo;
-  return forward(w, p, system.reconfig_delay_ps, build_chains(w, system.duplex, sw, order_key),
+  return forward(w, d, system.reconfig_delay_ps, build_chains(w, system.duplex, sw, order_key),
                  topo);
 }
 

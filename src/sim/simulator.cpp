@@ -254,8 +254,11 @@ SimResult simulate_on(const core::Workload& planned_unrouted, const core::Worklo
   return run_checked(actual, s, options, execution);
 }
 
-Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values) {
-  Percentiles<std::int64_t> r;
+namespace {
+
+template <class T>
+Percentiles<T> nearest_rank_of(std::vector<T> values) {
+  Percentiles<T> r;
   if (values.empty()) return r;
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
@@ -268,6 +271,16 @@ Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values) {
   r.p99 = at(99);
   r.max = values.back();
   return r;
+}
+
+}  // namespace
+
+Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values) {
+  return nearest_rank_of(std::move(values));
+}
+
+Percentiles<double> nearest_rank(std::vector<double> values) {
+  return nearest_rank_of(std::move(values));
 }
 
 TrialsResult simulate_trials(const core::Workload& w, const schedule::Schedule& s,

@@ -152,6 +152,12 @@ std::vector<AxisInfo> axis_table() {
        "routing, or before each iteration for a prediction from the ones before (last, ewma:A)"},
       {"routing_replan_limit", AxisType::kDuration,
        "MoE, with routing_iterations: each re-plan's time limit (default: time_limit)"},
+      {"decision_budget", AxisType::kName,
+       "MoE, with routing_iterations: also run each plan online, each all-to-all placed when "
+       "its routing is revealed within this budget (10us, 100us, 1ms), or off"},
+      {"decision_latency", AxisType::kName,
+       "MoE, with decision_budget: modelled (a decision takes the budget) or measured (its wall "
+       "time)"},
       option_axis(kSystemOptions, "scaleup_size"),
       option_axis(kSystemOptions, "scaleup_gbps"),
       option_axis(kSystemOptions, "switches"),

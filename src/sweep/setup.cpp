@@ -67,6 +67,18 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     plan_routing = eval::plan_routing_from_string(v);
   } else if (axis == "channels") {
     channels = integer();
+  } else if (axis == "decision_budget") {
+    if (v == "off") {
+      online.reset();
+    } else {
+      if (!online) online.emplace();
+      online->budget_ps = core::parse_duration(v, "decision_budget");
+      online->validate();
+    }
+  } else if (axis == "decision_latency") {
+    const runtime::DecisionLatency l = runtime::decision_latency_from_string(v);
+    latency = l;
+    if (online) online->latency = l;
   } else if (axis == "routing_replan_limit") {
     routing_replan_limit_s = core::ps_to_seconds(core::parse_duration(v, "routing_replan_limit"));
   } else if (axis == "layers") {
@@ -176,6 +188,8 @@ eval::EvalPoint EvalSetup::config() const {
   c.plan_routing = plan_routing;
   c.routing_replan_limit_s = routing_replan_limit_s;
   c.channels = channels;
+  c.online = online;
+  if (c.online) c.online->latency = latency;
   return c;
 }
 

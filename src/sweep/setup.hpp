@@ -29,11 +29,13 @@ struct EvalSetup {
   std::string scheduler;
   sched::SchedulerOptions sched;
   sim::SimOptions sim;
-  std::uint32_t trials = 0;              ///< 0: no trials axis (one simulation)
-  std::uint32_t routing_iterations = 0;  ///< uncertain routing (EvalPoint's)
-  eval::PlanRouting plan_routing{};      ///< EvalPoint's
-  double routing_replan_limit_s = 0;     ///< EvalPoint's
-  std::uint32_t channels = 1;            ///< EvalPoint's
+  std::uint32_t trials = 0;                      ///< 0: no trials axis (one simulation)
+  std::uint32_t routing_iterations = 0;          ///< uncertain routing (EvalPoint's)
+  eval::PlanRouting plan_routing{};              ///< EvalPoint's
+  double routing_replan_limit_s = 0;             ///< EvalPoint's
+  std::optional<runtime::OnlineOptions> online;  ///< EvalPoint's (decision_budget)
+  runtime::DecisionLatency latency = runtime::DecisionLatency::kModelled;  ///< decision_latency
+  std::uint32_t channels = 1;                                              ///< EvalPoint's
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0

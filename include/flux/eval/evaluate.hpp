@@ -14,6 +14,7 @@
 
 #include "flux/core/system.hpp"
 #include "flux/core/time.hpp"
+#include "flux/runtime/online.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
 #include "flux/workload/llama.hpp"
@@ -74,6 +75,11 @@ struct EvalPoint {
   /// With routing_iterations: the routing the plan run on those iterations
   /// is made for (the re-plans are made for each iteration's own).
   PlanRouting plan_routing{};
+  /// With routing_iterations: also run each iteration's plan online (its
+  /// MoE all-to-alls placed as their routing is revealed, within this
+  /// decision budget; docs/model.md, "Online MoE scheduling"). Task-level
+  /// schedulers only: a circuit-only one's row has no online columns.
+  std::optional<runtime::OnlineOptions> online;
   /// With routing_iterations: each re-plan's time limit in seconds; 0:
   /// sched.time_limit_s, as the point's own plan.
   double routing_replan_limit_s = 0;
@@ -151,6 +157,12 @@ struct EvalRow {
   std::optional<double> planned_p50_s, planned_max_s;
   std::optional<double> replanned_p50_s, replanned_max_s;
   std::optional<double> replan_wall_max_s;
+  /// With EvalPoint::online (a task-level scheduler): the plan run online
+  /// on the same iterations, p50 / p95 / max of their iteration times, and
+  /// the wall time of its decisions over every iteration (p50, p99, max).
+  std::optional<double> online_p50_s, online_p95_s, online_max_s;
+  std::optional<std::uint64_t> decisions;
+  std::optional<double> decision_p50_s, decision_p99_s, decision_max_s;
   /// The fabric (docs/model.md, "Wiring", "Routes"): bytes forwarded over a
   /// scale-up peer to their rail, and sent on the packet fabric, per
   /// iteration (a folded workload: one copy's); the physical OCS the wiring

@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "flux/core/system.hpp"
 #include "flux/core/workload.hpp"
+#include "flux/runtime/online.hpp"
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/schedule.hpp"
 #include "flux/sim/simulator.hpp"
@@ -34,6 +36,10 @@ struct UncertainIteration {
   schedule::SolveStatus replan_status = schedule::SolveStatus::kFeasible;
   core::TimePs replan_makespan_ps = 0;  ///< task-level schedulers; 0 otherwise
   double replan_wall_time_s = 0;        ///< run_scheduler's wall time for B_i (validator included)
+  /// With online options and a task-level plan: the plan run online on B_i
+  /// (runtime/online.hpp) and each decision's wall time.
+  std::optional<sim::Metrics> online;
+  std::vector<double> decision_wall_s;
 };
 
 struct UncertainResult {
@@ -50,6 +56,11 @@ struct UncertainResult {
   double max_replan_wall_time_s = 0;
   /// Every run delivered every byte of its B_i.
   bool all_delivered = true;
+  /// With online options and a task-level plan: the online runs' iteration
+  /// times, and the wall time of every decision of every iteration.
+  std::optional<sim::Percentiles<std::int64_t>> online_iteration_ps;
+  sim::Percentiles<double> decision_wall_s;
+  std::uint64_t decisions = 0;
 };
 
 /// Plans `expected` with `scheduler` (options `sched_options`), runs the
@@ -82,12 +93,15 @@ struct IterationPlan {
 /// `plan_for(i)`, called for i = 0 .. count - 1 in order, each before B_i
 /// = make(i) is made (a predictor re-planning every iteration). The
 /// result's plan is the first iteration's, plan_wall_time_s the slowest.
+/// With `online`, each iteration's plan also runs online on it
+/// (run_online; skipped for a circuit-only plan).
 UncertainResult run_uncertain_each(std::uint32_t count,
                                    const std::function<IterationPlan(std::uint32_t)>& plan_for,
                                    const std::function<WorkloadPtr(std::uint32_t)>& make,
                                    const core::System& system, std::string_view scheduler,
                                    const sched::SchedulerOptions& sched_options,
-                                   const sim::SimOptions& sim_options = {});
+                                   const sim::SimOptions& sim_options = {},
+                                   const std::optional<OnlineOptions>& online = std::nullopt);
 
 /// The same with `plan` already made for `expected` by `scheduler` (in
 /// plan_wall_time_s), and the actual iterations made one at a time by
@@ -98,6 +112,7 @@ UncertainResult run_uncertain_plan(const core::Workload& expected, schedule::Sch
                                    const std::function<WorkloadPtr(std::uint32_t)>& make,
                                    const core::System& system, std::string_view scheduler,
                                    const sched::SchedulerOptions& sched_options,
-                                   const sim::SimOptions& sim_options = {});
+                                   const sim::SimOptions& sim_options = {},
+                                   const std::optional<OnlineOptions>& online = std::nullopt);
 
 }  // namespace flux::runtime

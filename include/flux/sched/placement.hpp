@@ -68,6 +68,22 @@ std::vector<core::TimePs> left_shift(const core::Workload& w, std::span<const co
                                      const core::System& system, std::span<const core::SwitchId> sw,
                                      std::span<const double> order_key);
 
+/// The times a left shift runs on in place of the workload's own (a
+/// forecast's: an online decision sees some sends' sizes before others,
+/// runtime/online.hpp): per send its transmission time p and its release,
+/// per dependency (in w.deps()'s order) its compute. An empty `release_ps`
+/// or `compute_ps` takes the workload's.
+struct Durations {
+  std::span<const core::TimePs> p;
+  std::span<const core::TimePs> release_ps;
+  std::span<const core::TimePs> compute_ps;
+};
+
+/// left_shift over `d` instead of the workload's releases and compute.
+std::vector<core::TimePs> left_shift(const core::Workload& w, const Durations& d,
+                                     const core::System& system, std::span<const core::SwitchId> sw,
+                                     std::span<const double> order_key);
+
 /// The left shift's start times and, per send, its tail: the longest path
 /// from its start to the end of the iteration through the same graph (DAG
 /// edges and per-port chains, epochs in full duplex). A send is critical

@@ -192,6 +192,7 @@ struct Percentiles {
   T max{};
 };
 Percentiles<std::int64_t> nearest_rank(std::vector<std::int64_t> values);
+Percentiles<double> nearest_rank(std::vector<double> values);
 
 struct TrialsResult {
   Execution execution = Execution::kStrict;  ///< resolved
