@@ -11,7 +11,8 @@
 // tau otherwise; in full duplex a send and its reverse share their circuit
 // at the same time. A placed send becomes a hold for the next. The search
 // only reads holds near t: per port they are kept in start order with the
-// longest hold's duration, so a binary search finds where to look.
+// running maximum of their ends, so a binary search finds the first hold
+// that can reach t.
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -61,7 +62,7 @@ class PortTimelines {
  private:
   struct Port {
     std::vector<PortHold> holds;
-    core::TimePs longest_ps = 0;  // the longest hold's duration
+    std::vector<core::TimePs> max_end;  // per hold, the latest end of it and those before
   };
   [[nodiscard]] core::TimePs earliest_on(const Port& port, core::Rank src, core::Rank dst,
                                          core::TimePs p, core::TimePs t, core::TimePs tau,

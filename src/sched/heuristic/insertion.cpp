@@ -16,7 +16,6 @@ void PortTimelines::add(core::SwitchId sw, const PortHold& h) {
   for (const core::Rank r : {h.src, h.dst}) {
     Port& port = ports_[std::size_t{sw.value()} * ranks_ + r.value()];
     port.holds.push_back(h);
-    port.longest_ps = std::max(port.longest_ps, h.end_ps - h.start_ps);
   }
 }
 
@@ -24,6 +23,12 @@ void PortTimelines::sort() {
   for (Port& port : ports_) {
     std::stable_sort(port.holds.begin(), port.holds.end(),
                      [](const PortHold& a, const PortHold& b) { return a.start_ps < b.start_ps; });
+    port.max_end.resize(port.holds.size());
+    TimePs m = std::numeric_limits<TimePs>::min();
+    for (std::size_t i = 0; i < port.holds.size(); ++i) {
+      m = std::max(m, port.holds[i].end_ps);
+      port.max_end[i] = m;
+    }
   }
 }
 
@@ -32,8 +37,14 @@ void PortTimelines::insert(core::SwitchId sw, const PortHold& h) {
     Port& port = ports_[std::size_t{sw.value()} * ranks_ + r.value()];
     const auto at = std::upper_bound(port.holds.begin(), port.holds.end(), h.start_ps,
                                      [](TimePs t, const PortHold& x) { return t < x.start_ps; });
+    const auto k = static_cast<std::size_t>(at - port.holds.begin());
     port.holds.insert(at, h);
-    port.longest_ps = std::max(port.longest_ps, h.end_ps - h.start_ps);
+    const TimePs before = k == 0 ? std::numeric_limits<TimePs>::min() : port.max_end[k - 1];
+    port.max_end.insert(port.max_end.begin() + static_cast<std::ptrdiff_t>(k),
+                        std::max(before, h.end_ps));
+    for (std::size_t i = k + 1; i < port.max_end.size() && port.max_end[i] < h.end_ps; ++i) {
+      port.max_end[i] = h.end_ps;
+    }
   }
 }
 
@@ -46,7 +57,16 @@ void PortTimelines::remove(core::SwitchId sw, const PortHold& h) {
                                        it->src == h.src && it->dst == h.dst)) {
       ++it;
     }
-    if (it != port.holds.end()) port.holds.erase(it);
+    if (it == port.holds.end()) continue;
+    const auto k = static_cast<std::size_t>(it - port.holds.begin());
+    port.holds.erase(it);
+    port.max_end.erase(port.max_end.begin() + static_cast<std::ptrdiff_t>(k));
+    for (std::size_t i = k; i < port.holds.size(); ++i) {  // until the prefix maxima agree again
+      const TimePs m = std::max(i == 0 ? std::numeric_limits<TimePs>::min() : port.max_end[i - 1],
+                                port.holds[i].end_ps);
+      if (m == port.max_end[i]) break;
+      port.max_end[i] = m;
+    }
   }
 }
 
@@ -60,10 +80,11 @@ TimePs PortTimelines::earliest_on(const Port& port, core::Rank src, core::Rank d
   // directions of a circuit overlap: scan again until t stays.
   for (;;) {
     const TimePs before = t;
-    // A hold starting at or before t - longest - tau ends, with its penalty,
-    // by t: the first that may matter is the first starting after that.
-    auto it = std::upper_bound(port.holds.begin(), port.holds.end(), t - port.longest_ps - tau,
-                               [](TimePs x, const PortHold& h) { return x < h.start_ps; });
+    // The holds before the first whose prefix maximum of ends reaches past
+    // t - tau all end, with their penalty, by t: the scan starts there.
+    const auto first = std::partition_point(port.max_end.begin(), port.max_end.end(),
+                                            [&](TimePs e) { return e + tau <= t; });
+    auto it = port.holds.begin() + (first - port.max_end.begin());
     for (; it != port.holds.end(); ++it) {
       const PortHold& h = *it;
       if (t + p + tau <= h.start_ps) break;  // it and every later one start late enough
