@@ -46,7 +46,6 @@ constexpr std::array<std::string_view, 4> kParts = {".fwd.dispatch", ".fwd.combi
                                                     ".bwd.dispatch"};
 
 struct Unit {
-  std::uint32_t group = 0;
   std::uint32_t label = core::kNoLabel;
   std::vector<std::uint32_t> sends;  // task indices, ascending
   std::vector<std::uint32_t> entry;  // those no send of the unit precedes
@@ -114,7 +113,7 @@ Reveals find_reveals(const core::Workload& w) {
       const std::uint32_t k = part_of[t.label].second;
       if (g.units[k] == kNone) {
         g.units[k] = static_cast<std::uint32_t>(r.units.size());
-        r.units.push_back(Unit{it->second, t.label, {}, {}, false});
+        r.units.push_back(Unit{t.label, {}, {}, false});
       }
       r.units[g.units[k]].sends.push_back(v);
       r.unit_of[v] = g.units[k];
@@ -334,9 +333,8 @@ class Online {
     const TimePs tau = sys_.reconfig_delay_ps;
     TimePs horizon = 0;
     for (const sched::InsertRequest& q : requests) {
-      horizon = q.before_ps == sched::kNoBound
-                    ? sched::kNoBound
-                    : std::max(horizon, std::min(sched::kNoBound, q.before_ps + q.p_ps + tau));
+      horizon = std::max(
+          horizon, q.before_ps == sched::kNoBound ? sched::kNoBound : q.before_ps + q.p_ps + tau);
     }
     std::vector<bool> port(a_.accelerators(), false);
     for (const std::uint32_t v : unit.sends) {
