@@ -6,7 +6,9 @@
 // and the errors.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "brute_force.hpp"
 #include "error_of.hpp"
@@ -47,6 +49,11 @@ TEST(Insertion, GapsByHand) {
   EXPECT_EQ(t.earliest(SwitchId(0), Rank(0), Rank(1), 5 * kUs, 12 * kUs, tau, half), 20 * kUs);
   // ... and a gap too short for 20 us goes after the last hold.
   EXPECT_EQ(t.earliest(SwitchId(0), Rank(0), Rank(3), 20 * kUs, 12 * kUs, tau, half), 52 * kUs);
+  // With a limit: exact before it, some time at or after it otherwise.
+  EXPECT_EQ(t.earliest(SwitchId(0), Rank(0), Rank(3), 20 * kUs, 12 * kUs, tau, half, 53 * kUs),
+            52 * kUs);
+  EXPECT_GE(t.earliest(SwitchId(0), Rank(0), Rank(3), 20 * kUs, 12 * kUs, tau, half, 30 * kUs),
+            30 * kUs);
   // In full duplex the reverse of a hold shares its circuit at the same time.
   EXPECT_EQ(t.earliest(SwitchId(0), Rank(1), Rank(0), 5 * kUs, 12 * kUs, tau, core::Duplex::kFull),
             12 * kUs);
@@ -74,6 +81,16 @@ TEST(Insertion, GapsByHand) {
   EXPECT_EQ(r[1].at->first, SwitchId(0));
   EXPECT_EQ(r[1].at->second, 11 * kUs);
   EXPECT_FALSE(r[2].at);  // port 0 is held on both switches past 5 us
+
+  // The placed holds count for the next search, and come back out whole.
+  EXPECT_TRUE(two.has_inserted());
+  EXPECT_EQ(two.earliest(SwitchId(1), Rank(0), Rank(3), 5 * kUs, 0, tau, half), 12 * kUs);
+  EXPECT_THROW((void)sched::decide_insertion(two, q, std::vector<TimePs>(3, 0), tau, half),
+               std::invalid_argument);
+  two.clear_inserted();
+  EXPECT_FALSE(two.has_inserted());
+  EXPECT_EQ(two.earliest(SwitchId(1), Rank(0), Rank(3), 5 * kUs, 0, tau, half), 0);
+  EXPECT_EQ(two.earliest(SwitchId(0), Rank(0), Rank(3), 5 * kUs, 0, tau, half), 32 * kUs);
 }
 
 TEST(Insertion, AHopLeftAtItsPlaceTakesBackTheHopBeforeIt) {
@@ -99,6 +116,55 @@ TEST(Insertion, AHopLeftAtItsPlaceTakesBackTheHopBeforeIt) {
   ASSERT_TRUE(both[0].at && both[1].at);
   EXPECT_EQ(both[0].at->second, 0);
   EXPECT_EQ(both[1].at->second, 31 * kUs);  // port 2 is held until 30 us, then tau
+}
+
+TEST(Insertion, CandidatesTiesAndKeepingThePlanCircuits) {
+  // keeps_circuits: tau at least the median request's transmission time.
+  std::vector<sched::InsertRequest> q(3);
+  q[0] = {0, Rank(0), Rank(2), 1 * kUs, SwitchId(0), 0, sched::kNoBound, {}};
+  q[1] = {1, Rank(1), Rank(3), 9 * kUs, SwitchId(0), 0, sched::kNoBound, {}};
+  q[2] = {2, Rank(2), Rank(0), 5 * kUs, SwitchId(0), 0, sched::kNoBound, {}};
+  EXPECT_TRUE(sched::keeps_circuits(q, 5 * kUs));
+  EXPECT_FALSE(sched::keeps_circuits(q, 5 * kUs - 1));
+  EXPECT_TRUE(sched::keeps_circuits({}, 0));
+
+  // One send 0 -> 2 of 10 us planned on switch 0 to end at 60 us; switch
+  // 0's port 0 is held until 30 us.
+  const std::vector<sched::InsertRequest> one = {
+      {7, Rank(0), Rank(2), 10 * kUs, SwitchId(0), 0, sched::kNoBound, {}}};
+  const std::vector<TimePs> plan_end = {60 * kUs};
+  auto timelines = [] {
+    sched::PortTimelines t(2, 4);
+    t.add(SwitchId(0), {0, 30 * kUs, Rank(0), Rank(1)});
+    t.sort();
+    return t;
+  };
+  const auto half = core::Duplex::kHalf;
+  {  // tau 2 us: on switch 1 at once (longest first and the plan order tie:
+     // the plan order wins), not after the hold on switch 0.
+    sched::PortTimelines t = timelines();
+    const sched::Decided d = sched::decide_insertion(t, one, plan_end, 2 * kUs, half);
+    EXPECT_EQ(d.pick, sched::Decided::Pick::kPlanOrder);
+    ASSERT_TRUE(d.placed[0].at);
+    EXPECT_EQ(*d.placed[0].at, std::make_pair(SwitchId(1), TimePs{0}));
+  }
+  {  // tau 10 us, the send's own length: the plan's switch only, after the
+     // hold and a reconfiguration.
+    sched::PortTimelines t = timelines();
+    const sched::Decided d = sched::decide_insertion(t, one, plan_end, 10 * kUs, half);
+    EXPECT_EQ(d.pick, sched::Decided::Pick::kPlanSwitch);
+    ASSERT_TRUE(d.placed[0].at);
+    EXPECT_EQ(*d.placed[0].at, std::make_pair(SwitchId(0), 40 * kUs));
+  }
+  {  // Nothing held: every candidate puts it on switch 0 at 0; the tie goes
+     // to the plan switches, though longest first is tried first.
+    sched::PortTimelines t(2, 4);
+    t.sort();
+    const sched::Decided d = sched::decide_insertion(t, one, plan_end, 2 * kUs, half);
+    EXPECT_EQ(d.pick, sched::Decided::Pick::kPlanSwitch);
+    ASSERT_TRUE(d.placed[0].at);
+    EXPECT_EQ(*d.placed[0].at, std::make_pair(SwitchId(0), TimePs{0}));
+  }
 }
 
 // A small Mixtral-shaped job: EP4 on 4 GPUs, 2 layers, 2 micro-batches.

@@ -94,22 +94,27 @@ TEST(SweepPresets, AxisOverridesAndUniqueColumns) {
   EXPECT_EQ(up.headers[0], legacy_csv_header(s));
   const std::string legacy = points[1].key() + ",ok,,0," + ok.metrics;
   EXPECT_EQ(up.row(0, legacy), csv_row(s, points[1], ok));
-  // The versions before the online columns (eval format 5: 7 fewer),
-  // before the collective columns (format 4: 2 fewer again), before the
-  // fabric columns (format 3: 6 fewer again) and before the wiring columns
-  // (format 2: 3 fewer again), with and without metric_columns(): the same
-  // row with those columns empty.
-  ASSERT_EQ(up.headers.size(), 9u);
+  // The versions before the uncertain runs' NIC columns (eval format 6: 3
+  // fewer), before the online columns (format 5: 7 fewer again), before the
+  // collective columns (format 4: 2 fewer again), before the fabric columns
+  // (format 3: 6 fewer again) and before the wiring columns (format 2: 3
+  // fewer again), with and without metric_columns(): the same row with
+  // those columns empty.
+  ASSERT_EQ(up.headers.size(), 11u);
   const std::vector<std::string> now = eval::csv_fields(csv_row(s, points[1], ok));
   const std::vector<std::string> metrics = eval::csv_fields(ok.metrics);
-  for (const std::size_t fewer : {7u, 9u, 15u, 18u}) {
+  for (const std::size_t fewer : {3u, 10u, 12u, 18u, 21u}) {
     SCOPED_TRACE(fewer);
     std::string old_new;  // this version's row without its last columns
     for (std::size_t i = 0; i + fewer < now.size(); ++i) old_new += (i == 0 ? "" : ",") + now[i];
     const std::string old_row = old_new + std::string(fewer, ',');
     std::string old_legacy = points[1].key() + ",ok,,0";
     for (std::size_t i = 0; i + fewer < metrics.size(); ++i) old_legacy += "," + metrics[i];
-    const std::size_t version = fewer == 7 ? 1 : fewer == 9 ? 3 : fewer == 15 ? 5 : 7;
+    const std::size_t version = fewer == 3    ? 1
+                                : fewer == 10 ? 3
+                                : fewer == 12 ? 5
+                                : fewer == 18 ? 7
+                                              : 9;
     EXPECT_EQ(up.row(version, old_legacy), old_row);
     EXPECT_EQ(up.row(version + 1, old_new), old_row);
   }

@@ -21,7 +21,8 @@ using detail::seconds_field;
 
 // EvalRow's versions: 0 before the sweep had jobs (rows of the paper's
 // layer sweep), 1 before MoE, 2 before wirings, 3 before a row named its
-// fabric, 4 before collective choice, 5 before online MoE scheduling, 6 now.
+// fabric, 4 before collective choice, 5 before online MoE scheduling, 6 before
+// the uncertain runs' NIC memory, 7 now.
 constexpr Column<EvalRow> kEvalColumns[] = {
     field<&EvalRow::layers>("layers"),
     seconds_field<&EvalRow::tau_ps>("tau_s"),
@@ -85,11 +86,14 @@ constexpr Column<EvalRow> kEvalColumns[] = {
     field<&EvalRow::decision_p50_s>("decision_p50_s", 6),
     field<&EvalRow::decision_p99_s>("decision_p99_s", 6),
     field<&EvalRow::decision_max_s>("decision_max_s", 6),
+    field<&EvalRow::planned_nic_max_bytes>("planned_nic_max_bytes", 7),
+    field<&EvalRow::replanned_nic_max_bytes>("replanned_nic_max_bytes", 7),
+    field<&EvalRow::online_nic_max_bytes>("online_nic_max_bytes", 7),
 };
 static_assert(detail::names_unique<EvalRow>(kEvalColumns));
 
 constexpr CsvFormat<EvalRow> kEvalFormat{
-    kEvalColumns, 6, [](const RowReader&, EvalRow& r, unsigned version) {
+    kEvalColumns, 7, [](const RowReader&, EvalRow& r, unsigned version) {
       if (version == 0) {  // a row of the layer sweep: its job and cluster
         r.job = layer_job_name(r.layers);
         r.cluster_ranks = static_cast<std::uint64_t>(r.tp) * r.dp;

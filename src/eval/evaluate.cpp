@@ -221,6 +221,9 @@ EvalRow measure(const EvalPoint& config) {
     row.replanned_p50_s = core::ps_to_seconds(u.replanned_iteration_ps.p50);
     row.replanned_max_s = core::ps_to_seconds(u.replanned_iteration_ps.max);
     row.replan_wall_max_s = u.max_replan_wall_time_s;
+    row.planned_nic_max_bytes = u.planned_peak_nic_bytes;
+    row.replanned_nic_max_bytes = u.replanned_peak_nic_bytes;
+    row.online_nic_max_bytes = u.online_peak_nic_bytes;
     if (u.online_iteration_ps) {
       row.online_p50_s = core::ps_to_seconds(u.online_iteration_ps->p50);
       row.online_p95_s = core::ps_to_seconds(u.online_iteration_ps->p95);

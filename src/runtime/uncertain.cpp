@@ -107,6 +107,8 @@ UncertainResult run_uncertain_each(std::uint32_t count,
       walls.insert(walls.end(), it.decision_wall_s.begin(), it.decision_wall_s.end());
       r.all_delivered = r.all_delivered && delivered(o.replay.metrics, b);
       online_ps.push_back(o.replay.metrics.iteration_time_ps);
+      r.online_peak_nic_bytes =
+          std::max(r.online_peak_nic_bytes.value_or(0), o.replay.metrics.peak_nic_bytes);
       it.online = o.replay.metrics;
     }
     const Timed own = plan_timed(scheduler, b, system, sched_options);
@@ -116,6 +118,8 @@ UncertainResult run_uncertain_each(std::uint32_t count,
     it.replanned = sim::simulate(b, own.schedule, sim_options).metrics;
     r.all_delivered = r.all_delivered && delivered(it.planned, b) && delivered(it.replanned, b);
     planned.push_back(it.planned.iteration_time_ps);
+    r.planned_peak_nic_bytes = std::max(r.planned_peak_nic_bytes, it.planned.peak_nic_bytes);
+    r.replanned_peak_nic_bytes = std::max(r.replanned_peak_nic_bytes, it.replanned.peak_nic_bytes);
     replanned.push_back(it.replanned.iteration_time_ps);
     if (it.replanned.iteration_time_ps > 0) {
       ratio_sum += static_cast<double>(it.planned.iteration_time_ps) /

@@ -106,7 +106,7 @@ collective = ["ring", "auto"]
 scheduler = ["greedy", "bvn"]
 TOML
 expect_ok sweep -- "$FLUX" sweep "$DIR/s.toml" -o "$DIR/sw"
-expect_grep sweep-header ',route,choice,online_p50_s,online_p95_s,online_max_s,decisions,decision_p50_s,decision_p99_s,decision_max_s$' "$DIR/sw/c.csv"
+expect_grep sweep-header ',route,choice,online_p50_s,online_p95_s,online_max_s,decisions,decision_p50_s,decision_p99_s,decision_max_s,planned_nic_max_bytes,replanned_nic_max_bytes,online_nic_max_bytes$' "$DIR/sw/c.csv"
 expect_grep sweep-auto-greedy '^8b,2,4,2,auto,10us,greedy,ok,.*,(ring|direct|halving-doubling)=[0-9]+' "$DIR/sw/c.csv"
 expect_grep sweep-ring-bvn '^8b,2,4,2,ring,10us,bvn,ok,.*,$' "$DIR/sw/c.csv"
 finish

@@ -20,9 +20,9 @@ expect_grep cannot-run '^60 points the configuration cannot run \(not measured\)
 expect_grep why '^  llama3-405b-16k,.*,rails,320,400,packet,1,10us,60s,rotornet: fold = 32 copies: under rails the lift of a folded schedule is exact only when each rail is one switch per plane \(2048 domains, radix 320\)' \
   "$DIR/f/summary.txt"
 # Written in the current version: the rows of the reference (version 4)
-# with the collective columns (ring, no choice) and the online columns
+# with the collective columns (ring, no choice) and the online and uncertain-NIC columns
 # (empty) after them.
-sed '1s/$/,collective,choice,online_p50_s,online_p95_s,online_max_s,decisions,decision_p50_s,decision_p99_s,decision_max_s/; 2,$s/$/,ring,,,,,,,,/' "$REF" > "$DIR/expected.csv"
+sed '1s/$/,collective,choice,online_p50_s,online_p95_s,online_max_s,decisions,decision_p50_s,decision_p99_s,decision_max_s,planned_nic_max_bytes,replanned_nic_max_bytes,online_nic_max_bytes/; 2,$s/$/,ring,,,,,,,,,,,/' "$REF" > "$DIR/expected.csv"
 if cmp -s "$DIR/expected.csv" "$DIR/f/fabrics.csv"; then pass; else fail "the resumed CSV differs from $REF"; fi
 # A table per job and fabric that has rows: 1 for 405B, 7 for the others.
 n=$(grep -c '^llama3-70b-1k: .*; rails, 16 OCS of \(576\|320\|136\) ports' "$DIR/f/summary.txt")

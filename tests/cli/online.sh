@@ -85,6 +85,16 @@ budget_col=$(head -1 "$csv" | tr ',' '\n' | grep -n '^decision_budget$' | cut -d
 [ -n "$online_col" ] && [ -n "$budget_col" ] && pass || fail "no online_p50_s or decision_budget column"
 filled=$(awk -F, -v o="$online_col" -v b="$budget_col" 'NR > 1 && $o != "" {print $b}' "$csv" | sort | uniq -c | tr -s ' ')
 [ "$filled" = " 1 100us" ] && pass || fail "online columns filled on: '$filled'"
+# The online runs' NIC memory on the online row (a replay on time holds a
+# packet per send at least), the planned and re-planned runs' on every
+# uncertain row.
+nic_col=$(head -1 "$csv" | tr ',' '\n' | grep -n '^online_nic_max_bytes$' | cut -d: -f1)
+planned_nic_col=$(head -1 "$csv" | tr ',' '\n' | grep -n '^planned_nic_max_bytes$' | cut -d: -f1)
+nic=$(awk -F, -v o="$nic_col" -v b="$budget_col" -v p="$planned_nic_col" \
+  'NR > 1 && $o != "" {print $b, ($o >= 4096), ($p >= 4096)}' "$csv")
+[ "$nic" = "100us 1 1" ] && pass || fail "online NIC memory: '$nic'"
+planned_nic=$(awk -F, -v p="$planned_nic_col" 'NR > 1 && $p != "" {n++} END {print n}' "$csv")
+[ "$planned_nic" = 4 ] && pass || fail "planned NIC memory on $planned_nic rows, expected 4"
 expect_error sweep-bad 2 'axes.decision_budget = 1 parsec' -- \
   "$FLUX" sweep <(sed 's/\["off", "100us"\]/"1 parsec"/' "$DIR/sw.toml") -o "$DIR/sw2" --dry-run
 finish

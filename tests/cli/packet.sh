@@ -76,8 +76,8 @@ tau = "10us"
 scheduler = "greedy"
 TOML
 expect_ok sweep -- "$FLUX" sweep "$DIR/p.toml" -o "$DIR/p"
-expect_grep sweep-columns ',forwarded_bytes,packet_bytes,ocs_switches,packet_latency_s,packet_oversubscription,route,collective,choice,online_p50_s,online_p95_s,online_max_s,decisions,decision_p50_s,decision_p99_s,decision_max_s$' "$DIR/p/p.csv"
-expect_grep sweep-packet-bytes ',400,10us,greedy,ok,.*,0,[1-9][0-9]*,4,0,1,forward,ring,,,,,,,,$' "$DIR/p/p.csv"
+expect_grep sweep-columns ',forwarded_bytes,packet_bytes,ocs_switches,packet_latency_s,packet_oversubscription,route,collective,choice,online_p50_s,online_p95_s,online_max_s,decisions,decision_p50_s,decision_p99_s,decision_max_s,planned_nic_max_bytes,replanned_nic_max_bytes,online_nic_max_bytes$' "$DIR/p/p.csv"
+expect_grep sweep-packet-bytes ',400,10us,greedy,ok,.*,0,[1-9][0-9]*,4,0,1,forward,ring,,,,,,,,,,,$' "$DIR/p/p.csv"
 # Without the packet fabric the job has no route: an invalid point, with why.
 expect_grep sweep-no-route ',0,10us,greedy,invalid,.*no route from rank' "$DIR/p/p.csv"
 

@@ -163,6 +163,9 @@ struct EvalRow {
   std::optional<double> online_p50_s, online_p95_s, online_max_s;
   std::optional<std::uint64_t> decisions;
   std::optional<double> decision_p50_s, decision_p99_s, decision_max_s;
+  /// Uncertain routing: the peak NIC memory of the planned, re-planned and
+  /// (with EvalPoint::online) online runs, the maximum over the iterations.
+  std::optional<std::uint64_t> planned_nic_max_bytes, replanned_nic_max_bytes, online_nic_max_bytes;
   /// The fabric (docs/model.md, "Wiring", "Routes"): bytes forwarded over a
   /// scale-up peer to their rail, and sent on the packet fabric, per
   /// iteration (a folded workload: one copy's); the physical OCS the wiring

@@ -61,6 +61,12 @@ struct UncertainResult {
   std::optional<sim::Percentiles<std::int64_t>> online_iteration_ps;
   sim::Percentiles<double> decision_wall_s;
   std::uint64_t decisions = 0;
+  /// Peak NIC memory (sim::Metrics::peak_nic_bytes), the maximum over the
+  /// iterations: the plan for A run on each B_i, each B_i's own plan, and
+  /// (with online options and a task-level plan) the online runs.
+  std::uint64_t planned_peak_nic_bytes = 0;
+  std::uint64_t replanned_peak_nic_bytes = 0;
+  std::optional<std::uint64_t> online_peak_nic_bytes;
 };
 
 /// Plans `expected` with `scheduler` (options `sched_options`), runs the

@@ -10,9 +10,11 @@
 // (the same directed pair; in full duplex the same pair either way) and
 // tau otherwise; in full duplex a send and its reverse share their circuit
 // at the same time. A placed send becomes a hold for the next. The search
-// only reads holds near t: per port they are kept in start order with the
-// running maximum of their ends, so a binary search finds the first hold
-// that can reach t.
+// only reads holds near t: per port the forecast's are kept in start order
+// with the running maximum of their ends, so a binary search finds the
+// first hold that can reach t; the holds a decision places are kept apart,
+// in a short list per port, so that placing and taking them back does not
+// move the forecast's.
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -46,30 +48,42 @@ class PortTimelines {
   void add(core::SwitchId sw, const PortHold& h);
   /// Puts every port's holds in start order.
   void sort();
-  /// Adds a hold keeping the order (after sort()).
+  /// Adds a hold keeping the order (after sort()): to a short list per port
+  /// beside the forecast's, so that adding and taking back cost the length
+  /// of that list, not of the forecast's.
   void insert(core::SwitchId sw, const PortHold& h);
   /// Takes back a hold insert() added.
   void remove(core::SwitchId sw, const PortHold& h);
+  /// Takes back every hold insert() added, in the time of the ports they
+  /// touched.
+  void clear_inserted();
+  /// Whether insert() added holds not taken back since.
+  [[nodiscard]] bool has_inserted() const;
 
   /// The earliest start >= `t` at which a send src -> dst of duration `p`
-  /// fits on switch `sw` (both ports), given `tau` and the duplex.
+  /// fits on switch `sw` (both ports), given `tau` and the duplex; when it
+  /// is at or after `limit`, some time at or after `limit` (the search stops
+  /// there).
   [[nodiscard]] core::TimePs earliest(core::SwitchId sw, core::Rank src, core::Rank dst,
                                       core::TimePs p, core::TimePs t, core::TimePs tau,
-                                      core::Duplex duplex) const;
+                                      core::Duplex duplex,
+                                      core::TimePs limit = core::kMaxTimePs) const;
 
   [[nodiscard]] std::uint32_t switches() const { return switches_; }
 
  private:
   struct Port {
-    std::vector<PortHold> holds;
+    std::vector<PortHold> holds;        // add(): the forecast's, in start order after sort()
     std::vector<core::TimePs> max_end;  // per hold, the latest end of it and those before
+    std::vector<PortHold> added;        // insert(): in start order
   };
   [[nodiscard]] core::TimePs earliest_on(const Port& port, core::Rank src, core::Rank dst,
                                          core::TimePs p, core::TimePs t, core::TimePs tau,
-                                         core::Duplex duplex) const;
+                                         core::Duplex duplex, core::TimePs limit) const;
   std::uint32_t switches_;
   std::uint32_t ranks_;
-  std::vector<Port> ports_;  // sw * ranks + rank
+  std::vector<Port> ports_;           // sw * ranks + rank
+  std::vector<std::size_t> touched_;  // ports insert() added to since clear_inserted()
 };
 
 /// One send to place.
@@ -104,9 +118,10 @@ struct Inserted {
 /// A request not placed takes back the placements of the requests linked to
 /// it by `after`, either way and transitively (it keeps its plan order key,
 /// which theirs must stay on the right side of).
-/// `plan_switch`: each on its plan_sw only. With a deadline, stops when it
-/// has passed (checked before every send): the rest are returned unplaced.
-/// Deterministic without a deadline.
+/// `plan_switch`: each on its plan_sw only. With a deadline, anytime: a
+/// send is placed only while the longest placement so far would end before
+/// the deadline; the rest are returned unplaced. Deterministic without a
+/// deadline.
 std::vector<Inserted> insert_sends(
     PortTimelines& timelines, std::span<const InsertRequest> requests, core::TimePs tau,
     core::Duplex duplex,
@@ -127,17 +142,26 @@ struct Decided {
 /// "plan", "plan-switch", "plan-order", "longest-first".
 std::string_view to_string(Decided::Pick p);
 
+/// Whether a decision over `requests` keeps the plan's circuits: a circuit
+/// change (tau) costs at least the median request's transmission time.
+bool keeps_circuits(std::span<const InsertRequest> requests, core::TimePs tau);
+
 /// An online decision over requests given in the plan's order (each
 /// `after` earlier ones), whose ends where the plan has them are
-/// `plan_end_ps`: the requests inserted in that order on their plan
-/// switches, in that order on any switch, and longest first (a hop after
-/// the hops before it), each candidate scored by its latest end,
-/// then the sum of its ends (a request not placed counts at its plan end);
-/// the best wins, ties to the plan, then to the plan's order. `timelines`
-/// are scratch: they are left with the last candidate's holds. With a
-/// deadline, the candidates are tried while
-/// it has not passed, the one it cuts short with the sends it placed (the
-/// others at their plan ends). Deterministic without a deadline.
+/// `plan_end_ps`. Candidates: the requests inserted longest first (a hop
+/// after the hops before it), in the plan's order on their plan switches,
+/// and in that order on any switch; only the second where the decision
+/// keeps_circuits (moving a send to another circuit would cost more than
+/// the transfer it serves: docs/model.md, "Online MoE scheduling"). Each
+/// candidate is scored by its latest end, then the sum of its ends (a
+/// request not placed counts at its plan end); the best wins, ties to the
+/// plan, then to the plan switches, then to the plan's order. `timelines`
+/// (a forecast's holds, none inserted: std::invalid_argument otherwise)
+/// are scratch: they are left with the last candidate's holds inserted. With a
+/// deadline (anytime, as insert_sends) the candidates are tried, in the
+/// order above, while it leaves time, the one it cuts short counting with
+/// the sends it placed (the others at their plan ends). Deterministic
+/// without a deadline.
 Decided decide_insertion(
     PortTimelines& timelines, std::span<const InsertRequest> requests,
     std::span<const core::TimePs> plan_end_ps, core::TimePs tau, core::Duplex duplex,

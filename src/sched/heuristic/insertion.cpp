@@ -2,8 +2,10 @@
 #include "flux/sched/insertion.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 namespace flux::sched {
 
@@ -34,95 +36,142 @@ void PortTimelines::sort() {
 
 void PortTimelines::insert(core::SwitchId sw, const PortHold& h) {
   for (const core::Rank r : {h.src, h.dst}) {
-    Port& port = ports_[std::size_t{sw.value()} * ranks_ + r.value()];
-    const auto at = std::upper_bound(port.holds.begin(), port.holds.end(), h.start_ps,
-                                     [](TimePs t, const PortHold& x) { return t < x.start_ps; });
-    const auto k = static_cast<std::size_t>(at - port.holds.begin());
-    port.holds.insert(at, h);
-    const TimePs before = k == 0 ? std::numeric_limits<TimePs>::min() : port.max_end[k - 1];
-    port.max_end.insert(port.max_end.begin() + static_cast<std::ptrdiff_t>(k),
-                        std::max(before, h.end_ps));
-    for (std::size_t i = k + 1; i < port.max_end.size() && port.max_end[i] < h.end_ps; ++i) {
-      port.max_end[i] = h.end_ps;
-    }
+    const std::size_t k = std::size_t{sw.value()} * ranks_ + r.value();
+    std::vector<PortHold>& added = ports_[k].added;
+    if (added.empty()) touched_.push_back(k);
+    added.insert(std::upper_bound(added.begin(), added.end(), h.start_ps,
+                                  [](TimePs t, const PortHold& x) { return t < x.start_ps; }),
+                 h);
   }
 }
 
 void PortTimelines::remove(core::SwitchId sw, const PortHold& h) {
   for (const core::Rank r : {h.src, h.dst}) {
-    Port& port = ports_[std::size_t{sw.value()} * ranks_ + r.value()];
-    auto it = std::lower_bound(port.holds.begin(), port.holds.end(), h.start_ps,
-                               [](const PortHold& x, TimePs t) { return x.start_ps < t; });
-    while (it != port.holds.end() && !(it->start_ps == h.start_ps && it->end_ps == h.end_ps &&
-                                       it->src == h.src && it->dst == h.dst)) {
-      ++it;
-    }
-    if (it == port.holds.end()) continue;
-    const auto k = static_cast<std::size_t>(it - port.holds.begin());
-    port.holds.erase(it);
-    port.max_end.erase(port.max_end.begin() + static_cast<std::ptrdiff_t>(k));
-    for (std::size_t i = k; i < port.holds.size(); ++i) {  // until the prefix maxima agree again
-      const TimePs m = std::max(i == 0 ? std::numeric_limits<TimePs>::min() : port.max_end[i - 1],
-                                port.holds[i].end_ps);
-      if (m == port.max_end[i]) break;
-      port.max_end[i] = m;
-    }
+    std::vector<PortHold>& added = ports_[std::size_t{sw.value()} * ranks_ + r.value()].added;
+    const auto it = std::find_if(added.begin(), added.end(), [&](const PortHold& x) {
+      return x.start_ps == h.start_ps && x.end_ps == h.end_ps && x.src == h.src && x.dst == h.dst;
+    });
+    if (it != added.end()) added.erase(it);
   }
 }
 
+void PortTimelines::clear_inserted() {
+  for (const std::size_t k : touched_) ports_[k].added.clear();
+  touched_.clear();
+}
+
+bool PortTimelines::has_inserted() const {
+  return std::any_of(touched_.begin(), touched_.end(),
+                     [&](std::size_t k) { return !ports_[k].added.empty(); });
+}
+
+namespace {
+
+// One pass over holds [first, last) in start order: t moved past every
+// hold it conflicts with (docs atop insertion.hpp), stopping at the first
+// hold that starts late enough for it and every later one. In full duplex
+// a hold of the reverse direction shares its circuit at the same time.
+template <typename It>
+TimePs pass(It first, It last, core::Rank src, core::Rank dst, TimePs p, TimePs t, TimePs tau,
+            bool full, TimePs limit) {
+  for (; first != last && t < limit; ++first) {
+    const PortHold& h = *first;
+    if (t + p + tau <= h.start_ps) break;
+    if (full && h.src == dst && h.dst == src) continue;
+    const TimePs r = (h.src == src && h.dst == dst) ? 0 : tau;
+    if (t >= h.end_ps + r || t + p + r <= h.start_ps) continue;
+    t = h.end_ps + r;
+  }
+  return t;
+}
+
+}  // namespace
+
 TimePs PortTimelines::earliest_on(const Port& port, core::Rank src, core::Rank dst, TimePs p,
-                                  TimePs t, TimePs tau, core::Duplex duplex) const {
+                                  TimePs t, TimePs tau, core::Duplex duplex, TimePs limit) const {
   const bool full = duplex == core::Duplex::kFull;
-  // One scan suffices in half duplex: a hold passed because t was before
-  // it with R = 0 is the same directed pair, on the other port too, where
-  // earliest()'s alternation checks it again; any other hold passed that
-  // way starts tau after t + p, which ends the scan. In full duplex the two
-  // directions of a circuit overlap: scan again until t stays.
+  // A pass over the forecast's holds, then over those inserted since, until
+  // t stays: each pass moves t to the earliest start at or after it that
+  // no hold of its set conflicts with, so the fixed point is the earliest
+  // for both. The forecast's pass starts at the first hold whose prefix
+  // maximum of ends reaches past t - tau (every hold before it ends, with
+  // its penalty, by t). One pass over a set suffices in half duplex: a
+  // hold passed because t was before it with R = 0 is the same directed
+  // pair, on the other port too, where earliest()'s alternation checks it
+  // again; any other hold passed that way starts tau after t + p, which
+  // ends the pass. In full duplex the two directions of a circuit overlap:
+  // the passes repeat until t stays.
   for (;;) {
     const TimePs before = t;
-    // The holds before the first whose prefix maximum of ends reaches past
-    // t - tau all end, with their penalty, by t: the scan starts there.
     const auto first = std::partition_point(port.max_end.begin(), port.max_end.end(),
                                             [&](TimePs e) { return e + tau <= t; });
-    auto it = port.holds.begin() + (first - port.max_end.begin());
-    for (; it != port.holds.end(); ++it) {
-      const PortHold& h = *it;
-      if (t + p + tau <= h.start_ps) break;  // it and every later one start late enough
-      if (full && h.src == dst && h.dst == src) continue;  // its circuit's other direction
-      const TimePs r = (h.src == src && h.dst == dst) ? 0 : tau;
-      if (t >= h.end_ps + r || t + p + r <= h.start_ps) continue;
-      t = h.end_ps + r;
-    }
-    if (!full || t == before) return t;
+    t = pass(port.holds.begin() + (first - port.max_end.begin()), port.holds.end(), src, dst, p, t,
+             tau, full, limit);
+    t = pass(port.added.begin(), port.added.end(), src, dst, p, t, tau, full, limit);
+    if (t == before || t >= limit) return t;
   }
 }
 
 TimePs PortTimelines::earliest(core::SwitchId sw, core::Rank src, core::Rank dst, TimePs p,
-                               TimePs t, TimePs tau, core::Duplex duplex) const {
+                               TimePs t, TimePs tau, core::Duplex duplex, TimePs limit) const {
   const Port& a = ports_[std::size_t{sw.value()} * ranks_ + src.value()];
   const Port& b = ports_[std::size_t{sw.value()} * ranks_ + dst.value()];
   for (;;) {  // alternate until both ports agree; t only grows
-    const TimePs ta = earliest_on(a, src, dst, p, t, tau, duplex);
-    const TimePs tb = earliest_on(b, src, dst, p, ta, tau, duplex);
-    if (tb == ta) return ta;
+    const TimePs ta = earliest_on(a, src, dst, p, t, tau, duplex, limit);
+    if (ta >= limit) return ta;
+    const TimePs tb = earliest_on(b, src, dst, p, ta, tau, duplex, limit);
+    if (tb == ta || tb >= limit) return tb;
     t = tb;
   }
 }
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+// An anytime decision's deadline: a step (one send's placement) starts
+// only while the longest step so far would still end before it, so a
+// decision returns by its deadline unless one step runs far past the ones
+// before it (the machine, not the search).
+class Deadline {
+ public:
+  // The time until the first step counts as a step (the caller's set-up).
+  explicit Deadline(std::optional<Clock::time_point> at) : at_(at) {
+    if (at_) started_ = Clock::now();
+  }
+  // Whether the next step may start; times the one before.
+  bool next() {
+    if (!at_) return true;
+    const Clock::time_point now = Clock::now();
+    if (started_) longest_ = std::max(longest_, now - *started_);
+    started_ = now;
+    return now + longest_ < *at_;
+  }
+  // The step in progress (a candidate's last) has ended.
+  void stop() {
+    if (!at_ || !started_) return;
+    longest_ = std::max(longest_, Clock::now() - *started_);
+    started_.reset();
+  }
+  // Whether another candidate may start.
+  [[nodiscard]] bool open() const { return !at_ || Clock::now() + longest_ < *at_; }
+
+ private:
+  std::optional<Clock::time_point> at_;
+  std::optional<Clock::time_point> started_;
+  Clock::duration longest_{0};
+};
+
 // insert_sends in `order` (positions of `requests`): the result per request.
 std::vector<Inserted> insert_in_order(PortTimelines& timelines,
                                       std::span<const InsertRequest> requests,
                                       std::span<const std::uint32_t> order, TimePs tau,
-                                      core::Duplex duplex,
-                                      std::optional<std::chrono::steady_clock::time_point> deadline,
-                                      bool plan_switch) {
+                                      core::Duplex duplex, Deadline& deadline, bool plan_switch) {
   std::vector<Inserted> out(requests.size());
   std::vector<TimePs> end(requests.size(), std::numeric_limits<TimePs>::min());
   for (std::size_t i = 0; i < requests.size(); ++i) out[i].task = requests[i].task;
   for (const std::uint32_t i : order) {
-    if (deadline && std::chrono::steady_clock::now() >= *deadline) break;
+    if (!deadline.next()) break;
     const InsertRequest& q = requests[i];
     TimePs release = q.release_ps;
     bool ready = true;
@@ -137,15 +186,18 @@ std::vector<Inserted> insert_in_order(PortTimelines& timelines,
     std::optional<std::pair<core::SwitchId, TimePs>> best;
     for (std::uint32_t s = 0; s < timelines.switches(); ++s) {
       if (plan_switch && core::SwitchId(s) != q.plan_sw) continue;
+      // Only a start before the bound and before the best so far can win.
+      const TimePs limit = best ? std::min(q.before_ps, best->second) : q.before_ps;
       const TimePs t =
-          timelines.earliest(core::SwitchId(s), q.src, q.dst, q.p_ps, release, tau, duplex);
-      if (t < q.before_ps && (!best || t < best->second)) best.emplace(core::SwitchId(s), t);
+          timelines.earliest(core::SwitchId(s), q.src, q.dst, q.p_ps, release, tau, duplex, limit);
+      if (t < limit) best.emplace(core::SwitchId(s), t);
     }
     if (!best) continue;
     out[i].at = best;
     end[i] = best->second + q.p_ps;
     timelines.insert(best->first, PortHold{best->second, end[i], q.src, q.dst});
   }
+  deadline.stop();
   // A request left at its plan place keeps its plan order key, which a
   // request it is linked to by `after` (either way) and placed anew could
   // now be on the wrong side of: the placements of every chain of `after`
@@ -178,7 +230,8 @@ std::vector<Inserted> insert_sends(PortTimelines& timelines,
                                    bool plan_switch) {
   std::vector<std::uint32_t> order(requests.size());
   std::iota(order.begin(), order.end(), 0u);
-  return insert_in_order(timelines, requests, order, tau, duplex, deadline, plan_switch);
+  Deadline until(deadline);
+  return insert_in_order(timelines, requests, order, tau, duplex, until, plan_switch);
 }
 
 namespace {
@@ -203,17 +256,6 @@ Score score(std::span<const InsertRequest> requests, std::span<const TimePs> pla
   return s;
 }
 
-// Takes the holds of `placed` back out of `timelines`.
-void undo(PortTimelines& timelines, std::span<const InsertRequest> requests,
-          const std::vector<Inserted>& placed) {
-  for (std::size_t i = 0; i < placed.size(); ++i) {
-    if (!placed[i].at) continue;
-    const InsertRequest& q = requests[i];
-    timelines.remove(placed[i].at->first,
-                     PortHold{placed[i].at->second, placed[i].at->second + q.p_ps, q.src, q.dst});
-  }
-}
-
 }  // namespace
 
 std::string_view to_string(Decided::Pick p) {
@@ -230,27 +272,50 @@ std::string_view to_string(Decided::Pick p) {
   return "plan";
 }
 
+bool keeps_circuits(std::span<const InsertRequest> requests, TimePs tau) {
+  if (requests.empty()) return true;
+  std::vector<TimePs> p;
+  p.reserve(requests.size());
+  for (const InsertRequest& q : requests) p.push_back(q.p_ps);
+  const auto mid = p.begin() + static_cast<std::ptrdiff_t>(p.size() / 2);
+  std::nth_element(p.begin(), mid, p.end());
+  return tau >= *mid;
+}
+
 Decided decide_insertion(PortTimelines& timelines, std::span<const InsertRequest> requests,
                          std::span<const TimePs> plan_end_ps, TimePs tau, core::Duplex duplex,
                          std::optional<std::chrono::steady_clock::time_point> deadline) {
+  Deadline until(deadline);
+  if (timelines.has_inserted()) {
+    throw std::invalid_argument("decide_insertion: the timelines hold inserted sends");
+  }
   const std::size_t n = requests.size();
   Decided best;
   best.placed.resize(n);
-  Score best_score;
-  for (std::size_t i = 0; i < n; ++i) {
-    best.placed[i].task = requests[i].task;
-    best_score.latest = std::max(best_score.latest, plan_end_ps[i]);
-    best_score.sum += plan_end_ps[i];
-  }
-  // The orders: the plan's, and longest first (a hop after the hops before
-  // it), sorted only when its turn comes (a deadline may come first).
+  for (std::size_t i = 0; i < n; ++i) best.placed[i].task = requests[i].task;
+  Score best_score = score(requests, plan_end_ps, best.placed);
+  // The candidates: where a circuit change costs at least the typical
+  // send, only the plan's switches in the plan's order; otherwise longest
+  // first (a hop after the hops before it) first, as it wins most
+  // decisions (a deadline that cuts the search short has it whole), then
+  // the plan's order on the plan's switches and on any. Ties go to the
+  // plan, then to the plan switches, then to the plan order, whatever the
+  // order tried.
+  using Pick = Decided::Pick;
+  static constexpr std::array kKeep = {Pick::kPlanSwitch};
+  static constexpr std::array kAll = {Pick::kLongestFirst, Pick::kPlanSwitch, Pick::kPlanOrder};
+  const std::span<const Pick> tried =
+      keeps_circuits(requests, tau) ? std::span<const Pick>(kKeep) : std::span<const Pick>(kAll);
   std::vector<std::uint32_t> plan_order(n);
   std::iota(plan_order.begin(), plan_order.end(), 0u);
   std::vector<std::uint32_t> longest;
-  for (const Decided::Pick pick :
-       {Decided::Pick::kPlanSwitch, Decided::Pick::kPlanOrder, Decided::Pick::kLongestFirst}) {
-    if (deadline && std::chrono::steady_clock::now() >= *deadline) break;
-    if (pick == Decided::Pick::kLongestFirst) {
+  for (std::size_t k = 0; k < tried.size(); ++k) {
+    const Pick pick = tried[k];
+    if (!until.open()) break;
+    if (pick == Pick::kLongestFirst) {
+      // The sort is a step too: the longest step so far is what a decision
+      // keeps in reserve for its last one and its wrap-up (O(requests)).
+      if (!until.next()) break;
       std::vector<std::uint32_t> depth(n, 0);
       for (std::size_t i = 0; i < n; ++i) {
         for (const auto& [j, c] : requests[i].after) depth[i] = std::max(depth[i], depth[j] + 1);
@@ -261,23 +326,19 @@ Decided decide_insertion(PortTimelines& timelines, std::span<const InsertRequest
         return requests[x].p_ps > requests[y].p_ps;
       });
     }
-    const std::vector<std::uint32_t>& order =
-        pick == Decided::Pick::kLongestFirst ? longest : plan_order;
+    const std::vector<std::uint32_t>& order = pick == Pick::kLongestFirst ? longest : plan_order;
     // Cut short by the deadline, a candidate counts with the sends it placed
     // (the rest at their plan places).
-    std::vector<Inserted> placed = insert_in_order(timelines, requests, order, tau, duplex,
-                                                   deadline, pick == Decided::Pick::kPlanSwitch);
+    std::vector<Inserted> placed =
+        insert_in_order(timelines, requests, order, tau, duplex, until, pick == Pick::kPlanSwitch);
     const Score s = score(requests, plan_end_ps, placed);
-    // The next candidate starts from the timelines as they were; none
-    // follows the last one, or one the deadline cut short.
-    if (pick != Decided::Pick::kLongestFirst &&
-        !(deadline && std::chrono::steady_clock::now() >= *deadline)) {
-      undo(timelines, requests, placed);
+    if (s.better(best_score) || (!best_score.better(s) && pick < best.pick)) {
+      best_score = s;
+      best.pick = pick;
+      best.placed = std::move(placed);
     }
-    if (!s.better(best_score)) continue;
-    best_score = s;
-    best.pick = pick;
-    best.placed = std::move(placed);
+    // The next candidate starts from the timelines as they were.
+    if (k + 1 < tried.size()) timelines.clear_inserted();
   }
   return best;
 }
