@@ -157,7 +157,8 @@ bool keeps_circuits(std::span<const InsertRequest> requests, core::TimePs tau);
 /// request not placed counts at its plan end); the best wins, ties to the
 /// plan, then to the plan switches, then to the plan's order. `timelines`
 /// (a forecast's holds, none inserted: std::invalid_argument otherwise)
-/// are scratch: they are left with the last candidate's holds inserted. With a
+/// are scratch: on return they may hold a candidate's inserted holds
+/// (clear_inserted() before another decision). With a
 /// deadline (anytime, as insert_sends) the candidates are tried, in the
 /// order above, while it leaves time, the one it cuts short counting with
 /// the sends it placed (the others at their plan ends). Deterministic

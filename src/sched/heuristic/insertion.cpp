@@ -95,12 +95,9 @@ TimePs PortTimelines::earliest_on(const Port& port, core::Rank src, core::Rank d
   // no hold of its set conflicts with, so the fixed point is the earliest
   // for both. The forecast's pass starts at the first hold whose prefix
   // maximum of ends reaches past t - tau (every hold before it ends, with
-  // its penalty, by t). One pass over a set suffices in half duplex: a
-  // hold passed because t was before it with R = 0 is the same directed
-  // pair, on the other port too, where earliest()'s alternation checks it
-  // again; any other hold passed that way starts tau after t + p, which
-  // ends the pass. In full duplex the two directions of a circuit overlap:
-  // the passes repeat until t stays.
+  // its penalty, by t). The passes repeat until t stays: a pass over one
+  // set can move t into a hold of the other, and in full duplex into one
+  // of its own (a circuit's two directions overlap).
   for (;;) {
     const TimePs before = t;
     const auto first = std::partition_point(port.max_end.begin(), port.max_end.end(),
