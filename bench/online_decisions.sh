@@ -6,7 +6,8 @@
 # latency model the iteration time and every decision's wall time (p50,
 # p99, max). Prints a markdown table. Usage: bench/online_decisions.sh BUILD_DIR
 #   env BUDGETS (default "10us 100us 1ms"), TAU (default 1us),
-#   TIME_LIMIT (the plan's, default 10s).
+#   TIME_LIMIT (the plan's, default 10s), RESERVED (measured runs with a
+#   reserve, BUDGET:RESERVE pairs, default "100us:30us").
 set -euo pipefail
 build=$1
 flux=$build/apps/flux/flux
@@ -35,4 +36,12 @@ row "planned once (ordered)"
 for b in ${BUDGETS:-10us 100us 1ms}; do
   row "online, $b modelled" --online --decision-budget "$b"
   row "online, $b measured" --online --decision-budget "$b" --decision-latency measured
+  for pair in ${RESERVED-100us:30us}; do
+    [ "${pair%%:*}" = "$b" ] || continue
+    row "online, $b measured, ${pair#*:} reserved" --online --decision-budget "$b" \
+      --decision-latency measured --decision-reserve "${pair#*:}"
+  done
 done
+# The machine's stalls (what a measured decision cannot plan for).
+stalls=$build/bench/clock_stalls
+if [ -x "$stalls" ]; then "$stalls" 5; fi

@@ -119,13 +119,27 @@ TEST(Insertion, AHopLeftAtItsPlaceTakesBackTheHopBeforeIt) {
 }
 
 TEST(Insertion, CandidatesTiesAndKeepingThePlanCircuits) {
-  // keeps_circuits: tau at least the median request's transmission time.
+  // keeps_circuits: tau at least the weighted median of the requests'
+  // transmission times: sorted 1, 5, 9 us (sum 15), the running sum first
+  // reaches half at 9 us (the plain median, 5 us, would keep them at 5).
   std::vector<sched::InsertRequest> q(3);
   q[0] = {0, Rank(0), Rank(2), 1 * kUs, SwitchId(0), 0, sched::kNoBound, {}};
   q[1] = {1, Rank(1), Rank(3), 9 * kUs, SwitchId(0), 0, sched::kNoBound, {}};
   q[2] = {2, Rank(2), Rank(0), 5 * kUs, SwitchId(0), 0, sched::kNoBound, {}};
-  EXPECT_TRUE(sched::keeps_circuits(q, 5 * kUs));
-  EXPECT_FALSE(sched::keeps_circuits(q, 5 * kUs - 1));
+  EXPECT_TRUE(sched::keeps_circuits(q, 9 * kUs));
+  EXPECT_FALSE(sched::keeps_circuits(q, 9 * kUs - 1));
+  EXPECT_FALSE(sched::keeps_circuits(q, 5 * kUs));
+  // Skew: four header-only sends of 1 us and one of 20 us; the middle of
+  // the time is in the long one.
+  std::vector<sched::InsertRequest> skew(5, q[0]);
+  skew[4].p_ps = 20 * kUs;
+  EXPECT_FALSE(sched::keeps_circuits(skew, 19 * kUs));
+  EXPECT_TRUE(sched::keeps_circuits(skew, 20 * kUs));
+  // Halves exactly: 2 and 2 us, the first reaches half.
+  std::vector<sched::InsertRequest> two(2, q[0]);
+  two[0].p_ps = two[1].p_ps = 2 * kUs;
+  EXPECT_TRUE(sched::keeps_circuits(two, 2 * kUs));
+  EXPECT_FALSE(sched::keeps_circuits(two, 2 * kUs - 1));
   EXPECT_TRUE(sched::keeps_circuits({}, 0));
 
   // One send 0 -> 2 of 10 us planned on switch 0 to end at 60 us; switch
@@ -290,6 +304,18 @@ TEST(Online, Errors) {
   EXPECT_EQ(test::error_of([] { (void)runtime::decision_latency_from_string("fast"); }),
             "decision_latency = fast: must be modelled or measured");
   EXPECT_EQ(runtime::decision_latency_from_string("measured"), runtime::DecisionLatency::kMeasured);
+  o.budget_ps = 100 * core::kPsPerUs;
+  o.reserve_ps = 30 * core::kPsPerUs;
+  EXPECT_EQ(test::error_of([&] { o.validate(); }),
+            "decision_reserve = 30 us: applies with a measured decision latency only");
+  o.latency = runtime::DecisionLatency::kMeasured;
+  EXPECT_NO_THROW(o.validate());
+  o.reserve_ps = o.budget_ps;
+  EXPECT_EQ(test::error_of([&] { o.validate(); }),
+            "decision_reserve = 100 us: must be below the decision budget (100 us)");
+  o.reserve_ps = -1;
+  EXPECT_EQ(test::error_of([&] { o.validate(); }),
+            "decision_reserve = -1 ps: must be between 0 and 10 s");
   const schedule::Schedule rotor = sched::run_scheduler("rotornet", a, sys, quick());
   EXPECT_EQ(test::error_of([&] { (void)runtime::run_online(a, b, rotor, {}); }),
             "scheduler = rotornet: online scheduling needs a task-level plan (a switch and a "
@@ -340,6 +366,21 @@ TEST(Online, AMeasuredBudgetStopsTheDecision) {
   }
   EXPECT_EQ(r.replay.metrics.iteration_time_ps,
             sim::simulate_on(a, b, plan).metrics.iteration_time_ps);
+  // A budget of 10 ms places sends; with all of it but 1 ps reserved the
+  // deadline is the decision's start, and none is.
+  o.budget_ps = 10 * core::kPsPerMs;
+  std::uint32_t placed = 0;
+  for (const runtime::Decision& d : runtime::run_online(a, b, plan, o).decisions) {
+    placed += d.placed;
+  }
+  EXPECT_GT(placed, 0u);
+  o.reserve_ps = o.budget_ps - 1;
+  const runtime::OnlineRun reserved = runtime::run_online(a, b, plan, o);
+  ASSERT_FALSE(reserved.decisions.empty());
+  for (const runtime::Decision& d : reserved.decisions) {
+    EXPECT_EQ(d.placed, 0u);
+    EXPECT_EQ(d.pick, sched::Decided::Pick::kPlan);
+  }
 }
 
 }  // namespace

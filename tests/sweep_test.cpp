@@ -764,6 +764,44 @@ TEST(SweepSpec, MoeAxesAndUncertainRouting) {
             0.0);
 }
 
+// decision_reserve: measured points keep it back from their budget,
+// modelled ones run to completion without it; a reserve at or above the
+// budget is a failed point, naming both.
+TEST(SweepSpec, DecisionReserveAxis) {
+  const SweepSpec s = SweepSpec::parse(
+      "[axes]\nmodel = \"mixtral-8x7b\"\nlayers = 2\ndp = 4\nep = 4\nseq = 1024\n"
+      "routing = \"zipf:1.2\"\nrouting_iterations = 2\ntau = \"10us\"\n"
+      "scheduler = \"greedy\"\ndecision_budget = [\"100us\", \"20us\"]\n"
+      "decision_latency = [\"modelled\", \"measured\"]\ndecision_reserve = \"30us\"\n",
+      "s.toml", false);
+  const std::vector<Point> points = s.points();
+  ASSERT_EQ(points.size(), 4u);
+  // Out of the option's range: refused with the file.
+  const auto err = [](const std::string& reserve) {
+    return error_of([&] {
+      (void)SweepSpec::parse(
+          "[axes]\nscheduler = \"greedy\"\ndecision_reserve = \"" + reserve + "\"\n", "s.toml",
+          false);
+    });
+  };
+  EXPECT_EQ(err("20s"), "s.toml: line 3, axes.decision_reserve = 20s: must be between 0 and 10 s");
+  EXPECT_EQ(err("-1us").substr(0, 55), "s.toml: line 3, axes.decision_reserve = -1us: must be b");
+  for (const Point& p : points) {
+    ASSERT_TRUE(p.config.online.has_value());
+    const runtime::OnlineOptions& o = *p.config.online;
+    if (o.latency == runtime::DecisionLatency::kModelled) {
+      EXPECT_EQ(o.reserve_ps, 0);
+      EXPECT_EQ(p.invalid, "");
+    } else {
+      EXPECT_EQ(o.reserve_ps, 30 * core::kPsPerUs);
+      EXPECT_EQ(p.invalid, o.budget_ps == 20 * core::kPsPerUs
+                               ? "decision_reserve = 30 us: must be below the decision budget "
+                                 "(20 us)"
+                               : "");
+    }
+  }
+}
+
 // plan_routing = "expected": under zipf routing the plan run on the later
 // iterations is made for the expected (uniform) routing; the re-plans are
 // the same as with "draw". Checked against runtime::run_uncertain called

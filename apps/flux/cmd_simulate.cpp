@@ -161,12 +161,14 @@ void print_online(FILE* out, const runtime::OnlineRun& r, const runtime::OnlineO
     walls.push_back(d.wall_s);
   }
   const sim::Percentiles<double> w = sim::nearest_rank(walls);
+  std::string latency(runtime::to_string(o.latency));
+  if (o.reserve_ps != 0) latency += ", " + core::format_duration(o.reserve_ps) + " reserved";
   std::fprintf(out,
                "online           %u reveals, %zu decisions (%u kept the plan: sizes as "
                "predicted), %llu of %llu sends placed anew; budget %s (%s)\n",
                r.reveals, r.decisions.size(), r.kept, static_cast<unsigned long long>(placed),
                static_cast<unsigned long long>(sends), core::format_duration(o.budget_ps).c_str(),
-               std::string(runtime::to_string(o.latency)).c_str());
+               latency.c_str());
   if (!walls.empty()) {
     std::fprintf(out,
                  "decision time    p50 %.1f us, p99 %.1f us, max %.1f us (wall; the forecasts "

@@ -286,6 +286,7 @@ def simulate(
     online: bool = ...,
     decision_budget: _Time = ...,
     decision_latency: Literal["modelled", "measured"] = ...,
+    decision_reserve: _Time = ...,
 ) -> SimResult: ...
 def read_metrics(path: _Path) -> Mapping[str, Any]: ...
 

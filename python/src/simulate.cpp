@@ -77,16 +77,22 @@ PySimResult run_simulate(const PyWorkload& given_w, const PySchedule& s, py::kwa
   const std::size_t before = py::len(kw);
   try {
     apply_options(runtime::kOnlineOptions, online_options, kw);
+  } catch (const core::InputError& e) {
+    throw frontend::option_error(e, runtime::kOnlineOptions);
+  }
+  // Without online=True they are refused whatever their values, as the CLI
+  // refuses them without --online.
+  if (!online && py::len(kw) != before) {
+    throw core::InputError(
+        "", "online", "False",
+        "decision_budget, decision_latency and decision_reserve apply with online=True only");
+  }
+  try {
     online_options.validate();
   } catch (const core::InputError& e) {
     throw frontend::option_error(e, runtime::kOnlineOptions);
   }
-  if (online) {
-    online = online_options;
-  } else if (py::len(kw) != before) {
-    throw core::InputError("", "online", "False",
-                           "decision_budget and decision_latency apply with online=True only");
-  }
+  if (online) online = online_options;
   if (py::object v = take(kw, "seed")) {
     try {  // the keyword is seed (the CLI's --perturb-seed)
       o.perturbation.seed = number_of(std::get<1>(sim::kPerturbationOptions), v);

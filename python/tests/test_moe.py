@@ -168,3 +168,15 @@ def test_online_matches_cli(tmp_path, cli, uniform, zipf):
                                                  "longest-first"}
     with pytest.raises(flux.InputError, match="--decision-budget = -1us: must be between 0"):
         flux.simulate(uniform, s, run_on=zipf, online=True, decision_budget="-1us")
+    with pytest.raises(flux.InputError, match="--decision-reserve = 30 us: applies with a measured"):
+        flux.simulate(uniform, s, run_on=zipf, online=True, decision_reserve="30us")
+    with pytest.raises(flux.InputError, match="apply with online=True only"):
+        flux.simulate(uniform, s, run_on=zipf, decision_reserve="30us")
+    # A reserve that leaves no time: every decision stops before its first step.
+    kept = flux.simulate(uniform, s, run_on=zipf, online=True, decision_latency="measured",
+                         decision_budget="1ns", decision_reserve="500ps")
+    assert kept.decisions and all(d["placed"] == 0 for d in kept.decisions)
+    # Without it (the same budget, measured) decisions place sends.
+    free = flux.simulate(uniform, s, run_on=zipf, online=True, decision_latency="measured",
+                         decision_budget="100us")
+    assert sum(d["placed"] for d in free.decisions) > 0

@@ -33,6 +33,17 @@ DecisionLatency decision_latency_from_string(std::string_view s) {
 
 void OnlineOptions::validate() const {
   core::check_options(kOnlineOptions, *this);
+  if (reserve_ps == 0) return;
+  const std::string value = core::format_duration(reserve_ps);
+  if (latency != DecisionLatency::kMeasured) {
+    throw core::InputError("", "decision_reserve", value,
+                           "applies with a measured decision latency only");
+  }
+  if (reserve_ps >= budget_ps) {
+    throw core::InputError(
+        "", "decision_reserve", value,
+        "must be below the decision budget (" + core::format_duration(budget_ps) + ")");
+  }
 }
 
 namespace {
@@ -354,7 +365,8 @@ class Online {
     const auto t0 = std::chrono::steady_clock::now();
     const sched::Decided decided = sched::decide_insertion(
         timelines, requests, plan_end, tau, sys_.duplex,
-        measured ? std::optional(t0 + std::chrono::nanoseconds(options_.budget_ps / 1000))
+        measured ? std::optional(t0 + std::chrono::nanoseconds(
+                                          (options_.budget_ps - options_.reserve_ps) / 1000))
                  : std::nullopt);
     Decision d;
     d.wall_s = seconds_since(t0);

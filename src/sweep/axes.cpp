@@ -158,6 +158,7 @@ std::vector<AxisInfo> axis_table() {
       {"decision_latency", AxisType::kName,
        "MoE, with decision_budget: modelled (a decision takes the budget) or measured (its wall "
        "time)"},
+      option_axis(runtime::kOnlineOptions, "decision_reserve"),
       option_axis(kSystemOptions, "scaleup_size"),
       option_axis(kSystemOptions, "scaleup_gbps"),
       option_axis(kSystemOptions, "switches"),

@@ -79,6 +79,11 @@ void EvalSetup::apply(std::string_view axis, const std::string& v) {
     const runtime::DecisionLatency l = runtime::decision_latency_from_string(v);
     latency = l;
     if (online) online->latency = l;
+  } else if (axis == "decision_reserve") {
+    reserve_ps = core::parse_duration(v, "decision_reserve");
+    runtime::OnlineOptions probe;  // its bounds, from the option's entry
+    probe.reserve_ps = reserve_ps;
+    core::check_options(runtime::kOnlineOptions, probe);
   } else if (axis == "routing_replan_limit") {
     routing_replan_limit_s = core::ps_to_seconds(core::parse_duration(v, "routing_replan_limit"));
   } else if (axis == "layers") {
@@ -189,7 +194,11 @@ eval::EvalPoint EvalSetup::config() const {
   c.routing_replan_limit_s = routing_replan_limit_s;
   c.channels = channels;
   c.online = online;
-  if (c.online) c.online->latency = latency;
+  if (c.online) {
+    c.online->latency = latency;
+    // A modelled decision runs to completion: it has nothing to reserve.
+    if (latency == runtime::DecisionLatency::kMeasured) c.online->reserve_ps = reserve_ps;
+  }
   return c;
 }
 

@@ -35,7 +35,8 @@ struct EvalSetup {
   double routing_replan_limit_s = 0;             ///< EvalPoint's
   std::optional<runtime::OnlineOptions> online;  ///< EvalPoint's (decision_budget)
   runtime::DecisionLatency latency = runtime::DecisionLatency::kModelled;  ///< decision_latency
-  std::uint32_t channels = 1;                                              ///< EvalPoint's
+  core::TimePs reserve_ps = 0;  ///< decision_reserve (measured points)
+  std::uint32_t channels = 1;   ///< EvalPoint's
   /// A robustness point's straggler, failure and re-planning.
   eval::RobustPoint robust;
   bool failure = false;  ///< fail_at > 0

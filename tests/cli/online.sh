@@ -38,6 +38,13 @@ expect_grep known-equal '^schedule says .*\(equal\)$' "$DIR/known.out"
 expect_ok measured -- "$FLUX" simulate "$u" --schedule "$DIR/s.json" --run-on "$z" --online \
   --decision-latency measured
 expect_grep measured-line 'budget 100 us \(measured\)$' "$DIR/measured.out"
+expect_grep measured-placed ' [1-9][0-9]* of [0-9]+ sends placed anew' "$DIR/measured.out"
+# A reserve that leaves no time (the deadline is the decision's start):
+# every decision stops before its first step, the plan's places kept.
+expect_ok reserved -- "$FLUX" simulate "$u" --schedule "$DIR/s.json" --run-on "$z" --online \
+  --decision-latency measured --decision-budget 1ns --decision-reserve 500ps
+expect_grep reserved-line ' 0 of [0-9]+ sends placed anew; budget 1 ns \(measured, 500 ps reserved\)$' \
+  "$DIR/reserved.out"
 
 # Refused: one line, exit 2, nothing written.
 expect_error no-run-on 2 '^flux: error: --online: needs --run-on' -- \
@@ -45,6 +52,12 @@ expect_error no-run-on 2 '^flux: error: --online: needs --run-on' -- \
 expect_error budget-alone 2 '^flux: error: --online: --decision-budget apply with --online only' -- \
   "$FLUX" simulate "$u" --schedule "$DIR/s.json" --run-on "$z" --decision-budget 1ms \
   -o "$DIR/bad.json"
+expect_error reserve-modelled 2 '^flux: error: --decision-reserve = 30 us: applies with a measured decision latency only$' -- \
+  "$FLUX" simulate "$u" --schedule "$DIR/s.json" --run-on "$z" --online --decision-reserve 30us \
+  -o "$DIR/bad.json"
+expect_error reserve-big 2 '^flux: error: --decision-reserve = 1 ms: must be below the decision budget \(100 us\)$' -- \
+  "$FLUX" simulate "$u" --schedule "$DIR/s.json" --run-on "$z" --online --decision-latency measured \
+  --decision-reserve 1ms -o "$DIR/bad.json"
 expect_error bad-budget 2 '^flux: error: --decision-budget = -1us' -- \
   "$FLUX" simulate "$u" --schedule "$DIR/s.json" --run-on "$z" --online --decision-budget -1us \
   -o "$DIR/bad.json"

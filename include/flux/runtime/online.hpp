@@ -43,7 +43,8 @@
 // The latency d is the budget (kModelled: deterministic, the decision runs
 // to completion whatever its wall time, which is reported beside) or the
 // decision's measured wall time (kMeasured: the decision stops at the
-// budget, the sends not placed by then keep the plan's place, and the ones
+// budget, less a reserve for the machine's stalls if one is given, the
+// sends not placed by then keep the plan's place, and the ones
 // placed are released at D_u + the wall time; what it may move and its
 // instants are planned with the budget). The forecast's upkeep is the
 // runtime's bookkeeping, timed apart (OnlineRun::forecast_wall_s): a
@@ -66,7 +67,7 @@ namespace flux::runtime {
 /// How a decision's latency counts in simulated time.
 enum class DecisionLatency : std::uint8_t {
   kModelled,  ///< the budget, always: deterministic
-  kMeasured,  ///< the decision's wall time; the decision stops at the budget
+  kMeasured,  ///< the decision's wall time; it stops at the budget (less the reserve)
 };
 std::string_view to_string(DecisionLatency l);
 /// "modelled" or "measured"; throws core::InputError (field decision_latency).
@@ -76,6 +77,10 @@ struct OnlineOptions {
   /// The decision budget, ps (`--decision-budget`).
   core::TimePs budget_ps = 100 * core::kPsPerUs;
   DecisionLatency latency = DecisionLatency::kModelled;
+  /// With measured latency, the time a decision keeps back from its budget
+  /// for the machine's stalls, ps (`--decision-reserve`): its steps stop at
+  /// budget - reserve. Below the budget; 0 with modelled latency.
+  core::TimePs reserve_ps = 0;
   /// Throws core::InputError naming the field.
   void validate() const;
 };
@@ -93,6 +98,12 @@ inline constexpr auto kOnlineOptions = std::tuple{
         "modelled (each decision takes the budget: deterministic) or measured (its wall time; "
         "it stops at the budget)",
         &OnlineOptions::latency, &decision_latency_from_string, &to_string},
+    core::NumberOption<OnlineOptions, core::TimePs>{
+        "decision_reserve", "--decision-reserve",
+        "with --decision-latency measured: the time a decision keeps back from its budget for "
+        "the machine's stalls (its steps stop at budget - reserve; below the budget)",
+        &OnlineOptions::reserve_ps, 0, 10 * core::kPsPerS, false, false,
+        core::OptionUnit::kPicoseconds},
 };
 
 /// One decision: an all-to-all placed when its sizes were known.

@@ -143,7 +143,9 @@ struct Decided {
 std::string_view to_string(Decided::Pick p);
 
 /// Whether a decision over `requests` keeps the plan's circuits: a circuit
-/// change (tau) costs at least the median request's transmission time.
+/// change (tau) costs at least the weighted median of the requests'
+/// transmission times (the time of the send carrying the middle of their
+/// sum). True without requests.
 bool keeps_circuits(std::span<const InsertRequest> requests, core::TimePs tau);
 
 /// An online decision over requests given in the plan's order (each

@@ -270,13 +270,24 @@ std::string_view to_string(Decided::Pick p) {
 }
 
 bool keeps_circuits(std::span<const InsertRequest> requests, TimePs tau) {
-  if (requests.empty()) return true;
+  // The weighted median: the transmission time of the send that carries
+  // the middle of the decision's transfer time (sorted by it, the first at
+  // which the running sum reaches half the total). A plain median would
+  // follow the count of sends, and under skew most carry a header only.
   std::vector<TimePs> p;
   p.reserve(requests.size());
-  for (const InsertRequest& q : requests) p.push_back(q.p_ps);
-  const auto mid = p.begin() + static_cast<std::ptrdiff_t>(p.size() / 2);
-  std::nth_element(p.begin(), mid, p.end());
-  return tau >= *mid;
+  TimePs total = 0;
+  for (const InsertRequest& q : requests) {
+    p.push_back(q.p_ps);
+    total = core::add_time(total, q.p_ps, "transmission time");
+  }
+  std::sort(p.begin(), p.end());
+  TimePs sum = 0;
+  for (const TimePs x : p) {
+    sum += x;
+    if (sum >= total - sum) return tau >= x;
+  }
+  return true;  // no request
 }
 
 Decided decide_insertion(PortTimelines& timelines, std::span<const InsertRequest> requests,
