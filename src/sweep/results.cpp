@@ -492,8 +492,10 @@ std::string words(std::string_view name, const std::string& unit = "") {
 // Metrics that count something: whole numbers.
 bool integer_metric(std::string_view y) {
   static constexpr std::string_view kCounts[] = {
-      "reconfigurations",    "circuits_set_up",     "sends",         "sim_events",
-      "replanned_sends_p50", "replanned_sends_max", "cluster_ranks", "uncertain_runs"};
+      "reconfigurations", "circuits_set_up",     "sends",
+      "sim_events",       "replanned_sends_p50", "replanned_sends_max",
+      "cluster_ranks",    "uncertain_runs",      "ocs_switches",
+      "decisions"};
   return y.ends_with("_bytes") ||
          std::find(std::begin(kCounts), std::end(kCounts), y) != std::end(kCounts);
 }

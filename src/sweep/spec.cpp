@@ -357,7 +357,14 @@ class Reader {
         "iteration_p50_s", "iteration_p95_s", "iteration_p99_s", "iteration_max_s",
         "peak_nic_p50_bytes", "peak_nic_p95_bytes", "peak_nic_p99_bytes", "peak_nic_max_bytes",
         "sim_time_s", "planned_makespan_s", "fail_time_s", "replanned_sends_p50",
-        "replanned_sends_max", "replan_wall_p50_s", "replan_wall_max_s"};
+        "replanned_sends_max", "replan_wall_p50_s", "replan_wall_max_s",
+        // the job, the wiring, and the MoE routing's later iterations (empty
+        // cells where a point has none: not drawn)
+        "cluster_ranks", "forwarded_bytes", "packet_bytes", "ocs_switches", "uncertain_runs",
+        "planned_p50_s", "planned_max_s", "replanned_p50_s", "replanned_max_s", "online_p50_s",
+        "online_p95_s", "online_max_s", "decisions", "decision_p50_s", "decision_p99_s",
+        "decision_max_s", "planned_nic_max_bytes", "replanned_nic_max_bytes",
+        "online_nic_max_bytes"};
     return std::find(std::begin(kMetrics), std::end(kMetrics), column) != std::end(kMetrics);
   }
 

@@ -90,9 +90,21 @@ decision_budget = ["off", "100us"]
 tau = "10us"
 time_limit = "1s"
 scheduler = ["flux", "rotornet"]
+
+[[plot]]
+name = "on"
+x = "tau"
+y = ["planned_p50_s", "online_p50_s", "decisions"]
+series = "scheduler"
 TOML
-expect_ok sweep -- "$FLUX" sweep "$DIR/sw.toml" -o "$DIR/sw" -j 1 --no-plot
+expect_ok sweep -- "$FLUX" sweep "$DIR/sw.toml" -o "$DIR/sw" -j 1
 csv=$DIR/sw/on.csv
+# The online columns plot; a point without them is a gap (NaN), not an error.
+expect_grep plot-online '^1e-05 [0-9.e-]+ [0-9.e-]+ 16$' "$DIR/sw/on.gp"
+expect_grep plot-gap '^1e-05 [0-9.e-]+ NaN NaN$' "$DIR/sw/on.gp"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ -s "$DIR/sw/on.png" ] && pass || fail "no plot"
+fi
 online_col=$(head -1 "$csv" | tr ',' '\n' | grep -n '^online_p50_s$' | cut -d: -f1)
 budget_col=$(head -1 "$csv" | tr ',' '\n' | grep -n '^decision_budget$' | cut -d: -f1)
 [ -n "$online_col" ] && [ -n "$budget_col" ] && pass || fail "no online_p50_s or decision_budget column"
