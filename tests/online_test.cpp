@@ -158,6 +158,7 @@ TEST(Insertion, CandidatesTiesAndKeepingThePlanCircuits) {
      // the plan order wins), not after the hold on switch 0.
     sched::PortTimelines t = timelines();
     const sched::Decided d = sched::decide_insertion(t, one, plan_end, 2 * kUs, half);
+    EXPECT_FALSE(t.has_inserted());  // returned as given
     EXPECT_EQ(d.pick, sched::Decided::Pick::kPlanOrder);
     ASSERT_TRUE(d.placed[0].at);
     EXPECT_EQ(*d.placed[0].at, std::make_pair(SwitchId(1), TimePs{0}));

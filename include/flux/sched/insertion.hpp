@@ -159,12 +159,11 @@ bool keeps_circuits(std::span<const InsertRequest> requests, core::TimePs tau);
 /// request not placed counts at its plan end); the best wins, ties to the
 /// plan, then to the plan switches, then to the plan's order. `timelines`
 /// (a forecast's holds, none inserted: std::invalid_argument otherwise)
-/// are scratch: on return they may hold a candidate's inserted holds
-/// (clear_inserted() before another decision). With a
-/// deadline (anytime, as insert_sends) the candidates are tried, in the
-/// order above, while it leaves time, the one it cuts short counting with
-/// the sends it placed (the others at their plan ends). Deterministic
-/// without a deadline.
+/// are scratch for each candidate and returned as given. With a deadline
+/// (anytime, as insert_sends) the candidates are tried, in the order above,
+/// while it leaves time, the one it cuts short counting with the sends it
+/// placed (the others at their plan ends). Deterministic without a
+/// deadline.
 Decided decide_insertion(
     PortTimelines& timelines, std::span<const InsertRequest> requests,
     std::span<const core::TimePs> plan_end_ps, core::TimePs tau, core::Duplex duplex,

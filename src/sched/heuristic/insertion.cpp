@@ -317,8 +317,7 @@ Decided decide_insertion(PortTimelines& timelines, std::span<const InsertRequest
   std::vector<std::uint32_t> plan_order(n);
   std::iota(plan_order.begin(), plan_order.end(), 0u);
   std::vector<std::uint32_t> longest;
-  for (std::size_t k = 0; k < tried.size(); ++k) {
-    const Pick pick = tried[k];
+  for (const Pick pick : tried) {
     if (!until.open()) break;
     if (pick == Pick::kLongestFirst) {
       // The sort is a step too: the longest step so far is what a decision
@@ -345,8 +344,8 @@ Decided decide_insertion(PortTimelines& timelines, std::span<const InsertRequest
       best.pick = pick;
       best.placed = std::move(placed);
     }
-    // The next candidate starts from the timelines as they were.
-    if (k + 1 < tried.size()) timelines.clear_inserted();
+    // The next candidate, and the caller, find the timelines as they were.
+    timelines.clear_inserted();
   }
   return best;
 }
