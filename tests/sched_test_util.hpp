@@ -28,13 +28,18 @@ inline SchedulerOptions exact_options() {
   return o;
 }
 
-/// The paper's Llama 3 8B iteration, TP4 x DP2 on 8 A100s, `layers` layers.
-inline core::Workload llama_tp4_dp2(std::uint32_t layers) {
+/// Llama 3 8B, `layers` layers, TP `tp` x DP `dp` on A100s.
+inline core::Workload llama(std::uint32_t layers, std::uint32_t tp, std::uint32_t dp) {
   workload::TrainingConfig c;
   c.model.layers = layers;
-  c.tp = 4;
-  c.dp = 2;
+  c.tp = tp;
+  c.dp = dp;
   return workload::generate_llama(c);
+}
+
+/// The paper's Llama 3 8B iteration, TP4 x DP2 on 8 A100s, `layers` layers.
+inline core::Workload llama_tp4_dp2(std::uint32_t layers) {
+  return llama(layers, 4, 2);
 }
 
 inline core::System system_with(core::TimePs tau, std::uint32_t switches) {

@@ -18,6 +18,7 @@
 #include "flux/sched/scheduler.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/workload/llama.hpp"
+#include "sched_test_util.hpp"
 
 namespace flux {
 namespace {
@@ -28,6 +29,7 @@ using core::Rank;
 using core::SwitchId;
 using core::TaskIndex;
 using core::TimePs;
+using sched::testing::llama;
 
 core::Task task(std::uint64_t id, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
                 TimePs release = 0) {
@@ -56,14 +58,6 @@ sched::SchedulerOptions quick() {
   sched::SchedulerOptions o;
   o.time_limit_s = 20;
   return o;
-}
-
-core::Workload llama(std::uint32_t layers, std::uint32_t tp, std::uint32_t dp) {
-  workload::TrainingConfig c;
-  c.model.layers = layers;
-  c.tp = tp;
-  c.dp = dp;
-  return workload::generate_llama(c);
 }
 
 // n = 3, one switch, tau = 10 us, duty cycle 0.9: slot T = 100 us. The

@@ -112,7 +112,7 @@ void Engine::on_link_up(std::uint32_t slot, std::uint32_t entry, std::uint32_t c
   if (task_level_ && !fl.waiting.empty()) {
     std::vector<std::uint32_t> still;
     for (std::uint32_t v : fl.waiting) {
-      if (sends_[v].sw == sw) {
+      if (sw_of(v) == sw) {
         issue(v, t);
       } else {
         still.push_back(v);

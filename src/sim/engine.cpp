@@ -37,8 +37,9 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
       vlb_(s.routing == schedule::Routing::kVlb),
       mtu_units_(s.system.transmission_ps(options.mtu_bytes)) {
   const std::size_t n = w.num_tasks();
-  const std::vector<TimePs> p = core::transmission_times(w, s.system);  // range-checked
-  sends_.resize(n);
+  work_ = core::transmission_times(w, s.system);  // range-checked
+  records_.resize(n);
+  info_.resize(n);
   nics_.resize(w.accelerators());
   auto make_flow = [&](std::uint32_t a, std::uint32_t b) {
     auto [it, added] = flow_index_.try_emplace(pair_key(a, b), flows_.size());
@@ -52,14 +53,13 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   };
   for (std::size_t v = 0; v < n; ++v) {
     const core::Task& t = w.task(core::TaskIndex(v));
-    SendState& st = sends_[v];
-    st.work = p[v];
-    st.ready_at = t.release_ps;
+    SendInfo& st = info_[v];
+    records_[v] = SendRecord{t.release_ps, -1, -1};
     st.pending = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
     const core::Fabric f = s.system.fabric(t.src, t.dst);
-    st.electrical = f != core::Fabric::kOcs;
-    st.on_packet = f == core::Fabric::kPacket;
-    if (!st.electrical) st.flow = make_flow(t.src.value(), t.dst.value());
+    if (f != core::Fabric::kOcs) st.flags |= kElectrical;
+    if (f == core::Fabric::kPacket) st.flags |= kOnPacket;
+    if (f == core::Fabric::kOcs) st.flow = make_flow(t.src.value(), t.dst.value());
   }
   if (s.system.has_scaleup() || s.system.has_packet()) {
     scaleup_size_ = s.system.scaleup_size;
@@ -94,7 +94,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   }
   if (!all_connected_) {
     for (std::size_t v = 0; v < n; ++v) {
-      if (sends_[v].electrical || covered[sends_[v].flow]) continue;
+      if (electrical(static_cast<std::uint32_t>(v)) || covered[info_[v].flow]) continue;
       const core::Task& t = w.task(core::TaskIndex(v));
       std::ostringstream m;
       m << "schedule '" << s.scheduler << "' never connects accelerators " << t.src.value()
@@ -103,14 +103,14 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
     }
   }
   if (task_level_) {
-    for (const schedule::TaskAssignment& a : s.tasks) {
-      const auto v = w.find(a.task_id);
+    assignment_.assign(n, kNone);
+    for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+      const auto v = w.find(s.tasks[i].task_id);
       if (!v) {
-        throw core::InputError("", "tasks.id", std::to_string(a.task_id),
+        throw core::InputError("", "tasks.id", std::to_string(s.tasks[i].task_id),
                                "the schedule names a task the workload lacks");
       }
-      sends_[v->value()].sw = a.sw.value();
-      sends_[v->value()].start = a.start_ps;
+      assignment_[v->value()] = static_cast<std::uint32_t>(i);
     }
   }
   for (std::size_t sw = 0; sw < s.timelines.size(); ++sw) {
@@ -128,6 +128,46 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   }
   touched_mark_.assign(flows_.size(), 0);
   if (!vlb_ && !all_connected_) build_calendars();
+}
+
+std::uint32_t Engine::sw_of(std::uint32_t v) const {
+  return s_.tasks[assignment_[v]].sw.value();
+}
+
+TimePs Engine::start_of(std::uint32_t v) const {
+  return s_.tasks[assignment_[v]].start_ps;
+}
+
+LiveSend& Engine::make_live(std::uint32_t v, TimePs t) {
+  const std::uint32_t slot = live_.acquire();
+  info_[v].live = slot;
+  records_[v].issue_ps = t;
+  LiveSend& s = live_[slot];
+  s.work = work_[v];
+  s.send = v;
+  s.sw = task_level_ ? sw_of(v) : kNone;
+  s.departed = 0;
+  s.delivered = 0;
+  s.t_upd = 0;
+  s.issue = t;
+  s.packet = 0;
+  s.flow = info_[v].flow;
+  s.version = 0;
+  s.rate = 0;
+  s.ingesting = false;
+  s.finished = false;
+  s.offers.clear();
+  return s;
+}
+
+void Engine::release_done() {
+  for (const std::uint32_t v : done_) {
+    const std::uint32_t slot = info_[v].live;
+    if (slot == kNone || !live_[slot].finished || !live_[slot].offers.empty()) continue;
+    info_[v].live = kNone;
+    live_.release(slot);
+  }
+  done_.clear();
 }
 
 std::uint32_t Engine::flow_of(std::uint32_t a, std::uint32_t b) const {
@@ -171,12 +211,12 @@ void Engine::reallocate_touched(TimePs t) {
 }
 
 void Engine::run() {
-  const std::size_t n = sends_.size();
+  const std::size_t n = records_.size();
   now_ = std::numeric_limits<TimePs>::min();
   for (std::size_t v = 0; v < n; ++v) {
-    if (sends_[v].pending == 0) {
+    if (info_[v].pending == 0) {
       queue_.push(
-          Event(sends_[v].ready_at, EventKind::kReady, static_cast<std::uint32_t>(v), 0, 0));
+          Event(records_[v].ready_ps, EventKind::kReady, static_cast<std::uint32_t>(v), 0, 0));
     }
   }
   if (!all_connected_) {
@@ -208,8 +248,8 @@ void Engine::run() {
     const std::uint32_t id = e.id();
     switch (e.kind()) {
       case EventKind::kSendWake:
-        if (e.aux() != (sends_[id].version & Event::kAuxMask) || sends_[id].finish >= 0) continue;
-        if (sends_[id].electrical) {
+        if (finished(id) || e.aux() != (live(id).version & Event::kAuxMask)) continue;
+        if (electrical(id)) {
           finish_scaleup(id, e.t);
         } else {
           on_send_wake(id, e.t);
@@ -237,6 +277,7 @@ void Engine::run() {
     }
     ++events_;
     reallocate_touched(e.t);
+    release_done();
     if (events_ % kStopCheckEvents == 0 && options_.stop != nullptr &&
         options_.stop->load(std::memory_order_relaxed)) {
       throw core::Stopped();
@@ -255,13 +296,15 @@ void Engine::take_cut(TimePs cut) {
 }
 
 void Engine::on_ready(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
-  if (s.ready < 0) s.ready = t;
-  if (task_level_ && t < s.start) {  // the host holds the data until the scheduled start
-    push(s.start, EventKind::kReady, v);
+  SendInfo& s = info_[v];
+  // Its record's ready_ps already holds t: its ready event came at it.
+  assert((s.flags & kReadied) || records_[v].ready_ps == t);
+  s.flags |= kReadied;
+  if (task_level_ && t < start_of(v)) {  // the host holds the data until the scheduled start
+    push(start_of(v), EventKind::kReady, v);
     return;
   }
-  if (s.electrical) {
+  if (s.flags & kElectrical) {
     release_scaleup(v, t);
     return;
   }
@@ -273,34 +316,32 @@ void Engine::on_ready(std::uint32_t v, TimePs t) {
   Flow& f = flows_[s.flow];
   f.waiting.push_back(v);
   if (calendars_) ensure_calendar(s.flow, t);  // may issue it at once
-  if (s.issue < 0 && std::binary_search(f.up.begin(), f.up.end(), s.sw)) {
+  if (records_[v].issue_ps < 0 && std::binary_search(f.up.begin(), f.up.end(), sw_of(v))) {
     std::erase(f.waiting, v);
     issue(v, t);
   }
 }
 
 void Engine::issue(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
-  s.issue = t;
+  LiveSend& s = make_live(v, t);
   s.t_upd = t;
   s.ingesting = true;
   const std::uint32_t src = flows_[s.flow].src;
   nic_rate(src, t, +1, 0);
   if (all_connected_) {  // its own link at once: it streams from its issue
-    set_send_rate(v, 1, t);
+    set_send_rate(s, 1, t);
     return;
   }
   flows_[s.flow].sends.push_back(v);
   if (calendars_) ensure_calendar(s.flow, t);
   if (vlb_) nics_[src].active.push_back(v);
   touch(s.flow);
-  schedule_send_wake(v, t);
+  schedule_send_wake(s, t);
 }
 
-void Engine::schedule_send_wake(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
+void Engine::schedule_send_wake(LiveSend& s, TimePs t) {
   ++s.version;
-  if (s.issue < 0 || s.finish >= 0) return;
+  if (s.finished) return;
   assert(s.t_upd == t);
   TimePs next = std::numeric_limits<TimePs>::max();
   const int r = out_rate(s);
@@ -313,42 +354,48 @@ void Engine::schedule_send_wake(std::uint32_t v, TimePs t) {
   } else if (r > 0) {
     next = core::add_time(t, (s.work - s.departed + r - 1) / r, kSimTime);
   }
-  if (next != std::numeric_limits<TimePs>::max()) push(next, EventKind::kSendWake, v, s.version);
+  if (next != std::numeric_limits<TimePs>::max()) {
+    push(next, EventKind::kSendWake, s.send, s.version);
+  }
 }
 
 void Engine::on_send_wake(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
-  advance_send(v, t);
+  LiveSend& s = live(v);
+  advance_send(s, t);
   const std::uint32_t src = flows_[s.flow].src;
   if (s.ingesting && t >= s.issue + s.work) {
     s.ingesting = false;
     nic_rate(src, t, -1, 0);
-    update_packet(v, t);
+    update_packet(s, t);
   }
   if (s.delivered == s.work) finish(v, t);
   if (all_connected_) return;
   touch(s.flow);
   for (std::uint32_t o : s.offers) touch(offers_[o].flow);
-  if (s.finish < 0) schedule_send_wake(v, t);
+  if (!s.finished) schedule_send_wake(s, t);
 }
 
 void Engine::finish(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
-  assert(s.finish < 0 && s.delivered == s.work);
-  set_send_rate(v, 0, t);
+  LiveSend& s = live(v);
+  assert(!s.finished && s.delivered == s.work);
+  set_send_rate(s, 0, t);
   if (s.ingesting) {
     s.ingesting = false;
     nic_rate(flows_[s.flow].src, t, -1, 0);
   }
-  update_packet(v, t);
-  s.finish = t;
+  update_packet(s, t);
+  s.finished = true;
+  info_[v].flags |= kFinished;
+  done_.push_back(v);
+  records_[v].finish_ps = t;
   ++s.version;
   ++finished_;
   const core::TaskIndex tv(v);
   for (const core::Dep& d : w_.out_edges(tv)) {
-    SendState& c = sends_[d.to.value()];
-    c.ready_at = std::max(c.ready_at, core::add_time(t, d.compute_ps, kSimTime));
-    if (--c.pending == 0) push(std::max(c.ready_at, t), EventKind::kReady, d.to.value());
+    const std::uint32_t c = d.to.value();
+    TimePs& ready_at = records_[c].ready_ps;
+    ready_at = std::max(ready_at, core::add_time(t, d.compute_ps, kSimTime));
+    if (--info_[c].pending == 0) push(std::max(ready_at, t), EventKind::kReady, c);
   }
 }
 
@@ -365,13 +412,13 @@ void Engine::release_scaleup(std::uint32_t v, TimePs t) {
 }
 
 std::uint32_t Engine::queue_of(std::uint32_t v) const {
-  return sends_[v].on_packet ? packet_queue_
-                             : w_.task(core::TaskIndex(v)).src.value() / scaleup_size_;
+  return (info_[v].flags & kOnPacket) ? packet_queue_
+                                      : w_.task(core::TaskIndex(v)).src.value() / scaleup_size_;
 }
 
 std::pair<std::size_t, std::size_t> Engine::electrical_ports(std::uint32_t v) const {
   const core::Task& task = w_.task(core::TaskIndex(v));
-  const std::size_t base = sends_[v].on_packet ? w_.accelerators() : 0;
+  const std::size_t base = (info_[v].flags & kOnPacket) ? w_.accelerators() : 0;
   return {base + task.src.value(), base + task.dst.value()};
 }
 
@@ -383,8 +430,7 @@ void Engine::mark_dirty(std::uint32_t d) {
 }
 
 void Engine::start_scaleup(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
-  s.issue = t;
+  const LiveSend& s = make_live(v, t);
   if (!all_connected_) {
     const auto [egress, ingress] = electrical_ports(v);
     egress_busy_[egress] = 1;
@@ -413,7 +459,7 @@ void Engine::start_queued_scaleup(TimePs t) {
 }
 
 void Engine::finish_scaleup(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
+  LiveSend& s = live(v);
   s.departed = s.work;
   s.delivered = s.work;
   finish(v, t);
@@ -484,9 +530,8 @@ void Engine::on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t)
 }
 
 void Engine::stuck(TimePs t) const {
-  for (std::size_t v = 0; v < sends_.size(); ++v) {
-    const SendState& s = sends_[v];
-    if (s.finish >= 0 || s.ready < 0) continue;
+  for (std::size_t v = 0; v < records_.size(); ++v) {
+    if (finished(static_cast<std::uint32_t>(v)) || !(info_[v].flags & kReadied)) continue;
     const core::Task& task = w_.task(core::TaskIndex(v));
     std::ostringstream m;
     m << "send id " << task.id << " (" << task.src.value() << " -> " << task.dst.value() << ", "

@@ -32,7 +32,7 @@
 // Scale-up sends (both ends in one scale-up domain) never touch a flow, a
 // circuit or a NIC: each is one whole interval [issue, issue + p_e) on its
 // source's electrical egress and its destination's electrical ingress, with
-// p_e its transmission time at the scale-up rate (SendState::work is p_e in
+// p_e its transmission time at the scale-up rate (Engine::work_ is p_e in
 // ps, not link units). A send released by its host waits in its domain's
 // queue, ordered by (release time, task index); at the end of every instant
 // (once every event at that time is processed) each domain starts, in that
@@ -40,6 +40,7 @@
 // or for task-level schedules at max(ready, t_v). All-connected (ideal):
 // no port contention, a send starts when ready.
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <unordered_map>
 #include <vector>
@@ -56,26 +57,66 @@ using Units = std::int64_t;
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 inline constexpr std::uint32_t kDenseFlows = 2048;  // VLB looks flows up in an n x n table
 
-struct SendState {
-  Units work = 0;              // W
+// Per send, for the whole run (16 B; with its SendRecord and its work, 48 B a
+// send): what it waits for and where it goes. Its record's ready_ps holds
+// max(release, parent finish + compute) so far until it is ready (the time
+// its ready event comes at: its last parent's finish pushes it there).
+struct SendInfo {
+  std::uint32_t pending = 0;   // parents not finished
+  std::uint32_t flow = kNone;  // its direct flow
+  std::uint32_t live = kNone;  // its slot in Engine::live_ while it moves data, else kNone
+  std::uint8_t flags = 0;      // kElectrical | kOnPacket | kReadied | kFinished
+};
+inline constexpr std::uint8_t kElectrical = 1;  // on the scale-up or packet fabric (no flow)
+inline constexpr std::uint8_t kOnPacket = 2;    // on the packet fabric
+inline constexpr std::uint8_t kReadied = 4;     // its ready event has come
+inline constexpr std::uint8_t kFinished = 8;    // (its record's finish_ps >= 0)
+
+// What a send needs from its issue until it has finished and no VLB offer
+// draws on it: a slot of a pool (Engine::live_), reused by later sends, so
+// the memory is that of the sends in flight, not of every send.
+struct LiveSend {
+  Units work = 0;              // W (a copy of Engine::work_)
   Units departed = 0;          // D, valid at t_upd
   Units delivered = 0;         // at the destination
   TimePs t_upd = 0;            // departed/offers valid at this time
-  TimePs ready_at = 0;         // max(release, parent finish + compute) so far
-  TimePs ready = -1;           // -1 until ready
-  TimePs issue = -1;           // -1 until issued
-  TimePs finish = -1;          // -1 until finished
-  std::uint32_t pending = 0;   // parents not finished
-  std::uint32_t flow = kNone;  // its direct flow
-  std::uint32_t sw = kNone;    // task-level schedules: its switch
-  TimePs start = 0;            // task-level schedules: its start
-  int rate = 0;                // direct departure rate, links
+  TimePs issue = 0;            // (a copy of its record's issue_ps)
   Units packet = 0;            // packet term added to the source NIC
+  std::uint32_t send = kNone;  // its task index
+  std::uint32_t flow = kNone;  // (a copy of SendInfo::flow)
+  std::uint32_t sw = kNone;    // task-level schedules: its switch (a copy of the plan's)
   std::uint32_t version = 0;   // of its wake event
+  int rate = 0;                // direct departure rate, links
   bool ingesting = false;
-  bool electrical = false;            // on the scale-up or packet fabric (no flow: flow == kNone)
-  bool on_packet = false;             // on the packet fabric
+  bool finished = false;              // (its record's finish_ps >= 0)
   std::vector<std::uint32_t> offers;  // VLB: live offers drawing on this send
+};
+
+// The LiveSend slots: references stay valid while the pool grows (blocks of
+// 1,024 slots), and a freed slot is reused by a later send.
+class LivePool {
+ public:
+  LiveSend& operator[](std::uint32_t i) { return blocks_[i >> kShift][i & kMask]; }
+  // A free slot (its contents are a former send's).
+  std::uint32_t acquire() {
+    if (!free_.empty()) {
+      const std::uint32_t i = free_.back();
+      free_.pop_back();
+      return i;
+    }
+    if ((size_ & kMask) == 0) blocks_.push_back(std::make_unique<LiveSend[]>(kMask + 1));
+    return size_++;
+  }
+  void release(std::uint32_t i) { free_.push_back(i); }
+  /// Slots ever used: the most sends live at once.
+  [[nodiscard]] std::uint32_t high_water() const { return size_; }
+
+ private:
+  static constexpr unsigned kShift = 10;
+  static constexpr std::uint32_t kMask = (1u << kShift) - 1;
+  std::vector<std::unique_ptr<LiveSend[]>> blocks_;
+  std::vector<std::uint32_t> free_;
+  std::uint32_t size_ = 0;
 };
 
 struct Chunk {
@@ -195,7 +236,13 @@ class Engine {
   /// statistics, see circuit_stats()) and the send records.
   void run();
 
-  [[nodiscard]] const std::vector<SendState>& sends() const { return sends_; }
+  /// Per send: its record, its work (W: link units, or ps on the
+  /// electrical fabrics) and its flags (kElectrical, kOnPacket).
+  [[nodiscard]] const std::vector<SendRecord>& records() const { return records_; }
+  [[nodiscard]] const std::vector<Units>& work() const { return work_; }
+  [[nodiscard]] std::uint8_t flags(std::uint32_t v) const { return info_[v].flags; }
+  /// The records, moved out (after run()).
+  std::vector<SendRecord> take_records() { return std::move(records_); }
   [[nodiscard]] const std::vector<Nic>& nics() const { return nics_; }
   [[nodiscard]] std::uint64_t events() const { return events_; }
   [[nodiscard]] Units busy_units() const { return busy_units_; }
@@ -208,6 +255,18 @@ class Engine {
 
  private:
   // engine.cpp: the loop, sends, circuits.
+  [[nodiscard]] bool finished(std::uint32_t v) const { return info_[v].flags & kFinished; }
+  [[nodiscard]] bool electrical(std::uint32_t v) const { return info_[v].flags & kElectrical; }
+  // The live state of an issued send (one holding a slot).
+  LiveSend& live(std::uint32_t v) { return live_[info_[v].live]; }
+  // Gives v a slot at its issue at t. A slot is freed at the end of the
+  // event in which its send has finished with no offer drawing on it (or
+  // its last offer went), so a LiveSend& stays valid through an event.
+  LiveSend& make_live(std::uint32_t v, TimePs t);
+  void release_done();
+  // Task-level schedules: v's switch and start.
+  [[nodiscard]] std::uint32_t sw_of(std::uint32_t v) const;
+  [[nodiscard]] TimePs start_of(std::uint32_t v) const;
   // t + cycle periods (t itself if not periodic); throws InputError when
   // that is beyond core::kMaxTimePs.
   [[nodiscard]] TimePs shifted(TimePs t, std::uint32_t cycle) const;
@@ -217,7 +276,7 @@ class Engine {
   void issue(std::uint32_t v, TimePs t);
   void on_send_wake(std::uint32_t v, TimePs t);
   void finish(std::uint32_t v, TimePs t);
-  void schedule_send_wake(std::uint32_t v, TimePs t);
+  void schedule_send_wake(LiveSend& s, TimePs t);
   void push_next_up(std::uint32_t sw);
   // Scale-up sends (engine.hpp, top): release to the domain queue, start
   // queued sends at the end of an instant, finish.
@@ -246,22 +305,22 @@ class Engine {
   void take_cut(TimePs cut);
 
   // flows.cpp: data movement and rates.
-  Units ingested(const SendState& s, TimePs t) const;
+  static Units ingested(const LiveSend& s, TimePs t);
   void nic_at(std::uint32_t x, TimePs t);
   void nic_add(std::uint32_t x, TimePs t, Units delta);
   void nic_rate(std::uint32_t x, TimePs t, std::int64_t delta_slope, Units delta_packets);
-  void advance_send(std::uint32_t v, TimePs t);
+  void advance_send(LiveSend& s, TimePs t);
   void advance_relay(std::uint32_t f, TimePs t);
   void advance_flow(std::uint32_t f, TimePs t);
   void reallocate(std::uint32_t f, TimePs t);
-  void set_send_rate(std::uint32_t v, int rate, TimePs t);
-  void update_packet(std::uint32_t v, TimePs t);
+  void set_send_rate(LiveSend& s, int rate, TimePs t);
+  void update_packet(LiveSend& s, TimePs t);
   void set_offer_rate(std::uint32_t o, int rate, TimePs t);
   void set_relay_rate(std::uint32_t f, int rate, TimePs t);
   void make_offers(std::uint32_t f, Units slot_units, TimePs t);
   void drop_offers(std::uint32_t f, TimePs t);
   void deliver(std::uint32_t v, Units units, TimePs t);
-  [[nodiscard]] int out_rate(const SendState& s) const;
+  [[nodiscard]] int out_rate(const LiveSend& s) const;
 
   const core::Workload& w_;
   const schedule::Schedule& s_;
@@ -271,7 +330,12 @@ class Engine {
   bool vlb_;
   Units mtu_units_;
 
-  std::vector<SendState> sends_;
+  std::vector<SendRecord> records_;
+  std::vector<Units> work_;
+  std::vector<SendInfo> info_;
+  std::vector<std::uint32_t> assignment_;  // task-level: v's entry of s_.tasks
+  LivePool live_;
+  std::vector<std::uint32_t> done_;  // finished (or lost an offer) in this event
   std::vector<Flow> flows_;
   std::unordered_map<std::uint64_t, std::uint32_t> flow_index_;
   std::vector<std::uint32_t> dense_flows_;  // VLB, n <= kDenseFlows: flow of (a, b) at a * n + b

@@ -24,12 +24,11 @@ TimePs ceil_div(Units x, std::int64_t r) {
 
 }  // namespace
 
-Units Engine::ingested(const SendState& s, TimePs t) const {
-  if (s.issue < 0) return 0;
+Units Engine::ingested(const LiveSend& s, TimePs t) {
   return std::min<Units>(s.work, t - s.issue);
 }
 
-int Engine::out_rate(const SendState& s) const {
+int Engine::out_rate(const LiveSend& s) const {
   int r = s.rate;
   for (std::uint32_t o : s.offers) r += offers_[o].rate;
   return r;
@@ -57,9 +56,9 @@ void Engine::nic_rate(std::uint32_t x, TimePs t, std::int64_t delta_slope, Units
   n.peak = std::max(n.peak, n.value + n.packets);
 }
 
-void Engine::advance_send(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
-  if (s.issue < 0 || s.finish >= 0 || t <= s.t_upd) return;
+void Engine::advance_send(LiveSend& s, TimePs t) {
+  if (s.finished || t <= s.t_upd) return;
+  const std::uint32_t v = s.send;
   const TimePs dt = t - s.t_upd;
   const Units want = static_cast<Units>(out_rate(s)) * dt;
   const Units moved = std::min(want, ingested(s, t) - s.departed);
@@ -107,11 +106,11 @@ void Engine::advance_relay(std::uint32_t f, TimePs t) {
     c.units -= take;
     budget -= take;
     consumed += take;
-    SendState& s = sends_[c.send];
-    s.delivered += take;
     const std::uint32_t v = c.send;
+    LiveSend& s = live(v);
+    s.delivered += take;
     if (c.units == 0) fl.relay.pop_front();
-    if (s.delivered == s.work && s.finish < 0) {
+    if (s.delivered == s.work && !s.finished) {
       const TimePs tf = from + ceil_div(consumed, fl.relay_rate);
       assert(tf <= t);
       finish(v, tf);
@@ -128,23 +127,23 @@ void Engine::advance_flow(std::uint32_t f, TimePs t) {
   // A send that moves nothing needs no update until its rate changes
   // (set_send_rate advances it first).
   for (std::uint32_t v : flows_[f].sends) {
-    if (out_rate(sends_[v]) > 0) advance_send(v, t);
+    if (finished(v)) continue;
+    LiveSend& s = live(v);
+    if (out_rate(s) > 0) advance_send(s, t);
   }
-  for (std::uint32_t o : flows_[f].offers) advance_send(offers_[o].send, t);
+  for (std::uint32_t o : flows_[f].offers) advance_send(live(offers_[o].send), t);
 }
 
-void Engine::set_send_rate(std::uint32_t v, int rate, TimePs t) {
-  SendState& s = sends_[v];
+void Engine::set_send_rate(LiveSend& s, int rate, TimePs t) {
   if (rate == s.rate) return;
-  advance_send(v, t);
+  advance_send(s, t);
   nic_rate(flows_[s.flow].src, t, s.rate - rate, 0);
   s.rate = rate;
-  update_packet(v, t);
-  if (s.finish < 0) schedule_send_wake(v, t);
+  update_packet(s, t);
+  if (!s.finished) schedule_send_wake(s, t);
 }
 
-void Engine::update_packet(std::uint32_t v, TimePs t) {
-  SendState& s = sends_[v];
+void Engine::update_packet(LiveSend& s, TimePs t) {
   // Ingestion ends at issue + W (its wake may come later at the same time).
   const bool ingesting = s.ingesting && t < s.issue + s.work;
   const Units packet = s.rate > 0 && ingesting ? std::min(mtu_units_, s.work - s.departed) : 0;
@@ -156,12 +155,12 @@ void Engine::update_packet(std::uint32_t v, TimePs t) {
 void Engine::set_offer_rate(std::uint32_t oi, int rate, TimePs t) {
   Offer& o = offers_[oi];
   if (rate == o.rate) return;
-  advance_send(o.send, t);
-  const SendState& s = sends_[o.send];
+  LiveSend& s = live(o.send);
+  advance_send(s, t);
   nic_rate(flows_[s.flow].src, t, o.rate - rate, 0);
   nic_rate(flows_[o.flow].dst, t, rate - o.rate, 0);
   o.rate = rate;
-  schedule_send_wake(o.send, t);
+  schedule_send_wake(s, t);
 }
 
 void Engine::set_relay_rate(std::uint32_t f, int rate, TimePs t) {
@@ -177,12 +176,13 @@ void Engine::reallocate(std::uint32_t f, TimePs t) {
   // Sends that delivered everything finish now; the rest keep their order.
   std::size_t keep = 0;
   for (std::uint32_t v : fl.sends) {
-    SendState& s = sends_[v];
-    if (s.finish < 0 && s.delivered == s.work) finish(v, t);
-    if (s.finish < 0 && s.departed < s.work) {
+    if (finished(v)) continue;
+    LiveSend& s = live(v);
+    if (s.delivered == s.work) finish(v, t);
+    if (!s.finished && s.departed < s.work) {
       fl.sends[keep++] = v;
-    } else if (s.finish < 0) {
-      set_send_rate(v, 0, t);  // all bytes left; relayed ones still travel
+    } else if (!s.finished) {
+      set_send_rate(s, 0, t);  // all bytes left; relayed ones still travel
     }
   }
   fl.sends.resize(keep);
@@ -196,7 +196,7 @@ void Engine::reallocate(std::uint32_t f, TimePs t) {
   if (!fl.relay.empty()) free = 0;
 
   for (std::uint32_t v : fl.sends) {
-    SendState& s = sends_[v];
+    LiveSend& s = live(v);
     int r = 0;
     if (unlimited) {
       r = 1;
@@ -213,21 +213,21 @@ void Engine::reallocate(std::uint32_t f, TimePs t) {
       r = std::min(1, free);
       free -= r;
     }
-    set_send_rate(v, r, t);
+    set_send_rate(s, r, t);
   }
 
   keep = 0;
   for (std::uint32_t oi : fl.offers) {
     Offer& o = offers_[oi];
-    const SendState& s = sends_[o.send];
-    const bool can = o.remaining > 0 && s.finish < 0 && ingested(s, t) > s.departed;
+    LiveSend& s = live(o.send);  // an offer keeps its send's slot
+    const bool can = o.remaining > 0 && !s.finished && ingested(s, t) > s.departed;
     set_offer_rate(oi, can ? free : 0, t);
     if (can) free = 0;
-    if (o.remaining > 0 && s.finish < 0 && s.departed < s.work) {
+    if (o.remaining > 0 && !s.finished && s.departed < s.work) {
       fl.offers[keep++] = oi;
     } else {
-      SendState& owner = sends_[o.send];
-      std::erase(owner.offers, oi);
+      std::erase(s.offers, oi);
+      if (s.finished) done_.push_back(o.send);
       flows_[o.relay].promised -= o.remaining;
       o.live = false;
       free_offers_.push_back(oi);
@@ -255,19 +255,20 @@ void Engine::make_offers(std::uint32_t f, Units slot_units, TimePs t) {
   auto& active = nics_[a].active;
   std::size_t keep = 0;
   for (std::uint32_t v : active) {
-    if (sends_[v].finish >= 0) continue;
+    if (finished(v)) continue;
     active[keep++] = v;
   }
   active.resize(keep);
   for (std::uint32_t v : active) {
-    SendState& s = sends_[v];
-    const std::uint32_t c = flows_[s.flow].dst;
+    const std::uint32_t sf = info_[v].flow;  // (not live(v).flow: most sends stop here)
+    const std::uint32_t c = flows_[sf].dst;
     // A relay forwards over a circuit only: never to a peer of its domain.
-    if (c == b || !flows_[s.flow].up.empty() ||
+    if (c == b || !flows_[sf].up.empty() ||
         s_.system.fabric(core::Rank(b), core::Rank(c)) == core::Fabric::kScaleUp) {
       continue;
     }
-    advance_send(v, t);
+    LiveSend& s = live(v);
+    advance_send(s, t);
     Units spare = ingested(s, t) - s.departed;
     for (std::uint32_t oi : s.offers) spare -= offers_[oi].remaining;
     if (spare <= 0) continue;
@@ -298,14 +299,15 @@ void Engine::drop_offers(std::uint32_t f, TimePs t) {
   Flow& fl = flows_[f];
   for (std::uint32_t oi : fl.offers) {
     Offer& o = offers_[oi];
-    advance_send(o.send, t);
+    LiveSend& s = live(o.send);
+    advance_send(s, t);
     set_offer_rate(oi, 0, t);
-    SendState& s = sends_[o.send];
     std::erase(s.offers, oi);
+    if (s.finished) done_.push_back(o.send);
     flows_[o.relay].promised -= o.remaining;
     o.live = false;
     free_offers_.push_back(oi);
-    schedule_send_wake(o.send, t);
+    schedule_send_wake(s, t);
   }
   fl.offers.clear();
 }

@@ -65,18 +65,20 @@ std::uint64_t units_to_bytes(detail::Units units, const core::System& system) {
   return static_cast<std::uint64_t>(std::ceil(bytes - 1e-9L));
 }
 
-// Adds send `t`'s finish, wait, bytes and fabric to `m`.
-void add_send(Metrics& m, const detail::SendState& st, const core::Task& t) {
-  m.iteration_time_ps = std::max(m.iteration_time_ps, st.finish + t.tail_ps);
-  const core::TimePs wait = st.finish - st.ready - st.work;
+// Adds finished send `t`'s finish, wait, bytes and fabric to `m`: it sent
+// and delivered all its bytes (work units).
+void add_send(Metrics& m, const SendRecord& r, detail::Units work, std::uint8_t flags,
+              const core::Task& t) {
+  m.iteration_time_ps = std::max(m.iteration_time_ps, r.finish_ps + t.tail_ps);
+  const core::TimePs wait = r.finish_ps - r.ready_ps - work;
   m.wait_total_ps += wait;
   m.wait_max_ps = std::max(m.wait_max_ps, wait);
-  if (st.departed == st.work) m.bytes_sent += t.bytes;
-  if (st.delivered == st.work) m.bytes_delivered += t.bytes;
-  if (st.on_packet) {
+  m.bytes_sent += t.bytes;
+  m.bytes_delivered += t.bytes;
+  if (flags & detail::kOnPacket) {
     ++m.packet_sends;
     m.packet_bytes += t.bytes;
-  } else if (st.electrical) {
+  } else if (flags & detail::kElectrical) {
     ++m.scaleup_sends;
     m.scaleup_bytes += t.bytes;
     m.scaleup_wait_total_ps += wait;
@@ -112,15 +114,15 @@ SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
 
   SimResult r;
   Metrics& m = r.metrics;
-  const auto& sends = engine.sends();
-  r.sends.resize(sends.size());
+  const auto& records = engine.records();
+  const auto& work = engine.work();
   Metrics cut;  // the sends finished by options.cut_ps
-  for (std::size_t v = 0; v < sends.size(); ++v) {
-    const detail::SendState& st = sends[v];
-    r.sends[v] = SendRecord{st.ready, st.issue, st.finish};
-    add_send(m, st, w.task(core::TaskIndex(v)));
-    if (options.cut_ps && st.finish <= *options.cut_ps)
-      add_send(cut, st, w.task(core::TaskIndex(v)));
+  for (std::size_t v = 0; v < records.size(); ++v) {
+    const auto u = static_cast<std::uint32_t>(v);
+    const core::Task& t = w.task(core::TaskIndex(u));
+    add_send(m, records[v], work[v], engine.flags(u), t);
+    if (options.cut_ps && records[v].finish_ps <= *options.cut_ps)
+      add_send(cut, records[v], work[v], engine.flags(u), t);
   }
   for (const detail::Nic& n : engine.nics()) {
     m.nic_peak_bytes.push_back(units_to_bytes(n.peak, s.system));
@@ -149,6 +151,7 @@ SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
     r.at_cut = std::move(cut);
   }
   m.events = engine.events();
+  r.sends = engine.take_records();
   m.loop_time_s = std::chrono::duration<double>(t2 - t1).count();
   m.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.executed = std::move(executed);
