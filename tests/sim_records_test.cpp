@@ -1,10 +1,12 @@
 // The simulator's output pinned send by send: a fingerprint of every send's
-// (ready, issue, finish), every NIC's peak, the event count and the metrics,
-// for each scheduler's replay (strict, ordered under jitter, VLB, periodic
-// calendars, scale-up domains, a packet fabric under rails, a cut). The
-// engine's state may be laid out in any way (issue 33: compact state, sends
-// expanded as they run); what it computes must not move by a picosecond or
-// an event. A changed fingerprint prints the new value: change the pin only
+// (ready, issue, finish), every NIC's peak, the event count, the metrics and
+// the plan as executed, for each scheduler's replay (strict, ordered under
+// jitter, VLB, periodic calendars, scale-up domains, a packet fabric under
+// rails, a cut). The engine's state may be laid out in any way (issue 33:
+// compact state, sends expanded as they run); what it computes must not move
+// by a picosecond or an event. The pins were computed by this file's first
+// test built against the simulator as it was before its state was compacted
+// (a451f38). A changed fingerprint prints the new value: change the pin only
 // with a model change that docs/model.md explains.
 #include <gtest/gtest.h>
 
@@ -47,9 +49,16 @@ void add_metrics(Fingerprint& f, const sim::Metrics& m) {
   f.add(m.scaleup_sends);
   f.add(m.scaleup_bytes);
   f.add_signed(m.scaleup_wait_total_ps);
+  f.add_signed(m.scaleup_wait_max_ps);
   f.add(m.packet_sends);
   f.add(m.packet_bytes);
   f.add(m.events);
+}
+
+std::uint64_t metrics_fingerprint(const sim::Metrics& m) {
+  Fingerprint f;
+  add_metrics(f, m);
+  return f.h;
 }
 
 std::uint64_t fingerprint(const sim::SimResult& r) {
@@ -61,6 +70,21 @@ std::uint64_t fingerprint(const sim::SimResult& r) {
   }
   add_metrics(f, r.metrics);
   if (r.at_cut) add_metrics(f, *r.at_cut);
+  if (r.executed) {  // ordered execution: the plan as it ran
+    for (const schedule::TaskAssignment& a : r.executed->tasks) {
+      f.add(a.task_id);
+      f.add(a.sw.value());
+      f.add_signed(a.start_ps);
+    }
+    for (const schedule::SwitchTimeline& tl : r.executed->timelines) {
+      for (const schedule::CircuitInterval& c : tl.circuits) {
+        f.add((std::uint64_t{c.a.value()} << 32) | c.b.value());
+        f.add_signed(c.setup_ps);
+        f.add_signed(c.up_ps);
+        f.add_signed(c.down_ps);
+      }
+    }
+  }
   return f.h;
 }
 
@@ -86,56 +110,71 @@ struct Case {
 
 // Pins: one line per (case, scheduler), in the order the loops visit them.
 const std::vector<std::uint64_t> kPins = {
-    0x21ad4015a68a887a, 0xe032022c6e88b35e, 0x65ca803edbf58dcc, 0xccf5ceabd0b6e44e,
-    0x0ab2b566bd01330a, 0xf9f7443f85bebe30, 0xeed112df58f6f92f, 0xc7d483a43d0788f9,
-    0xc3ceeff40804781a, 0x271804dbac2a0601, 0x66abc768f593eb47, 0x21ad4015a68a887a,
-    0xe032022c6e88b35e, 0xa889088f471b985f, 0x6594d1ec39af1ea2, 0xa242ff4f44fcfc5d,
-    0xa573cfbed9771829, 0xd342d4d79f4fcbcb, 0x2030c6510f2e38c7, 0xe54425068c4f1ead,
-    0x213e01668ab59ef7, 0x62600241a8cd4067, 0xe9fd6f691afd583a, 0x25c71daabb35d821,
-    0x8c4b224d3a07bd1d, 0x530af201f46e3274, 0xbe448ed573b94b3e, 0x0c0652ae34ff9910,
-    0xf0737e46d17da620, 0x481debb24d43e557, 0x766b2b7575ff5f78, 0xd10731a4ec8f9cc3,
-    0x9c5c8e79acf95258, 0xd141f1851942201d, 0xd2cc8e62c97c7976, 0x1ed6f82c52d2a139,
-    0x1f621e86cdc720af, 0x098921a01205966e, 0x699ea5e94c276f58, 0x8dbd92a66e767ac3,
-    0xb81f4cb7deb43e66, 0xdbf9532c0ab6f130, 0xfc5375b6fdf40878,
+    0x6c236bb800b6141e, 0x66e36f05dc100d53, 0x1de19fdf540c1b6e, 0x1f2f26cbc45c3635,
+    0xe5c2bc7b553e5584, 0x681555174639fac9, 0xfc7a72948187b077, 0x6afa45c10729deab,
+    0x7f26b4c88510459f, 0xfd1ce6955de09a21, 0x1a17996b0d0ef918, 0x6c236bb800b6141e,
+    0x66e36f05dc100d53, 0x81c44de6a8cbc3fd, 0x758eec12e84c8232, 0xc96d7371eb3a178e,
+    0xdcd9535df20e20d3, 0x5bc0a9c031ca843a, 0x344436ad1b04c906, 0xf9b0e1389fd799d3,
+    0xf4e11cd351f69f68, 0x36ee40c5d9ed5a2d, 0x2503067172d67035, 0xe755e9d0a11b2af2,
+    0x9146bd6ba0468cd9, 0x4dc03cb2188ab44e, 0xcb1a6583f62daafd, 0xb6b64b7cfd9a9e66,
+    0x534207938ef56abe, 0x1e04ed0444194a05, 0x8f1207541f1221cb, 0x866f221cfafd7873,
+    0xe79832110394fc81, 0x6bfb51598480cd66, 0xf7d0144c76b2f706, 0x603eb8997ca4a742,
+    0xbc87e6e67f98c452, 0x90d3143be2a1c720, 0xb88e21d5d7d42e17, 0x25a15e71f1ff7b71,
+    0xafa9470126a671a7, 0x65e51d8f95635e47, 0x88794b264b8b94c9,
 };
 
+// The replays the pins are of: workloads, systems and schedulers.
+struct Instances {
+  core::Workload paper = llama(1, 4, 2);
+  core::Workload domains = llama(1, 8, 4);
+  core::Workload wide = llama(2, 4, 8);
+  core::Workload any = sched::testing::any_dag(3, 40, 8, "records-");
+  std::vector<Case> cases;
+  Instances() {
+    core::System scaleup = with_switches(2, 100 * kPsPerUs);
+    scaleup.scaleup_size = 8;
+    scaleup.scaleup_gbps = 1600;
+    core::System packet = sched::testing::rails(2, 2, 1, 5 * kPsPerUs);
+    packet.packet_gbps = 400;
+    packet.packet_latency_ps = kPsPerUs / 2;
+    const std::vector<std::string> all = {"ideal", "greedy", "rotornet", "rotornet-vlb", "bvn"};
+    cases = {
+        {"paper tau 10us", &paper, with_switches(2, 10 * kPsPerUs), all},
+        {"paper tau 1ms", &paper, with_switches(3, 1000 * kPsPerUs), all},
+        {"domains of 8", &domains, scaleup, all},
+        {"32 ranks, 2 layers", &wide, with_switches(4, 20 * kPsPerUs), {"greedy", "rotornet-vlb"}},
+        {"rails and packets", &any, packet, {"ideal", "greedy"}},
+    };
+  }
+};
+
+// Compute jitter over 3 trials, the last one's records kept.
+sim::SimOptions jittered() {
+  sim::SimOptions o;
+  o.perturbation.compute_jitter = 0.2;
+  o.perturbation.seed = 11;
+  o.trials = 3;
+  o.trace_trial = 2;
+  return o;
+}
+
 TEST(SimRecords, EveryReplayIsPinnedSendBySend) {
-  const core::Workload paper = llama(1, 4, 2);
-  const core::Workload domains = llama(1, 8, 4);
-  const core::Workload wide = llama(2, 4, 8);
-  const core::Workload any = sched::testing::any_dag(3, 40, 8, "records-");
-  core::System scaleup = with_switches(2, 100 * kPsPerUs);
-  scaleup.scaleup_size = 8;
-  scaleup.scaleup_gbps = 1600;
-  core::System packet = sched::testing::rails(2, 2, 1, 5 * kPsPerUs);
-  packet.packet_gbps = 400;
-  packet.packet_latency_ps = kPsPerUs / 2;
-  const std::vector<std::string> all = {"ideal", "greedy", "rotornet", "rotornet-vlb", "bvn"};
-  const std::vector<Case> cases = {
-      {"paper tau 10us", &paper, with_switches(2, 10 * kPsPerUs), all},
-      {"paper tau 1ms", &paper, with_switches(3, 1000 * kPsPerUs), all},
-      {"domains of 8", &domains, scaleup, all},
-      {"32 ranks, 2 layers", &wide, with_switches(4, 20 * kPsPerUs), {"greedy", "rotornet-vlb"}},
-      {"rails and packets", &any, packet, {"ideal", "greedy"}},
-  };
+  const Instances in;
   std::vector<std::uint64_t> got;
-  for (const Case& c : cases) {
+  for (const Case& c : in.cases) {
     for (const std::string& name : c.schedulers) {
       SCOPED_TRACE(c.name + ", " + name);
       const schedule::Schedule s = sched::run_scheduler(name, *c.w, c.sys, quick());
       const sim::SimResult r = sim::simulate(*c.w, s);
+      ASSERT_FALSE(r.sends.empty());  // (of the routed workload: forwarded sends are hops)
       got.push_back(fingerprint(r));
       // The same run cut half way, and (task-level plans) ordered under jitter.
       sim::SimOptions cut;
       cut.cut_ps = r.metrics.iteration_time_ps / 2;
       got.push_back(fingerprint(sim::simulate(*c.w, s, cut)));
       if (!s.tasks.empty()) {
-        sim::SimOptions jitter;
-        jitter.perturbation.compute_jitter = 0.2;
-        jitter.perturbation.seed = 11;
-        jitter.trials = 3;
-        jitter.trace_trial = 2;
-        const sim::TrialsResult t = sim::simulate_trials(*c.w, s, jitter);
+        const sim::TrialsResult t = sim::simulate_trials(*c.w, s, jittered());
+        EXPECT_EQ(t.chosen.sends.size(), r.sends.size());  // the trace trial's
         Fingerprint f;
         f.add(fingerprint(t.chosen));
         for (const sim::Metrics& m : t.trials) add_metrics(f, m);
@@ -150,6 +189,38 @@ TEST(SimRecords, EveryReplayIsPinnedSendBySend) {
     listing += line;
   }
   EXPECT_EQ(got, kPins) << "the fingerprints now:\n" << listing;
+}
+
+// SimOptions::keep_records off: no records, and the same metrics (summed as
+// each send finishes either way), cut and per trial included.
+TEST(SimRecords, MetricsWithoutRecordsAreTheSame) {
+  const Instances in;
+  for (const Case& c : in.cases) {
+    for (const std::string& name : c.schedulers) {
+      SCOPED_TRACE(c.name + ", " + name);
+      const schedule::Schedule s = sched::run_scheduler(name, *c.w, c.sys, quick());
+      sim::SimOptions cut;
+      cut.cut_ps = sim::simulate(*c.w, s).metrics.iteration_time_ps / 2;
+      const sim::SimResult kept = sim::simulate(*c.w, s, cut);
+      cut.keep_records = false;
+      const sim::SimResult bare = sim::simulate(*c.w, s, cut);
+      EXPECT_FALSE(kept.sends.empty());
+      EXPECT_TRUE(bare.sends.empty());
+      ASSERT_TRUE(kept.at_cut && bare.at_cut);
+      EXPECT_EQ(metrics_fingerprint(bare.metrics), metrics_fingerprint(kept.metrics));
+      EXPECT_EQ(metrics_fingerprint(*bare.at_cut), metrics_fingerprint(*kept.at_cut));
+      if (s.tasks.empty()) continue;
+      sim::SimOptions jitter = jittered();
+      const sim::TrialsResult t = sim::simulate_trials(*c.w, s, jitter);
+      jitter.keep_records = false;
+      const sim::TrialsResult b = sim::simulate_trials(*c.w, s, jitter);
+      EXPECT_TRUE(b.chosen.sends.empty());
+      ASSERT_EQ(b.trials.size(), t.trials.size());
+      for (std::size_t k = 0; k < t.trials.size(); ++k) {
+        EXPECT_EQ(metrics_fingerprint(b.trials[k]), metrics_fingerprint(t.trials[k]));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -359,9 +359,11 @@ void run_simulate(SimulateOptions& o, const Given& given) {
     } else {
       // The simulator routes the workloads it is given (routing a routed
       // one again would not be the same under --route auto).
+      sim::SimOptions sim_options = o.sim;
+      sim_options.keep_records = o.trace.has_value();  // only the trace shows them
       trials = blame_workload(o.input, [&] {
         return sim::simulate_trials_on(loaded.workload, actual ? *actual : loaded.workload, s,
-                                       o.sim);
+                                       sim_options);
       });
     }
   } catch (const schedule::ScheduleError& e) {

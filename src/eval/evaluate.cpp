@@ -62,10 +62,12 @@ std::pair<schedule::Schedule, sim::SimResult> schedule_and_simulate(const EvalPo
                                                                     const core::Workload& w,
                                                                     const core::System& sys) {
   const std::string& name = config.scheduler;
+  sim::SimOptions sim_options = config.sim;
+  sim_options.keep_records = false;  // a row is metrics
   if (!w.has_choices() || sched::make_scheduler(name)->task_level() ||
       !config.sched.collective.empty()) {
     schedule::Schedule s = sched::run_scheduler(name, w, sys, config.sched);
-    sim::SimResult r = sim::simulate(w, s, config.sim);
+    sim::SimResult r = sim::simulate(w, s, sim_options);
     return {std::move(s), std::move(r)};
   }
   std::optional<std::pair<schedule::Schedule, sim::SimResult>> best;
@@ -73,7 +75,7 @@ std::pair<schedule::Schedule, sim::SimResult> schedule_and_simulate(const EvalPo
     sched::SchedulerOptions o = config.sched;
     o.collective = a;
     schedule::Schedule s = sched::run_scheduler(name, w, sys, o);
-    sim::SimResult r = sim::simulate(w, s, config.sim);
+    sim::SimResult r = sim::simulate(w, s, sim_options);
     if (!best || r.metrics.iteration_time_ps < best->second.metrics.iteration_time_ps) {
       best.emplace(std::move(s), std::move(r));
     }

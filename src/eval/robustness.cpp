@@ -67,6 +67,7 @@ void check_same_config(const RobustPoint& p, const RobustRow& r, std::size_t ind
 
 sim::SimOptions sim_options(const RobustPoint& p) {
   sim::SimOptions o;
+  o.keep_records = false;  // a row is metrics
   o.execution = p.execution;
   o.trials = p.perturbation.trials;
   o.perturbation.seed = p.seed;
@@ -81,6 +82,7 @@ sim::SimOptions sim_options(const RobustPoint& p) {
 // iteration time), as its `none` row measures it.
 core::TimePs failure_time(const RobustPoint& p, const core::Workload& w, const core::System& sys) {
   sim::SimOptions o;
+  o.keep_records = false;
   o.execution = p.execution;
   const schedule::Schedule plan = sched::run_scheduler("ideal", w, sys, p.sched);
   const sim::TrialsResult t = sim::simulate_trials(w, plan, o);

@@ -70,6 +70,7 @@ sim::SimOptions inner_options(const sim::SimOptions& o) {
   in.trace_trial = 0;
   in.validate_schedule = false;
   in.cut_ps.reset();
+  in.keep_records = true;  // the remainder is cut from them; the trace shows them
   return in;
 }
 

@@ -99,7 +99,9 @@ UncertainResult run_uncertain_each(std::uint32_t count,
     const WorkloadPtr made = make(i);
     const core::Workload& b = *made;
     UncertainIteration it;
-    it.planned = sim::simulate_on(*p.planned, b, *p.plan, sim_options).metrics;
+    sim::SimOptions metrics_only = sim_options;  // the runs below give metrics only
+    metrics_only.keep_records = false;
+    it.planned = sim::simulate_on(*p.planned, b, *p.plan, metrics_only).metrics;
     it.plan_wall_time_s = p.wall_time_s;
     if (online && !p.plan->tasks.empty() && !p.plan->period_ps) {
       OnlineRun o = run_online(*p.planned, b, *p.plan, *online, sim_options);
@@ -115,7 +117,7 @@ UncertainResult run_uncertain_each(std::uint32_t count,
     it.replan_status = own.schedule.status;
     it.replan_makespan_ps = own.schedule.makespan_ps;
     it.replan_wall_time_s = own.wall_time_s;
-    it.replanned = sim::simulate(b, own.schedule, sim_options).metrics;
+    it.replanned = sim::simulate(b, own.schedule, metrics_only).metrics;
     r.all_delivered = r.all_delivered && delivered(it.planned, b) && delivered(it.replanned, b);
     planned.push_back(it.planned.iteration_time_ps);
     r.planned_peak_nic_bytes = std::max(r.planned_peak_nic_bytes, it.planned.peak_nic_bytes);

@@ -38,7 +38,8 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
       mtu_units_(s.system.transmission_ps(options.mtu_bytes)) {
   const std::size_t n = w.num_tasks();
   work_ = core::transmission_times(w, s.system);  // range-checked
-  records_.resize(n);
+  ready_.resize(n);
+  if (options.keep_records) records_.assign(n, SendRecord{0, -1, -1});
   info_.resize(n);
   nics_.resize(w.accelerators());
   auto make_flow = [&](std::uint32_t a, std::uint32_t b) {
@@ -54,7 +55,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   for (std::size_t v = 0; v < n; ++v) {
     const core::Task& t = w.task(core::TaskIndex(v));
     SendInfo& st = info_[v];
-    records_[v] = SendRecord{t.release_ps, -1, -1};
+    ready_[v] = t.release_ps;
     st.pending = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
     const core::Fabric f = s.system.fabric(t.src, t.dst);
     if (f != core::Fabric::kOcs) st.flags |= kElectrical;
@@ -141,7 +142,7 @@ TimePs Engine::start_of(std::uint32_t v) const {
 LiveSend& Engine::make_live(std::uint32_t v, TimePs t) {
   const std::uint32_t slot = live_.acquire();
   info_[v].live = slot;
-  records_[v].issue_ps = t;
+  if (!records_.empty()) records_[v].issue_ps = t;
   LiveSend& s = live_[slot];
   s.work = work_[v];
   s.send = v;
@@ -211,12 +212,11 @@ void Engine::reallocate_touched(TimePs t) {
 }
 
 void Engine::run() {
-  const std::size_t n = records_.size();
+  const std::size_t n = info_.size();
   now_ = std::numeric_limits<TimePs>::min();
   for (std::size_t v = 0; v < n; ++v) {
     if (info_[v].pending == 0) {
-      queue_.push(
-          Event(records_[v].ready_ps, EventKind::kReady, static_cast<std::uint32_t>(v), 0, 0));
+      queue_.push(Event(ready_[v], EventKind::kReady, static_cast<std::uint32_t>(v), 0, 0));
     }
   }
   if (!all_connected_) {
@@ -297,8 +297,9 @@ void Engine::take_cut(TimePs cut) {
 
 void Engine::on_ready(std::uint32_t v, TimePs t) {
   SendInfo& s = info_[v];
-  // Its record's ready_ps already holds t: its ready event came at it.
-  assert((s.flags & kReadied) || records_[v].ready_ps == t);
+  // ready_[v] already holds t: its ready event came at it.
+  assert((s.flags & kReadied) || ready_[v] == t);
+  if (!(s.flags & kReadied) && !records_.empty()) records_[v].ready_ps = t;
   s.flags |= kReadied;
   if (task_level_ && t < start_of(v)) {  // the host holds the data until the scheduled start
     push(start_of(v), EventKind::kReady, v);
@@ -316,7 +317,7 @@ void Engine::on_ready(std::uint32_t v, TimePs t) {
   Flow& f = flows_[s.flow];
   f.waiting.push_back(v);
   if (calendars_) ensure_calendar(s.flow, t);  // may issue it at once
-  if (records_[v].issue_ps < 0 && std::binary_search(f.up.begin(), f.up.end(), sw_of(v))) {
+  if (info_[v].live == kNone && std::binary_search(f.up.begin(), f.up.end(), sw_of(v))) {
     std::erase(f.waiting, v);
     issue(v, t);
   }
@@ -387,15 +388,36 @@ void Engine::finish(std::uint32_t v, TimePs t) {
   s.finished = true;
   info_[v].flags |= kFinished;
   done_.push_back(v);
-  records_[v].finish_ps = t;
+  if (!records_.empty()) records_[v].finish_ps = t;
+  add_send(totals_, v, ready_[v], s.work, t);
+  if (options_.cut_ps && t <= *options_.cut_ps) add_send(cut_totals_, v, ready_[v], s.work, t);
   ++s.version;
   ++finished_;
   const core::TaskIndex tv(v);
   for (const core::Dep& d : w_.out_edges(tv)) {
     const std::uint32_t c = d.to.value();
-    TimePs& ready_at = records_[c].ready_ps;
+    TimePs& ready_at = ready_[c];
     ready_at = std::max(ready_at, core::add_time(t, d.compute_ps, kSimTime));
     if (--info_[c].pending == 0) push(std::max(ready_at, t), EventKind::kReady, c);
+  }
+}
+
+void Engine::add_send(Metrics& m, std::uint32_t v, TimePs ready, Units work, TimePs finish) const {
+  const core::Task& task = w_.task(core::TaskIndex(v));
+  m.iteration_time_ps = std::max(m.iteration_time_ps, finish + task.tail_ps);
+  const TimePs wait = finish - ready - work;  // a finished send sent and delivered every byte
+  m.wait_total_ps += wait;
+  m.wait_max_ps = std::max(m.wait_max_ps, wait);
+  m.bytes_sent += task.bytes;
+  m.bytes_delivered += task.bytes;
+  if (info_[v].flags & kOnPacket) {
+    ++m.packet_sends;
+    m.packet_bytes += task.bytes;
+  } else if (info_[v].flags & kElectrical) {
+    ++m.scaleup_sends;
+    m.scaleup_bytes += task.bytes;
+    m.scaleup_wait_total_ps += wait;
+    m.scaleup_wait_max_ps = std::max(m.scaleup_wait_max_ps, wait);
   }
 }
 
@@ -530,7 +552,7 @@ void Engine::on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t)
 }
 
 void Engine::stuck(TimePs t) const {
-  for (std::size_t v = 0; v < records_.size(); ++v) {
+  for (std::size_t v = 0; v < info_.size(); ++v) {
     if (finished(static_cast<std::uint32_t>(v)) || !(info_[v].flags & kReadied)) continue;
     const core::Task& task = w_.task(core::TaskIndex(v));
     std::ostringstream m;

@@ -39,6 +39,7 @@
 // order, every queued send whose two ports are free. Released: when ready,
 // or for task-level schedules at max(ready, t_v). All-connected (ideal):
 // no port contention, a send starts when ready.
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <queue>
@@ -57,10 +58,12 @@ using Units = std::int64_t;
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 inline constexpr std::uint32_t kDenseFlows = 2048;  // VLB looks flows up in an n x n table
 
-// Per send, for the whole run (16 B; with its SendRecord and its work, 48 B a
-// send): what it waits for and where it goes. Its record's ready_ps holds
-// max(release, parent finish + compute) so far until it is ready (the time
-// its ready event comes at: its last parent's finish pushes it there).
+// Per send, for the whole run (16 B; with its ready time and its work, 32 B a
+// send, +4 B of assignment_ under a task-level plan, +24 B of SendRecord when
+// the records are kept): what it waits for and
+// where it goes. Its ready time holds max(release, parent finish + compute)
+// so far until it is ready (the time its ready event comes at: its last
+// parent's finish pushes it there).
 struct SendInfo {
   std::uint32_t pending = 0;   // parents not finished
   std::uint32_t flow = kNone;  // its direct flow
@@ -107,9 +110,21 @@ class LivePool {
     if ((size_ & kMask) == 0) blocks_.push_back(std::make_unique<LiveSend[]>(kMask + 1));
     return size_++;
   }
-  void release(std::uint32_t i) { free_.push_back(i); }
+  void release(std::uint32_t i) {
+#ifndef NDEBUG
+    // Debug builds: a freed slot reads as nonsense, so that a stale read of
+    // it (which would otherwise see its former send's values) shows.
+    LiveSend& s = (*this)[i];
+    s.send = kNone;
+    s.work = s.departed = s.delivered = -1;
+    s.version = 0xdeadbeefu;
+#endif
+    free_.push_back(i);
+  }
   /// Slots ever used: the most sends live at once.
-  [[nodiscard]] std::uint32_t high_water() const { return size_; }
+  [[nodiscard]] std::uint32_t high_water() const {
+    return size_;
+  }
 
  private:
   static constexpr unsigned kShift = 10;
@@ -236,13 +251,14 @@ class Engine {
   /// statistics, see circuit_stats()) and the send records.
   void run();
 
-  /// Per send: its record, its work (W: link units, or ps on the
-  /// electrical fabrics) and its flags (kElectrical, kOnPacket).
-  [[nodiscard]] const std::vector<SendRecord>& records() const { return records_; }
-  [[nodiscard]] const std::vector<Units>& work() const { return work_; }
-  [[nodiscard]] std::uint8_t flags(std::uint32_t v) const { return info_[v].flags; }
-  /// The records, moved out (after run()).
+  /// The records (SimOptions::keep_records; else empty), moved out after run().
   std::vector<SendRecord> take_records() { return std::move(records_); }
+  /// The metrics of the sends (iteration time, waits, bytes, fabrics),
+  /// summed as each finishes; with SimOptions::cut_ps also of those
+  /// finished by the cut (cut_totals()). NIC peaks and circuit statistics
+  /// are simulate()'s.
+  [[nodiscard]] const Metrics& totals() const { return totals_; }
+  [[nodiscard]] const Metrics& cut_totals() const { return cut_totals_; }
   [[nodiscard]] const std::vector<Nic>& nics() const { return nics_; }
   [[nodiscard]] std::uint64_t events() const { return events_; }
   [[nodiscard]] Units busy_units() const { return busy_units_; }
@@ -257,8 +273,13 @@ class Engine {
   // engine.cpp: the loop, sends, circuits.
   [[nodiscard]] bool finished(std::uint32_t v) const { return info_[v].flags & kFinished; }
   [[nodiscard]] bool electrical(std::uint32_t v) const { return info_[v].flags & kElectrical; }
+  // Adds finished send v (ready at `ready`, its work `work`) to `m`.
+  void add_send(Metrics& m, std::uint32_t v, TimePs ready, Units work, TimePs finish) const;
   // The live state of an issued send (one holding a slot).
-  LiveSend& live(std::uint32_t v) { return live_[info_[v].live]; }
+  LiveSend& live(std::uint32_t v) {
+    assert(info_[v].live != kNone && live_[info_[v].live].send == v);
+    return live_[info_[v].live];
+  }
   // Gives v a slot at its issue at t. A slot is freed at the end of the
   // event in which its send has finished with no offer drawing on it (or
   // its last offer went), so a LiveSend& stays valid through an event.
@@ -330,8 +351,11 @@ class Engine {
   bool vlb_;
   Units mtu_units_;
 
-  std::vector<SendRecord> records_;
+  std::vector<TimePs> ready_;        // per send: its ready time (above)
+  std::vector<SendRecord> records_;  // per send, when kept (ready_ps, issue_ps, finish_ps)
   std::vector<Units> work_;
+  Metrics totals_;
+  Metrics cut_totals_;
   std::vector<SendInfo> info_;
   std::vector<std::uint32_t> assignment_;  // task-level: v's entry of s_.tasks
   LivePool live_;

@@ -65,27 +65,6 @@ std::uint64_t units_to_bytes(detail::Units units, const core::System& system) {
   return static_cast<std::uint64_t>(std::ceil(bytes - 1e-9L));
 }
 
-// Adds finished send `t`'s finish, wait, bytes and fabric to `m`: it sent
-// and delivered all its bytes (work units).
-void add_send(Metrics& m, const SendRecord& r, detail::Units work, std::uint8_t flags,
-              const core::Task& t) {
-  m.iteration_time_ps = std::max(m.iteration_time_ps, r.finish_ps + t.tail_ps);
-  const core::TimePs wait = r.finish_ps - r.ready_ps - work;
-  m.wait_total_ps += wait;
-  m.wait_max_ps = std::max(m.wait_max_ps, wait);
-  m.bytes_sent += t.bytes;
-  m.bytes_delivered += t.bytes;
-  if (flags & detail::kOnPacket) {
-    ++m.packet_sends;
-    m.packet_bytes += t.bytes;
-  } else if (flags & detail::kElectrical) {
-    ++m.scaleup_sends;
-    m.scaleup_bytes += t.bytes;
-    m.scaleup_wait_total_ps += wait;
-    m.scaleup_wait_max_ps = std::max(m.scaleup_wait_max_ps, wait);
-  }
-}
-
 void check_inputs(const core::Workload& w, const schedule::Schedule& s, const SimOptions& options) {
   options.validate();
   s.system.validate();
@@ -113,17 +92,9 @@ SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
   const auto t2 = std::chrono::steady_clock::now();
 
   SimResult r;
+  r.metrics = engine.totals();
   Metrics& m = r.metrics;
-  const auto& records = engine.records();
-  const auto& work = engine.work();
-  Metrics cut;  // the sends finished by options.cut_ps
-  for (std::size_t v = 0; v < records.size(); ++v) {
-    const auto u = static_cast<std::uint32_t>(v);
-    const core::Task& t = w.task(core::TaskIndex(u));
-    add_send(m, records[v], work[v], engine.flags(u), t);
-    if (options.cut_ps && records[v].finish_ps <= *options.cut_ps)
-      add_send(cut, records[v], work[v], engine.flags(u), t);
-  }
+  Metrics cut = engine.cut_totals();  // the sends finished by options.cut_ps
   for (const detail::Nic& n : engine.nics()) {
     m.nic_peak_bytes.push_back(units_to_bytes(n.peak, s.system));
     m.peak_nic_bytes = std::max(m.peak_nic_bytes, m.nic_peak_bytes.back());
@@ -309,12 +280,14 @@ TrialsResult simulate_trials_on(const core::Workload& planned_unrouted,
     if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
       throw core::Stopped();
     }
+    SimOptions trial = options;  // the records of the trace trial only
+    trial.keep_records = options.keep_records && k == options.trace_trial;
     SimResult one;
     if (options.perturbation.any()) {
       const core::Workload wp = perturb(w, options.perturbation, k);
-      one = run_checked(wp, s, options, r.execution);
+      one = run_checked(wp, s, trial, r.execution);
     } else {
-      one = run_checked(w, s, options, r.execution);
+      one = run_checked(w, s, trial, r.execution);
     }
     const Metrics& m = one.metrics;
     r.all_delivered = r.all_delivered && m.bytes_sent == total && m.bytes_delivered == total;

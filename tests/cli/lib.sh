@@ -46,6 +46,25 @@ expect_grep() {
   if grep -Eq -- "$2" "$3"; then pass; else fail "$1: /$2/ not in $3"; cat "$3" >&2; fi
 }
 
+# same NAME REF NEW WALL... (the study tests): NEW has REF's header and
+# rows, but for the columns named WALL (wall times), which may differ, and
+# columns a later format version appends after REF's (compared up to REF's
+# last column).
+same() {
+  local name=$1 ref=$2 new=$3; shift 3
+  local cols n
+  cols=$(head -1 "$ref" | tr ',' '\n' | grep -nxF "$(printf '%s\n' "$@")" | cut -d: -f1 | paste -sd,)
+  n=$(head -1 "$ref" | tr ',' '\n' | wc -l)
+  if ! cmp -s <(head -1 "$ref") <(head -1 "$new" | cut -d, -f1-"$n"); then
+    fail "$name: other header"; return
+  fi
+  if diff <(cut -d, --complement -f"$cols" "$ref") \
+      <(cut -d, -f1-"$n" "$new" | cut -d, --complement -f"$cols") >"$DIR/$name.diff"; then
+    pass
+  else
+    fail "$name: rows differ from $ref"; head "$DIR/$name.diff" >&2
+  fi
+}
 finish() {
   echo "$passes passed, $failures failed"
   [ "$failures" -eq 0 ]

@@ -4,36 +4,16 @@
 # those flux wrote before (tests/data/study, written at aaa615a), column by
 # column, wall-time columns aside; CSVs of that version resume; a sweep CSV
 # names each column once; plots label in words, with no enhanced text.
+# The real-jobs and moe presets are study_jobs.sh (two halves run side by
+# side, each well within the test timeout under the sanitizers).
 source "$(dirname "$0")/lib.sh" "$@"
 REF=$(cd "$(dirname "$0")/../data/study" && pwd)
 
-# same NAME REF NEW WALL...: NEW has REF's header and rows, but for the
-# columns named WALL (wall times), which may differ, and columns a later
-# format version appends after REF's (compared up to REF's last column).
-same() {
-  local name=$1 ref=$2 new=$3; shift 3
-  local cols n
-  cols=$(head -1 "$ref" | tr ',' '\n' | grep -nxF "$(printf '%s\n' "$@")" | cut -d: -f1 | paste -sd,)
-  n=$(head -1 "$ref" | tr ',' '\n' | wc -l)
-  if ! cmp -s <(head -1 "$ref") <(head -1 "$new" | cut -d, -f1-"$n"); then
-    fail "$name: other header"; return
-  fi
-  if diff <(cut -d, --complement -f"$cols" "$ref") \
-      <(cut -d, -f1-"$n" "$new" | cut -d, --complement -f"$cols") >"$DIR/$name.diff"; then
-    pass
-  else
-    fail "$name: rows differ from $ref"; head "$DIR/$name.diff" >&2
-  fi
-}
 eval_wall=(solve_time_s replan_wall_max_s)
 robust_wall=(solve_time_s sim_time_s replan_wall_p50_s replan_wall_max_s)
 
 expect_ok fig2 -- "$FLUX" evaluate --preset paper-fig2 --layers 1,2 --tau 1us,1ms -o "$DIR/fig2" --no-plot
 same fig2_csv "$REF/fig2.csv" "$DIR/fig2/fig2.csv" "${eval_wall[@]}"
-expect_ok jobs -- "$FLUX" evaluate --preset real-jobs --tau 1ms --schedulers ideal,bvn -o "$DIR/jobs" --no-plot
-same jobs_csv "$REF/jobs.csv" "$DIR/jobs/jobs.csv" "${eval_wall[@]}"
-expect_ok moe -- "$FLUX" evaluate --preset moe --tau 1ms --schedulers ideal -o "$DIR/moe" --no-plot
-same moe_csv "$REF/moe.csv" "$DIR/moe/moe.csv" "${eval_wall[@]}"
 robust=(evaluate --preset robustness --layers 1 --gpu a100 --tau 10us --jitters 0,10%
         --straggler-factors 1.5 --failure-jitters 0,10% --schedulers flux,flux-robust,ideal
         --trials 2 --perturb-seed 7 --replan-moves 200 --replan-time-limit 3s --no-plot)
@@ -43,12 +23,9 @@ expect_ok grid -- "$FLUX" evaluate --preset robustness --layers 1 --tau 10us,1ms
   --straggler-factors 1.1,1.5 --failure-jitters 0,5% --schedulers bvn,ideal --trials 2 -o "$DIR/grid" --no-plot
 same grid_csv "$REF/robustness-grid.csv" "$DIR/grid/robustness.csv" "${robust_wall[@]}"
 
-# The presets' figures (the [[plot]] tables of sweeps/*.toml): a row of
-# panels per job (and routing), a column per metric, one line per scheduler.
-expect_grep jobs_gp "^set multiplot layout 2,3 title " "$DIR/jobs/jobs.gp"
-expect_grep jobs_row "^set title 'llama3-70b-1k'$" "$DIR/jobs/jobs.gp"
-expect_grep moe_gp "^set multiplot layout 4,3 title " "$DIR/moe/moe.gp"
-expect_grep moe_row "^set title 'mixtral-8x7b-ep8, zipf:1.2'$" "$DIR/moe/moe.gp"
+# The presets' figures (the [[plot]] tables of sweeps/*.toml; the jobs' in
+# study_jobs.sh): a row of panels per job (and routing), a column per
+# metric, one line per scheduler.
 for f in jitter straggler failure; do
   expect_grep "robust_$f" "^set multiplot layout 4,2 title .*; where " "$DIR/grid/robustness-$f.gp"
 done

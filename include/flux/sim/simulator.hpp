@@ -75,6 +75,12 @@ struct SimOptions {
   /// Also measure the run up to this instant (SimResult::at_cut; the
   /// runtime's failed switch, runtime/failure.hpp). Not an option of the CLI.
   std::optional<core::TimePs> cut_ps;
+  /// Keep every send's record (SimResult::sends, 24 B a send): for a
+  /// Chrome trace, the Python result's columns, the runtime. Off: the
+  /// metrics alone, which are the same (simulate_trials keeps the records
+  /// of its trace trial only). Not an option of the CLI, which asks for
+  /// them with --trace.
+  bool keep_records = true;
   /// A flag another thread may raise to end the run early (the Python
   /// bindings' Ctrl-C; no CLI option): checked between trials and every
   /// kStopCheckEvents events; the run then throws core::Stopped.
@@ -171,6 +177,7 @@ struct Metrics {
 
 struct SimResult {
   Metrics metrics;
+  /// Per send (indexed by TaskIndex); empty with SimOptions::keep_records off.
   std::vector<SendRecord> sends;
   /// With SimOptions::cut_ps = T: the metrics of the run up to T, i.e. of the
   /// sends finished by T (finish <= T: iteration time = max finish + tail,
