@@ -389,8 +389,8 @@ void Engine::finish(std::uint32_t v, TimePs t) {
   info_[v].flags |= kFinished;
   done_.push_back(v);
   if (!records_.empty()) records_[v].finish_ps = t;
-  add_send(totals_, v, ready_[v], s.work, t);
-  if (options_.cut_ps && t <= *options_.cut_ps) add_send(cut_totals_, v, ready_[v], s.work, t);
+  add_send(totals_, s, t);
+  if (options_.cut_ps && t <= *options_.cut_ps) add_send(cut_totals_, s, t);
   ++s.version;
   ++finished_;
   const core::TaskIndex tv(v);
@@ -402,10 +402,11 @@ void Engine::finish(std::uint32_t v, TimePs t) {
   }
 }
 
-void Engine::add_send(Metrics& m, std::uint32_t v, TimePs ready, Units work, TimePs finish) const {
+void Engine::add_send(Metrics& m, const LiveSend& s, TimePs finish) const {
+  const std::uint32_t v = s.send;
   const core::Task& task = w_.task(core::TaskIndex(v));
   m.iteration_time_ps = std::max(m.iteration_time_ps, finish + task.tail_ps);
-  const TimePs wait = finish - ready - work;  // a finished send sent and delivered every byte
+  const TimePs wait = finish - ready_[v] - s.work;  // it sent and delivered every byte
   m.wait_total_ps += wait;
   m.wait_max_ps = std::max(m.wait_max_ps, wait);
   m.bytes_sent += task.bytes;

@@ -73,7 +73,7 @@ struct SendInfo {
 inline constexpr std::uint8_t kElectrical = 1;  // on the scale-up or packet fabric (no flow)
 inline constexpr std::uint8_t kOnPacket = 2;    // on the packet fabric
 inline constexpr std::uint8_t kReadied = 4;     // its ready event has come
-inline constexpr std::uint8_t kFinished = 8;    // (its record's finish_ps >= 0)
+inline constexpr std::uint8_t kFinished = 8;    // it has finished (records or not)
 
 // What a send needs from its issue until it has finished and no VLB offer
 // draws on it: a slot of a pool (Engine::live_), reused by later sends, so
@@ -91,7 +91,7 @@ struct LiveSend {
   std::uint32_t version = 0;   // of its wake event
   int rate = 0;                // direct departure rate, links
   bool ingesting = false;
-  bool finished = false;              // (its record's finish_ps >= 0)
+  bool finished = false;              // (SendInfo's kFinished, set with it in finish())
   std::vector<std::uint32_t> offers;  // VLB: live offers drawing on this send
 };
 
@@ -120,10 +120,6 @@ class LivePool {
     s.version = 0xdeadbeefu;
 #endif
     free_.push_back(i);
-  }
-  /// Slots ever used: the most sends live at once.
-  [[nodiscard]] std::uint32_t high_water() const {
-    return size_;
   }
 
  private:
@@ -273,8 +269,8 @@ class Engine {
   // engine.cpp: the loop, sends, circuits.
   [[nodiscard]] bool finished(std::uint32_t v) const { return info_[v].flags & kFinished; }
   [[nodiscard]] bool electrical(std::uint32_t v) const { return info_[v].flags & kElectrical; }
-  // Adds finished send v (ready at `ready`, its work `work`) to `m`.
-  void add_send(Metrics& m, std::uint32_t v, TimePs ready, Units work, TimePs finish) const;
+  // Adds send s, finished at `finish`, to `m`.
+  void add_send(Metrics& m, const LiveSend& s, TimePs finish) const;
   // The live state of an issued send (one holding a slot).
   LiveSend& live(std::uint32_t v) {
     assert(info_[v].live != kNone && live_[info_[v].live].send == v);
