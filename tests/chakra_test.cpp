@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "chakra_test_util.hpp"
 #include "flux/chakra/et.hpp"
 #include "flux/chakra/export.hpp"
 #include "flux/chakra/import.hpp"
@@ -31,63 +32,6 @@ namespace {
 namespace fs = std::filesystem;
 using core::kPsPerUs;
 using core::TimePs;
-
-// --- building traces ---------------------------------------------------------
-
-EtNode comp(std::uint64_t id, std::uint64_t micros, std::vector<std::uint64_t> deps = {}) {
-  EtNode n;
-  n.id = id;
-  n.type = static_cast<std::uint32_t>(NodeType::kComp);
-  n.duration_micros = micros;
-  n.data_deps = std::move(deps);
-  return n;
-}
-
-EtNode p2p(NodeType type, std::uint64_t id, std::int64_t peer, std::int64_t bytes,
-           std::vector<std::uint64_t> deps = {}, std::int64_t tag = 0) {
-  EtNode n;
-  n.id = id;
-  n.name = type == NodeType::kCommSend ? "send" : "recv";
-  n.type = static_cast<std::uint32_t>(type);
-  (type == NodeType::kCommSend ? n.comm_dst : n.comm_src) = peer;
-  n.comm_size = bytes;
-  n.comm_tag = tag;
-  n.data_deps = std::move(deps);
-  return n;
-}
-EtNode send(std::uint64_t id, std::int64_t dst, std::int64_t bytes,
-            std::vector<std::uint64_t> deps = {}, std::int64_t tag = 0) {
-  return p2p(NodeType::kCommSend, id, dst, bytes, std::move(deps), tag);
-}
-EtNode recv(std::uint64_t id, std::int64_t src, std::int64_t bytes,
-            std::vector<std::uint64_t> deps = {}, std::int64_t tag = 0) {
-  return p2p(NodeType::kCommRecv, id, src, bytes, std::move(deps), tag);
-}
-
-EtNode coll(std::uint64_t id, CommType type, std::int64_t bytes, std::vector<std::uint64_t> deps,
-            std::optional<std::string> pg = std::nullopt) {
-  EtNode n;
-  n.id = id;
-  n.name = "coll";
-  n.type = static_cast<std::uint32_t>(NodeType::kCommColl);
-  n.comm_type = static_cast<std::int64_t>(type);
-  n.comm_size = bytes;
-  n.pg_name = std::move(pg);
-  n.data_deps = std::move(deps);
-  return n;
-}
-
-// Each rank through serialize_et and parse_et, as a reader would see it.
-std::vector<EtFile> ranks(std::vector<std::vector<EtNode>> nodes) {
-  std::vector<EtFile> out;
-  for (std::size_t r = 0; r < nodes.size(); ++r) {
-    EtFile f;
-    f.nodes = std::move(nodes[r]);
-    const std::string name = "t." + std::to_string(r) + ".et";
-    out.push_back(parse_et(serialize_et(f), name));
-  }
-  return out;
-}
 
 ImportResult run(const std::vector<EtFile>& files, ImportOptions options = {}) {
   return import_traces(files, options, "t");
@@ -663,28 +607,8 @@ void expect_round_trip(const workload::TrainingConfig& c, CollectiveEncoding enc
   EXPECT_EQ(r.workload.num_deps(), w.num_deps());
 }
 
-workload::TrainingConfig small(std::uint32_t tp, std::uint32_t dp, workload::Algorithm a) {
-  workload::TrainingConfig c;
-  c.model.layers = 2;
-  c.tp = tp;
-  c.dp = dp;
-  c.collective = a;
-  return c;
-}
-
 TEST(ChakraRoundTrip, GeneratedWorkloadsComeBackExactly) {
-  using workload::Algorithm;
-  std::vector<workload::TrainingConfig> configs = {
-      small(4, 2, Algorithm::kRing), small(2, 3, Algorithm::kHalvingDoubling),
-      small(4, 1, Algorithm::kDirect), small(1, 4, Algorithm::kRing),
-      small(8, 3, Algorithm::kHalvingDoubling)};
-  configs[1].embeddings = true;
-  configs[1].micro_batches = 2;
-  configs[2].optimizer = false;
-  configs[3].optimizer = false;
-  configs[4].micro_batches = 3;
-  configs[4].embeddings = true;
-  for (const auto& c : configs) {
+  for (const auto& c : small_jobs()) {
     for (auto e : {CollectiveEncoding::kCommColl, CollectiveEncoding::kSendRecv}) {
       SCOPED_TRACE(std::to_string(c.tp) + "x" + std::to_string(c.dp) + " " +
                    (e == CollectiveEncoding::kCommColl ? "comm-coll" : "send-recv"));
@@ -698,36 +622,7 @@ TEST(ChakraRoundTrip, PipelineContextAndShardedJobsComeBackExactly) {
   // COMM_SEND/COMM_RECV pairs in either encoding, joined later by their
   // receivers; FSDP prefetches joined later; the distributed optimizer's
   // gathers after the optimizer step.
-  std::vector<workload::TrainingConfig> configs;
-  for (const auto sharding : {workload::DpSharding::kNone, workload::DpSharding::kOptimizer,
-                              workload::DpSharding::kFull}) {
-    workload::TrainingConfig c = small(2, 2, workload::Algorithm::kRing);
-    c.model.layers = 3;
-    c.pp = 2;
-    c.cp = 2;
-    c.micro_batches = 3;
-    c.dp_sharding = sharding;
-    c.embeddings = sharding != workload::DpSharding::kNone;
-    c.sequence_parallel = sharding == workload::DpSharding::kOptimizer;
-    c.order = sharding == workload::DpSharding::kFull ? workload::RankOrder::kTpCpPpDp
-                                                      : workload::RankOrder::kTpCpDpPp;
-    configs.push_back(c);
-  }
-  configs[0].optimizer = false;
-  workload::TrainingConfig deep = small(1, 1, workload::Algorithm::kHalvingDoubling);
-  deep.model.layers = 4;
-  deep.pp = 4;
-  deep.cp = 3;
-  deep.seq = 4098;
-  deep.micro_batches = 5;
-  configs.push_back(deep);
-  workload::TrainingConfig interleaved = small(2, 2, workload::Algorithm::kRing);
-  interleaved.model.layers = 4;
-  interleaved.pp = 2;
-  interleaved.vpp = 2;
-  interleaved.micro_batches = 4;
-  interleaved.embeddings = true;
-  configs.push_back(interleaved);
+  const std::vector<workload::TrainingConfig> configs = pipeline_jobs();
   for (const auto& c : configs) {
     for (auto e : {CollectiveEncoding::kCommColl, CollectiveEncoding::kSendRecv}) {
       SCOPED_TRACE(std::string(to_string(c.dp_sharding)) + " pp " + std::to_string(c.pp) + " " +

@@ -39,7 +39,7 @@ void run_import(const ImportCliOptions& o) {
       summary_before_writing(r.workload, "the traces (their COMP durations or message sizes)");
   formats::save_workload(o.output, r.workload);
   // Notes only once the command has succeeded: an error stays one line.
-  notes.push_back(frontend::import_summary(r, options));
+  notes.push_back(frontend::import_summary(r.stats, options));
   print_notes(notes);
   for (const std::string& w : r.warnings) std::cerr << "flux: warning: " << w << "\n";
   print_written(output_name(o.output), r.workload, summary);

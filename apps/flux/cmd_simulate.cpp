@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "cli_common.hpp"
 #include "cli_options.hpp"
@@ -20,6 +22,7 @@
 #include "flux/io/save.hpp"
 #include "flux/runtime/failure.hpp"
 #include "flux/runtime/online.hpp"
+#include "flux/sched/scheduler.hpp"
 #include "flux/schedule/validator.hpp"
 #include "flux/sim/perturb.hpp"
 #include "flux/sim/simulator.hpp"
@@ -45,6 +48,7 @@ struct SimulateOptions {
   runtime::ReplanOptions replan;
   bool online = false;
   runtime::OnlineOptions online_options;
+  bool expand = false;  // --expand: every send built, even where collectives could stay whole
 };
 
 // The iteration time line's note on a failed switch: what was re-planned,
@@ -62,22 +66,22 @@ std::string failure_note(const runtime::FailureTrials& f) {
          core::format_duration(o.restart_ps) + ")";
 }
 
-void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule& s,
+void print_summary(FILE* out, const core::WorkloadFacts& w, const schedule::Schedule& s,
                    const sim::SimResult& r, bool perturbed, const runtime::FailureTrials* failure,
-                   const core::Workload* planned_for) {
+                   const std::string* planned_for) {
   const sim::Metrics& m = r.metrics;
-  std::fprintf(out, "workload         %s (%zu sends, %u accelerators)\n", w.name().c_str(),
-               w.num_tasks(), w.accelerators());
+  std::fprintf(out, "workload         %s (%llu sends, %u accelerators)\n", w.name.c_str(),
+               static_cast<unsigned long long>(w.sends), w.accelerators);
   if (planned_for) {
     std::fprintf(out, "planned for      %s (the plan's order on this workload's sizes)\n",
-                 planned_for->name().c_str());
+                 planned_for->c_str());
   }
-  if (w.fold().folded()) {
+  if (w.fold.folded()) {
     std::fprintf(out,
                  "folded           one of %u copies (the job: %llu accelerators); iteration time, "
                  "NIC memory and switch reconfigurations are the job's, circuits, waits and bytes "
                  "one copy's\n",
-                 w.fold().copies, static_cast<unsigned long long>(w.job_accelerators()));
+                 w.fold.copies, static_cast<unsigned long long>(w.job_accelerators()));
   }
   std::fprintf(out, "scheduler        %s (%u switches, tau %s, %g Gb/s)\n", s.scheduler.c_str(),
                s.system.switches, core::format_duration(s.system.reconfig_delay_ps).c_str(),
@@ -115,7 +119,7 @@ void print_summary(FILE* out, const core::Workload& w, const schedule::Schedule&
     std::fprintf(out, "utilisation      %.2f%% of circuit up time carried data\n",
                  100 * *m.circuit_utilization);
   }
-  const double sends = std::max<double>(1, static_cast<double>(w.num_tasks()));
+  const double sends = std::max<double>(1, static_cast<double>(w.sends));
   std::fprintf(out, "waiting          mean %s, max %s per send\n",
                core::format_duration(static_cast<core::TimePs>(m.wait_total_ps / sends)).c_str(),
                core::format_duration(m.wait_max_ps).c_str());
@@ -216,6 +220,54 @@ runtime::FailureTrials run_failure(const SimulateOptions& o, const core::Workloa
   }
 }
 
+// Whether the run can keep a Chakra prefix's collectives whole
+// (sim::simulate_lazy): the ideal network on a full wiring, one unperturbed
+// run, and nothing that needs every send (a trace, a saved schedule, a
+// schedule file, --run-on, --online, a failed switch, robust planning).
+bool keeps_collectives_whole(const SimulateOptions& o, bool failure) {
+  return !o.expand && frontend::is_chakra_prefix(o.input) && o.schedule_file.empty() &&
+         o.run.scheduler == "ideal" && o.run.robust_jitter.empty() && !o.run_on && !o.online &&
+         !failure && !o.trace && !o.save_schedule && o.sim.trials == 1 &&
+         !o.sim.perturbation.any() && o.system.system.wiring.kind == core::WiringKind::kFull &&
+         o.run.sched.collective.empty();  // --alternative: run_scheduler refuses it
+}
+
+// The ideal network over a prefix with its collectives kept whole
+// (docs/benchmarks.md, "Collectives kept whole"): the same metrics and
+// report as over every send. False when the import needs every send
+// (--collective auto): the caller goes on the materialised way.
+bool simulate_whole(const SimulateOptions& o) {
+  (void)o.run.resolve();  // the scheduler options, refused as `ideal` would refuse them
+  std::optional<frontend::LoadedLazy> loaded;
+  try {
+    loaded.emplace(frontend::load_lazy(o.input, o.chakra));
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+  const core::LazyWorkload& w = loaded->workload;
+  const schedule::Schedule s = sched::ideal_network(
+      w.name(), o.system.to_system(w.accelerators(), w.scaleup_size(), w.scaleup_gbps()));
+  sim::SimOptions options = o.sim;
+  options.keep_records = false;
+  const sim::SimResult r =
+      blame_workload(o.input, [&] { return sim::simulate_lazy(w, s, options); });
+  const core::WorkloadFacts facts = core::facts_of(w);
+  std::vector<io::NamedWriter> files;
+  if (o.output) {
+    files.push_back({*o.output, [&](std::ostream& out) {
+                       formats::write_metrics(out, facts, s, o.sim, r.metrics);
+                     }});
+  }
+  io::save_files(files);
+  FILE* out = report_stream({o.output.value_or("")});
+  print_summary(out, facts, s, r, false, nullptr, nullptr);
+  loaded->notes.push_back("collectives kept whole: " + std::to_string(w.num_instances()) +
+                          " instances of " + std::to_string(w.num_shapes()) +
+                          " shapes (--expand builds every send)");
+  print_notes(loaded->notes);
+  return true;
+}
+
 // The options the command line gave that only some combinations use.
 struct Given {
   std::string system;     ///< system options (core::kSystemOptions), "--tau, --duplex"
@@ -299,6 +351,7 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   if (o.run_on) inputs.push_back({*o.run_on, "the workload run on (--run-on)"});
   for (io::InputSpec& in : o.system.inputs()) inputs.push_back(std::move(in));
   io::check_outputs(outputs, inputs);
+  if (keeps_collectives_whole(o, failure.has_value()) && simulate_whole(o)) return;
   const frontend::LoadedWorkload loaded = frontend::load_workload(o.input, o.chakra);
   const std::uint32_t ranks = loaded.workload.accelerators();
   if (o.sim.perturbation.straggler && o.sim.perturbation.straggler->rank >= ranks) {
@@ -404,7 +457,9 @@ void run_simulate(SimulateOptions& o, const Given& given) {
   io::save_files(files);
   FILE* out =
       report_stream({o.output.value_or(""), o.trace.value_or(""), o.save_schedule.value_or("")});
-  print_summary(out, run_w, s, r, o.sim.perturbation.any(), f, planned_for);
+  const std::string planned_name = planned_for ? planned_for->name() : std::string();
+  print_summary(out, core::facts_of(run_w), s, r, o.sim.perturbation.any(), f,
+                planned_for ? &planned_name : nullptr);
   if (online) print_online(out, *online, o.online_options);
   print_routes(out, routed, 17);
   if (robust) print_trials(out, o.sim, trials);
@@ -444,6 +499,11 @@ void register_simulate(CLI::App& app) {
                 "its routing is revealed, within --decision-budget (docs/model.md, Online MoE "
                 "scheduling)");
   add_options(*cmd, runtime::kOnlineOptions, o->online_options);
+  cmd->add_flag("--expand", o->expand,
+                "build every send of a Chakra prefix before simulating; by default the ideal "
+                "network keeps its collectives whole (no --trace, --save-schedule, --run-on, "
+                "--online, --fail-switch or perturbation; the same results in a fraction of "
+                "the memory)");
   add_system_options(*cmd, o->system);
   add_scheduler_options(*cmd, o->run, true, false);
   cmd->callback([o, cmd] {

@@ -41,15 +41,18 @@ std::vector<TimePs> transmission_times(const Workload& w, const System& system) 
   for (const Dep& e : w.deps()) horizon += static_cast<U128>(e.compute_ps);
   horizon += static_cast<U128>(max_release);
   if (horizon > static_cast<U128>(kMaxTimePs)) {
-    char what[160];
-    std::snprintf(what, sizeof what,
-                  "running every send one after another at %g Gb/s (with all compute and a "
-                  "reconfiguration each)",
-                  system.link_gbps);
-    throw_time_range("tasks", std::to_string(tasks.size()) + " sends", what,
-                     static_cast<double>(horizon) / 1e12);
+    throw_serial_horizon(tasks.size(), system, static_cast<double>(horizon) / 1e12);
   }
   return p;
+}
+
+void throw_serial_horizon(std::size_t sends, const System& system, double seconds) {
+  char what[160];
+  std::snprintf(what, sizeof what,
+                "running every send one after another at %g Gb/s (with all compute and a "
+                "reconfiguration each)",
+                system.link_gbps);
+  throw_time_range("tasks", std::to_string(sends) + " sends", what, seconds);
 }
 
 void check_fold_lift(const Fold& fold, std::uint64_t job_accelerators, const System& system) {

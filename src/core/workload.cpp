@@ -225,6 +225,10 @@ std::optional<TaskIndex> Workload::find(std::uint64_t id) const {
   return TaskIndex(it->second);
 }
 
+WorkloadFacts facts_of(const Workload& w) {
+  return {w.name(), w.num_tasks(), w.accelerators(), w.total_bytes(), w.fold()};
+}
+
 std::uint64_t Workload::total_bytes() const {
   std::uint64_t sum = 0;
   for (const Task& t : tasks_) sum += t.bytes;

@@ -93,14 +93,23 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
                    const sim::SimOptions& options, const sim::Metrics& m,
                    const sim::TrialsResult* trials, const runtime::FailureTrials* failure,
                    const core::Workload* planned_for) {
+  const std::string other = planned_for ? planned_for->name() : std::string();
+  write_metrics(out, core::facts_of(w), s, options, m, trials, failure,
+                planned_for ? &other : nullptr);
+}
+
+void write_metrics(std::ostream& out, const core::WorkloadFacts& w, const schedule::Schedule& s,
+                   const sim::SimOptions& options, const sim::Metrics& m,
+                   const sim::TrialsResult* trials, const runtime::FailureTrials* failure,
+                   const std::string* planned_for) {
   io::JsonWriter j(out);
   j.begin_object();
   // v1 without domains: those files stay as they were, byte for byte.
   const bool v2 =
       s.system.has_scaleup() || s.system.duplex != core::Duplex::kHalf || s.system.has_packet();
   j.member("format", v2 ? kMetricsFormat : kMetricsFormatV1);
-  j.member("workload", w.name());
-  if (planned_for) j.member("planned_for", planned_for->name());
+  j.member("workload", w.name);
+  if (planned_for) j.member("planned_for", *planned_for);
   j.member("scheduler", s.scheduler);
   j.key("system").begin_object();
   j.member("switches", s.system.switches).member("link_gbps", s.system.link_gbps);
@@ -122,10 +131,10 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   }
   j.end_object();
   j.member("mtu_bytes", options.mtu_bytes);
-  j.member("sends", static_cast<std::uint64_t>(w.num_tasks()));
+  j.member("sends", w.sends);
   // A folded workload: the counts of sends, circuits, waits and bytes are one
   // copy's (docs/formats.md).
-  j.member("copies", w.fold().copies);
+  j.member("copies", w.fold.copies);
   j.member("iteration_time_s", core::ps_to_seconds(m.iteration_time_ps));
   if (!s.tasks.empty()) j.member("schedule_makespan_s", core::ps_to_seconds(s.makespan_ps));
   j.member("peak_nic_bytes", m.peak_nic_bytes);
@@ -133,17 +142,16 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
   j.member("circuits_set_up", m.circuits_set_up);
   if (m.circuit_utilization) j.member("circuit_utilization", *m.circuit_utilization);
   j.member("wait_total_s", core::ps_to_seconds(m.wait_total_ps));
-  j.member("wait_mean_s", w.num_tasks() == 0 ? 0.0
-                                             : core::ps_to_seconds(m.wait_total_ps) /
-                                                   static_cast<double>(w.num_tasks()));
+  j.member(
+      "wait_mean_s",
+      w.sends == 0 ? 0.0 : core::ps_to_seconds(m.wait_total_ps) / static_cast<double>(w.sends));
   j.member("wait_max_s", core::ps_to_seconds(m.wait_max_ps));
   j.member("bytes_sent", m.bytes_sent).member("bytes_delivered", m.bytes_delivered);
   j.member("bytes_relayed", m.bytes_relayed);
   if (v2) {
     // The two fabrics side by side (one copy's, like the totals above).
-    j.member("ocs_sends",
-             static_cast<std::uint64_t>(w.num_tasks()) - m.scaleup_sends - m.packet_sends);
-    j.member("ocs_bytes", w.total_bytes() - m.scaleup_bytes - m.packet_bytes);
+    j.member("ocs_sends", w.sends - m.scaleup_sends - m.packet_sends);
+    j.member("ocs_bytes", w.total_bytes - m.scaleup_bytes - m.packet_bytes);
     j.member("scaleup_sends", m.scaleup_sends).member("scaleup_bytes", m.scaleup_bytes);
     j.member("scaleup_wait_total_s", core::ps_to_seconds(m.scaleup_wait_total_ps));
     j.member("scaleup_wait_max_s", core::ps_to_seconds(m.scaleup_wait_max_ps));

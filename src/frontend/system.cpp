@@ -37,11 +37,16 @@ core::System SystemOptions::to_system() const {
 }
 
 core::System SystemOptions::to_system(const core::Workload& w) const {
+  return to_system(w.accelerators(), w.scaleup_size(), w.scaleup_gbps());
+}
+
+core::System SystemOptions::to_system(std::uint32_t accelerators, std::uint32_t scaleup_size,
+                                      double scaleup_gbps) const {
   core::System s = with_wiring();
-  if (w.scaleup_size() != 0 && !scaleup_size_given) s.scaleup_size = w.scaleup_size();
-  if (w.scaleup_gbps() != 0 && !scaleup_gbps_given) s.scaleup_gbps = w.scaleup_gbps();
+  if (scaleup_size != 0 && !scaleup_size_given) s.scaleup_size = scaleup_size;
+  if (scaleup_gbps != 0 && !scaleup_gbps_given) s.scaleup_gbps = scaleup_gbps;
   try {
-    s.validate_for(w.accelerators());
+    s.validate_for(accelerators);
   } catch (const core::InputError& e) {
     throw option_error(e, core::kSystemOptions);
   }

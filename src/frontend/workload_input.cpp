@@ -42,8 +42,7 @@ void check_import_scaleup(const std::string& prefix, const chakra::ImportOptions
   }
 }
 
-std::string import_summary(const chakra::ImportResult& r, const chakra::ImportOptions& options) {
-  const chakra::ImportStats& s = r.stats;
+std::string import_summary(const chakra::ImportStats& s, const chakra::ImportOptions& options) {
   std::ostringstream out;
   out << "read " << s.ranks << " ranks, " << s.nodes << " nodes (" << s.comp_nodes << " COMP, "
       << s.send_nodes << " COMM_SEND, " << s.recv_nodes << " COMM_RECV, " << s.coll_nodes
@@ -76,13 +75,30 @@ LoadedWorkload load_workload(const std::string& arg, const ChakraOptions& chakra
   std::vector<std::string> notes;
   const chakra::ImportOptions options = chakra.resolve(arg, notes);
   chakra::ImportResult r = chakra::import_chakra(arg, options);
-  notes.push_back(import_summary(r, options));
+  notes.push_back(import_summary(r.stats, options));
   for (std::string& w : r.warnings) notes.push_back("flux: warning: " + std::move(w));
   LoadedWorkload out{std::move(r.workload), std::move(notes)};
   // The import's traces and graphs are freed by now, in many small blocks
   // that malloc keeps; hand them back so that the scheduler's and the
   // simulator's large arrays do not come on top of them.
   malloc_trim(0);
+  return out;
+}
+
+LoadedLazy load_lazy(const std::string& prefix, const ChakraOptions& chakra) {
+  std::vector<std::string> notes;
+  const chakra::ImportOptions options = chakra.resolve(prefix, notes);
+  std::vector<chakra::EtFile> traces;
+  for (const std::filesystem::path& file : chakra::rank_files(prefix)) {
+    traces.push_back(chakra::read_et_file(file));
+  }
+  chakra::LazyImportResult r = chakra::import_traces_lazy(
+      traces, options, std::filesystem::path(prefix).filename().string());
+  std::vector<chakra::EtFile>().swap(traces);
+  notes.push_back(import_summary(r.stats, options));
+  for (std::string& w : r.warnings) notes.push_back("flux: warning: " + std::move(w));
+  LoadedLazy out{std::move(r.workload), std::move(notes)};
+  malloc_trim(0);  // as load_workload: the traces' many small blocks back
   return out;
 }
 

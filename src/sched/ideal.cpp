@@ -17,16 +17,21 @@
 
 namespace flux::sched {
 
+schedule::Schedule ideal_network(const std::string& workload, const core::System& system) {
+  schedule::Schedule s;
+  s.scheduler = "ideal";
+  s.workload = workload;
+  s.system = system;
+  s.circuit_model = schedule::CircuitModel::kAllConnected;
+  s.timelines.resize(system.switches);
+  return s;
+}
+
 schedule::Schedule IdealScheduler::run(const core::Workload& w, const core::System& system,
                                        const SchedulerOptions&) const {
   const auto t0 = std::chrono::steady_clock::now();
   const core::TimePs makespan = core::ideal_timing(w, core::transmission_times(w, system)).makespan;
-  schedule::Schedule s;
-  s.scheduler = std::string(name());
-  s.workload = w.name();
-  s.system = system;
-  s.circuit_model = schedule::CircuitModel::kAllConnected;
-  s.timelines.resize(system.switches);
+  schedule::Schedule s = ideal_network(w.name(), system);
   s.makespan_ps = makespan;
   s.lower_bound_ps = makespan;
   s.gap = 0.0;

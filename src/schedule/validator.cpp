@@ -127,12 +127,20 @@ class Checker {
  public:
   Checker(const core::Workload& w, const Schedule& s, const ValidationOptions& options,
           ValidationReport& report)
-      : w_(w), s_(s), options_(options), report_(report) {}
+      : Checker(&w, nullptr, w.name(), w.accelerators(), s, options, report) {}
+  // A workload whose collectives stay whole: the schedule-level checks only.
+  Checker(const core::LazyWorkload& w, const Schedule& s, const ValidationOptions& options,
+          ValidationReport& report)
+      : Checker(nullptr, &w, w.name(), w.accelerators(), s, options, report) {}
 
   void run() {
     if (!check_header()) return;
     tau_ = s_.system.reconfig_delay_ps;
-    p_ = core::transmission_times(w_, s_.system);  // throws on times beyond kMaxTimePs
+    if (lazy_ != nullptr) {
+      (void)core::transmission_times(*lazy_, s_.system);  // throws as below
+    } else {
+      p_ = core::transmission_times(*w_, s_.system);  // throws on times beyond kMaxTimePs
+    }
     check_status();
     check_model();
     if (s_.circuit_model == CircuitModel::kTimeline) check_timelines();
@@ -140,7 +148,17 @@ class Checker {
     // check_model() reports task assignments in any other schedule.
     const bool task_model = s_.circuit_model == CircuitModel::kTimeline && !s_.period_ps &&
                             s_.routing == Routing::kDirect;
-    if (task_model && (!s_.tasks.empty() || w_.num_tasks() == 0)) {
+    if (lazy_ != nullptr) {
+      if (!s_.tasks.empty()) {
+        add("the schedule assigns " + std::to_string(s_.tasks.size()) +
+            " sends, but the workload keeps its collectives whole (a schedule that names sends "
+            "needs the workload expanded)");
+      }
+      if (!s_.choice.empty() || !s_.routes.empty()) {
+        add("the schedule chooses decompositions or routes, but the workload keeps its "
+            "collectives whole in one decomposition on a full wiring");
+      }
+    } else if (task_model && (!s_.tasks.empty() || w_->num_tasks() == 0)) {
       const bool complete = resolve_assignments();
       check_times();
       check_ports();
@@ -151,6 +169,17 @@ class Checker {
   }
 
  private:
+  Checker(const core::Workload* w, const core::LazyWorkload* lazy, std::string name,
+          std::uint32_t accelerators, const Schedule& s, const ValidationOptions& options,
+          ValidationReport& report)
+      : w_(w),
+        lazy_(lazy),
+        name_(std::move(name)),
+        accelerators_(accelerators),
+        s_(s),
+        options_(options),
+        report_(report) {}
+
   void add(const std::ostringstream& message) { add(message.str()); }
   void add(std::string message) {
     ++report_.violation_count;
@@ -161,19 +190,24 @@ class Checker {
 
   // Workload name, system, number of timelines. False: stop (no valid system).
   bool check_header() {
-    if (s_.workload != w_.name()) {
+    if (s_.workload != name_) {
       std::ostringstream m;
-      m << "the schedule is for workload '" << s_.workload << "', not '" << w_.name() << "'";
+      m << "the schedule is for workload '" << s_.workload << "', not '" << name_ << "'";
       add(m);
     }
     try {
-      s_.system.validate_for(w_.accelerators());
+      s_.system.validate_for(accelerators_);
     } catch (const core::InputError& e) {
       add(std::string("system: ").append(e.what()));
       return false;
     }
     try {
-      core::check_routes(w_, s_.system);
+      if (w_ != nullptr) {
+        core::check_routes(*w_, s_.system);
+      } else if (s_.system.wiring.kind != core::WiringKind::kFull) {
+        throw core::InputError("", "wiring", std::string(core::to_string(s_.system.wiring.kind)),
+                               "collectives kept whole run on a full wiring only");
+      }
     } catch (const core::InputError& e) {
       add(std::string("routes: ").append(e.what()));
       return false;
@@ -252,9 +286,9 @@ class Checker {
       return m;
     };
     if (!(c.a < c.b)) add(bad("needs a < b"));
-    if (c.b.value() >= w_.accelerators() || c.a.value() >= w_.accelerators()) {
+    if (c.b.value() >= accelerators_ || c.a.value() >= accelerators_) {
       std::ostringstream m = bad("accelerator out of range (the workload has ");
-      m << w_.accelerators() << " accelerators)";
+      m << accelerators_ << " accelerators)";
       add(m);
     } else if (c.a != c.b && s_.system.fabric(c.a, c.b) == core::Fabric::kScaleUp) {
       std::ostringstream m = bad("joins two accelerators of one scale-up domain (size ");
@@ -340,15 +374,15 @@ class Checker {
   // Fills placed_ from the assignments; reports unknown ids, duplicates,
   // switches out of range and missing tasks. True when every task is placed.
   bool resolve_assignments() {
-    placed_.assign(w_.num_tasks(), Placed{});
-    std::vector<std::size_t> first_entry(w_.num_tasks(), 0);
+    placed_.assign(w_->num_tasks(), Placed{});
+    std::vector<std::size_t> first_entry(w_->num_tasks(), 0);
     for (std::size_t i = 0; i < s_.tasks.size(); ++i) {
       const TaskAssignment& a = s_.tasks[i];
-      const auto v = w_.find(a.task_id);
+      const auto v = w_->find(a.task_id);
       if (!v) {
         std::ostringstream m;
         m << "schedule.tasks[" << i << "]: task " << a.task_id << " is not in workload '"
-          << w_.name() << "'";
+          << w_->name() << "'";
         add(m);
         continue;
       }
@@ -368,26 +402,26 @@ class Checker {
       pl.sw_ok = on != core::Fabric::kOcs || (a.sw.valid() && a.sw.value() < s_.system.switches);
       pl.start = a.start_ps;
       first_entry[v->value()] = i;
-      const core::Task& t = w_.task(*v);
+      const core::Task& t = w_->task(*v);
       const core::Fabric fabric = s_.system.fabric(t.src, t.dst);
       if (!pl.sw_ok) {
         std::ostringstream m;
-        m << task_str(w_, *v) << " is on switch " << a.sw.value() << ", but the system has "
+        m << task_str(*w_, *v) << " is on switch " << a.sw.value() << ", but the system has "
           << s_.system.switches << " switches";
         add(m);
       } else if (on != fabric) {
         std::ostringstream m;
-        m << task_str(w_, *v) << " is on " << fabric_str(on, pl.sw) << ", but its ranks are "
+        m << task_str(*w_, *v) << " is on " << fabric_str(on, pl.sw) << ", but its ranks are "
           << ranks_str(t, fabric) << ": it must use " << fabric_str(fabric, kNoSwitch);
         add(m);
         pl.sw_ok = false;
       }
     }
     bool complete = true;
-    for (std::uint32_t v = 0; v < w_.num_tasks(); ++v) {
+    for (std::uint32_t v = 0; v < w_->num_tasks(); ++v) {
       if (placed_[v].present) continue;
       complete = false;
-      add(task_str(w_, TaskIndex(v)).append(" is not scheduled"));
+      add(task_str(*w_, TaskIndex(v)).append(" is not scheduled"));
     }
     return complete;
   }
@@ -423,22 +457,22 @@ class Checker {
 
   // Start >= 0, release and dependencies (3).
   void check_times() {
-    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
+    for (std::uint32_t i = 0; i < w_->num_tasks(); ++i) {
       const Placed& pl = placed_[i];
       if (!pl.present) continue;
       const TaskIndex v(i);
       if (pl.start < 0) {
         std::ostringstream m;
-        m << task_str(w_, v) << " starts at " << ps(pl.start) << ", before time 0";
+        m << task_str(*w_, v) << " starts at " << ps(pl.start) << ", before time 0";
         add(m);
-      } else if (pl.start < w_.task(v).release_ps) {
+      } else if (pl.start < w_->task(v).release_ps) {
         std::ostringstream m;
-        m << task_str(w_, v) << " starts at " << ps(pl.start) << ", before its release "
-          << ps(w_.task(v).release_ps);
+        m << task_str(*w_, v) << " starts at " << ps(pl.start) << ", before its release "
+          << ps(w_->task(v).release_ps);
         add(m);
       }
     }
-    for (const core::Dep& e : w_.deps()) {
+    for (const core::Dep& e : w_->deps()) {
       const Placed& u = placed_[e.from.value()];
       const Placed& v = placed_[e.to.value()];
       if (!u.present || !v.present) continue;
@@ -446,8 +480,8 @@ class Checker {
       const TimePs earliest = sat_add(end_u, e.compute_ps);
       if (v.start >= earliest) continue;
       std::ostringstream m;
-      m << task_str(w_, e.to) << " starts at " << ps(v.start) << ", before its parent "
-        << task_str(w_, e.from) << " ends at " << ps(end_u) << " plus compute " << ps(e.compute_ps)
+      m << task_str(*w_, e.to) << " starts at " << ps(v.start) << ", before its parent "
+        << task_str(*w_, e.from) << " ends at " << ps(end_u) << " plus compute " << ps(e.compute_ps)
         << " (earliest " << ps(earliest) << ')';
       add(m);
     }
@@ -470,10 +504,10 @@ class Checker {
   };
   void check_ports() {
     std::vector<PortUse> uses;
-    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
+    for (std::uint32_t i = 0; i < w_->num_tasks(); ++i) {
       const Placed& pl = placed_[i];
       if (!pl.present || !pl.sw_ok) continue;
-      const core::Task& t = w_.task(TaskIndex(i));
+      const core::Task& t = w_->task(TaskIndex(i));
       const TimePs end = sat_add(pl.start, p_[i]);
       if (pl.sw == core::kScaleUpSwitch.value()) {
         uses.push_back({kEgress, t.src.value(), pl.start, end, i});
@@ -513,8 +547,8 @@ class Checker {
     for (std::size_t k = 1; k < list.size(); ++k) {
       const PortUse& x = list[k - 1];
       const PortUse& y = list[k];
-      const core::Task& tu = w_.task(TaskIndex(x.task));
-      const core::Task& tv = w_.task(TaskIndex(y.task));
+      const core::Task& tu = w_->task(TaskIndex(x.task));
+      const core::Task& tv = w_->task(TaskIndex(y.task));
       const bool same_direction = tu.src == tv.src && tu.dst == tv.dst;
       const bool reversed = tu.src == tv.dst && tu.dst == tv.src;
       const bool electrical = x.sw >= kEgress;
@@ -524,8 +558,8 @@ class Checker {
         std::ostringstream m;
         m << (x.sw >= kPacketEgress ? "packet " : "scale-up ")
           << (x.sw == kEgress || x.sw == kPacketEgress ? "egress" : "ingress") << " of accelerator "
-          << x.port << ": " << task_str(w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", "
-          << ps(x.end) << ") and " << task_str(w_, TaskIndex(y.task)) << " starts at "
+          << x.port << ": " << task_str(*w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", "
+          << ps(x.end) << ") and " << task_str(*w_, TaskIndex(y.task)) << " starts at "
           << ps(y.start) << ": electrical transfers sharing a port overlap";
         add(m);
         continue;
@@ -534,16 +568,16 @@ class Checker {
       std::ostringstream m;
       m << "switch " << x.sw << ", port " << x.port << ": ";
       if (y.start < x.end) {
-        m << task_str(w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", " << ps(x.end)
-          << ") and " << task_str(w_, TaskIndex(y.task)) << " starts at " << ps(y.start)
+        m << task_str(*w_, TaskIndex(x.task)) << " runs [" << ps(x.start) << ", " << ps(x.end)
+          << ") and " << task_str(*w_, TaskIndex(y.task)) << " starts at " << ps(y.start)
           << ": sends sharing a port overlap";
         if (reversed) {
           m << " (half duplex: reversing the circuit needs tau = " << ps(tau_)
             << "; in full duplex a send and its reverse may overlap)";
         }
       } else {
-        m << task_str(w_, TaskIndex(y.task)) << " starts at " << ps(y.start) << ", "
-          << ps(y.start - x.end) << " after " << task_str(w_, TaskIndex(x.task)) << " ends at "
+        m << task_str(*w_, TaskIndex(y.task)) << " starts at " << ps(y.start) << ", "
+          << ps(y.start - x.end) << " after " << task_str(*w_, TaskIndex(x.task)) << " ends at "
           << ps(x.end) << "; " << (reversed ? "reversing" : "changing")
           << " the circuit needs tau = " << ps(tau_);
       }
@@ -558,7 +592,7 @@ class Checker {
   void check_epochs(std::span<const PortUse> list) {
     const std::uint32_t x = list.front().port;
     const auto partner = [&](const PortUse& u) {
-      const core::Task& t = w_.task(TaskIndex(u.task));
+      const core::Task& t = w_->task(TaskIndex(u.task));
       return t.src.value() == x ? t.dst.value() : t.src.value();
     };
     constexpr std::size_t kNo = std::numeric_limits<std::size_t>::max();
@@ -567,7 +601,7 @@ class Checker {
     std::size_t last_in = kNo;   // its latest send y -> x
     for (std::size_t k = 0; k < list.size(); ++k) {
       const PortUse& v = list[k];
-      const bool out = w_.task(TaskIndex(v.task)).src.value() == x;
+      const bool out = w_->task(TaskIndex(v.task)).src.value() == x;
       if (k > 0 && partner(v) != partner(list[k - 1])) {
         const PortUse& u = list[latest];
         if (v.start < sat_add(u.end, tau_)) report_epoch_change(u, v);
@@ -578,9 +612,9 @@ class Checker {
         if (prev != kNo && v.start < list[prev].end && first_report(list[prev].task, v.task)) {
           const PortUse& u = list[prev];
           std::ostringstream m;
-          m << "switch " << v.sw << ", port " << x << ": " << task_str(w_, TaskIndex(u.task))
+          m << "switch " << v.sw << ", port " << x << ": " << task_str(*w_, TaskIndex(u.task))
             << " runs [" << ps(u.start) << ", " << ps(u.end) << ") and "
-            << task_str(w_, TaskIndex(v.task)) << " starts at " << ps(v.start)
+            << task_str(*w_, TaskIndex(v.task)) << " starts at " << ps(v.start)
             << ": sends in one direction of a circuit overlap (full duplex: only a send and its "
                "reverse may)";
           add(m);
@@ -595,12 +629,12 @@ class Checker {
     std::ostringstream m;
     m << "switch " << v.sw << ", port " << v.port << ": ";
     if (v.start < u.end) {
-      m << task_str(w_, TaskIndex(u.task)) << " runs [" << ps(u.start) << ", " << ps(u.end)
-        << ") and " << task_str(w_, TaskIndex(v.task)) << " starts at " << ps(v.start)
+      m << task_str(*w_, TaskIndex(u.task)) << " runs [" << ps(u.start) << ", " << ps(u.end)
+        << ") and " << task_str(*w_, TaskIndex(v.task)) << " starts at " << ps(v.start)
         << ": sends on different circuits sharing a port overlap (full duplex)";
     } else {
-      m << task_str(w_, TaskIndex(v.task)) << " starts at " << ps(v.start) << ", "
-        << ps(v.start - u.end) << " after " << task_str(w_, TaskIndex(u.task)) << " ends at "
+      m << task_str(*w_, TaskIndex(v.task)) << " starts at " << ps(v.start) << ", "
+        << ps(v.start - u.end) << " after " << task_str(*w_, TaskIndex(u.task)) << " ends at "
         << ps(u.end) << "; changing the circuit needs tau = " << ps(tau_) << " (full duplex)";
     }
     add(m);
@@ -615,8 +649,8 @@ class Checker {
   void check_makespan() {
     TimePs end = 0;
     std::uint32_t last = 0;
-    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
-      const TimePs e = sat_add(sat_add(placed_[i].start, p_[i]), w_.task(TaskIndex(i)).tail_ps);
+    for (std::uint32_t i = 0; i < w_->num_tasks(); ++i) {
+      const TimePs e = sat_add(sat_add(placed_[i].start, p_[i]), w_->task(TaskIndex(i)).tail_ps);
       if (i == 0 || e > end) {
         end = e;
         last = i;
@@ -625,7 +659,7 @@ class Checker {
     if (end == s_.makespan_ps) return;
     std::ostringstream m;
     m << "makespan is " << ps(s_.makespan_ps) << ", but max(t_v + p_v + tail_v) = " << ps(end);
-    if (w_.num_tasks() > 0) m << " (" << task_str(w_, TaskIndex(last)) << ')';
+    if (w_->num_tasks() > 0) m << " (" << task_str(*w_, TaskIndex(last)) << ')';
     add(m);
   }
 
@@ -655,10 +689,10 @@ class Checker {
         }
       }
     }
-    for (std::uint32_t i = 0; i < w_.num_tasks(); ++i) {
+    for (std::uint32_t i = 0; i < w_->num_tasks(); ++i) {
       const Placed& pl = placed_[i];
       if (!pl.present || !pl.sw_ok || pl.sw >= index.size()) continue;
-      const core::Task& t = w_.task(TaskIndex(i));
+      const core::Task& t = w_->task(TaskIndex(i));
       const core::Rank a = std::min(t.src, t.dst);
       const core::Rank b = std::max(t.src, t.dst);
       const TimePs end = sat_add(pl.start, p_[i]);
@@ -673,8 +707,8 @@ class Checker {
         if (e.a == a && e.b == b && e.max_down >= end) continue;
       }
       std::ostringstream m;
-      m << task_str(w_, TaskIndex(i)) << " on switch " << pl.sw << " runs [" << ps(pl.start) << ", "
-        << ps(end) << "), outside every interval of circuit " << circuit_str(a, b)
+      m << task_str(*w_, TaskIndex(i)) << " on switch " << pl.sw << " runs [" << ps(pl.start)
+        << ", " << ps(end) << "), outside every interval of circuit " << circuit_str(a, b)
         << " on that switch";
       add(m);
     }
@@ -692,7 +726,10 @@ class Checker {
     }
   }
 
-  const core::Workload& w_;
+  const core::Workload* w_ = nullptr;         // the task-level checks' workload
+  const core::LazyWorkload* lazy_ = nullptr;  // or one whose collectives stay whole
+  std::string name_;
+  std::uint32_t accelerators_ = 0;
   const Schedule& s_;
   const ValidationOptions& options_;
   ValidationReport& report_;
@@ -780,19 +817,39 @@ ScheduleError::ScheduleError(const std::string& message, std::vector<std::string
                              std::size_t violation_count)
     : core::Error(message), violations_(std::move(violations)), violation_count_(violation_count) {}
 
-void check_schedule(const core::Workload& w, const Schedule& s, const ValidationOptions& options) {
-  ValidationReport report = validate(w, s, options);
+ValidationReport validate(const core::LazyWorkload& w, const Schedule& s,
+                          const ValidationOptions& options) {
+  options.validate();
+  ValidationReport report;
+  Checker(w, s, options, report).run();
+  return report;
+}
+
+namespace {
+
+void throw_report(ValidationReport report, const std::string& workload, const Schedule& s) {
   if (report.ok()) return;
   std::ostringstream m;
   m << "invalid schedule";
   if (!s.scheduler.empty()) m << " from " << s.scheduler;
-  m << " for workload '" << w.name() << "': " << report.violation_count
+  m << " for workload '" << workload << "': " << report.violation_count
     << (report.violation_count == 1 ? " violation" : " violations");
   const std::size_t shown = std::min(report.violations.size(), kViolationsInMessage);
   for (std::size_t i = 0; i < shown; ++i) m << "\n  " << report.violations[i];
   if (report.violation_count > shown)
     m << "\n  ... and " << report.violation_count - shown << " more";
   throw ScheduleError(m.str(), std::move(report.violations), report.violation_count);
+}
+
+}  // namespace
+
+void check_schedule(const core::Workload& w, const Schedule& s, const ValidationOptions& options) {
+  throw_report(validate(w, s, options), w.name(), s);
+}
+
+void check_schedule(const core::LazyWorkload& w, const Schedule& s,
+                    const ValidationOptions& options) {
+  throw_report(validate(w, s, options), w.name(), s);
 }
 
 }  // namespace flux::schedule

@@ -28,20 +28,21 @@ std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
 
 }  // namespace
 
-Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOptions& options)
-    : w_(w),
+Engine::Engine(const SendSource& source, const schedule::Schedule& s, const SimOptions& options)
+    : src_(source),
+      material_(source.material()),
       s_(s),
       options_(options),
       task_level_(!s.tasks.empty()),
       all_connected_(s.circuit_model == schedule::CircuitModel::kAllConnected),
       vlb_(s.routing == schedule::Routing::kVlb),
       mtu_units_(s.system.transmission_ps(options.mtu_bytes)) {
-  const std::size_t n = w.num_tasks();
-  work_ = core::transmission_times(w, s.system);  // range-checked
+  const std::size_t n = source.num_tasks();
+  work_ = source.transmission_times(s.system);  // range-checked
   ready_.resize(n);
   if (options.keep_records) records_.assign(n, SendRecord{0, -1, -1});
   info_.resize(n);
-  nics_.resize(w.accelerators());
+  nics_.resize(source.accelerators());
   auto make_flow = [&](std::uint32_t a, std::uint32_t b) {
     auto [it, added] = flow_index_.try_emplace(pair_key(a, b), flows_.size());
     if (added) {
@@ -53,10 +54,10 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
     return it->second;
   };
   for (std::size_t v = 0; v < n; ++v) {
-    const core::Task& t = w.task(core::TaskIndex(v));
+    const core::Task t = source.task(static_cast<std::uint32_t>(v));
     SendInfo& st = info_[v];
     ready_[v] = t.release_ps;
-    st.pending = static_cast<std::uint32_t>(w.in_edge_ids(core::TaskIndex(v)).size());
+    st.pending = source.in_degree(static_cast<std::uint32_t>(v));
     const core::Fabric f = s.system.fabric(t.src, t.dst);
     if (f != core::Fabric::kOcs) st.flags |= kElectrical;
     if (f == core::Fabric::kPacket) st.flags |= kOnPacket;
@@ -64,9 +65,9 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   }
   if (s.system.has_scaleup() || s.system.has_packet()) {
     scaleup_size_ = s.system.scaleup_size;
-    egress_busy_.assign(2 * std::size_t{w.accelerators()}, 0);
-    ingress_busy_.assign(2 * std::size_t{w.accelerators()}, 0);
-    packet_queue_ = w.accelerators() / scaleup_size_;
+    egress_busy_.assign(2 * std::size_t{source.accelerators()}, 0);
+    ingress_busy_.assign(2 * std::size_t{source.accelerators()}, 0);
+    packet_queue_ = source.accelerators() / scaleup_size_;
     scaleup_queue_.resize(packet_queue_ + 1);
     scaleup_dirty_mark_.assign(scaleup_queue_.size(), 0);
   }
@@ -96,7 +97,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   if (!all_connected_) {
     for (std::size_t v = 0; v < n; ++v) {
       if (electrical(static_cast<std::uint32_t>(v)) || covered[info_[v].flow]) continue;
-      const core::Task& t = w.task(core::TaskIndex(v));
+      const core::Task t = source.task(static_cast<std::uint32_t>(v));
       std::ostringstream m;
       m << "schedule '" << s.scheduler << "' never connects accelerators " << t.src.value()
         << " and " << t.dst.value() << ": send id " << t.id << " cannot be delivered";
@@ -106,7 +107,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
   if (task_level_) {
     assignment_.assign(n, kNone);
     for (std::size_t i = 0; i < s.tasks.size(); ++i) {
-      const auto v = w.find(s.tasks[i].task_id);
+      const auto v = source.find(s.tasks[i].task_id);
       if (!v) {
         throw core::InputError("", "tasks.id", std::to_string(s.tasks[i].task_id),
                                "the schedule names a task the workload lacks");
@@ -120,7 +121,7 @@ Engine::Engine(const core::Workload& w, const schedule::Schedule& s, const SimOp
                                       flow_of(c.b.value(), c.a.value()));
     }
   }
-  const std::uint32_t nacc = w.accelerators();
+  const std::uint32_t nacc = source.accelerators();
   if (vlb_ && nacc <= kDenseFlows) {
     dense_flows_.assign(static_cast<std::size_t>(nacc) * nacc, kNone);
     for (const auto& [key, f] : flow_index_) {
@@ -146,6 +147,11 @@ LiveSend& Engine::make_live(std::uint32_t v, TimePs t) {
   LiveSend& s = live_[slot];
   s.work = work_[v];
   s.send = v;
+  const core::Task task = material_ ? material_->task(core::TaskIndex(v)) : src_.task(v);
+  s.src = task.src.value();
+  s.dst = task.dst.value();
+  s.bytes = task.bytes;
+  s.tail = task.tail_ps;
   s.sw = task_level_ ? sw_of(v) : kNone;
   s.departed = 0;
   s.delivered = 0;
@@ -173,7 +179,7 @@ void Engine::release_done() {
 
 std::uint32_t Engine::flow_of(std::uint32_t a, std::uint32_t b) const {
   if (!dense_flows_.empty())
-    return dense_flows_[static_cast<std::size_t>(a) * w_.accelerators() + b];
+    return dense_flows_[static_cast<std::size_t>(a) * src_.accelerators() + b];
   auto it = flow_index_.find(pair_key(a, b));
   return it == flow_index_.end() ? kNone : it->second;
 }
@@ -393,30 +399,41 @@ void Engine::finish(std::uint32_t v, TimePs t) {
   if (options_.cut_ps && t <= *options_.cut_ps) add_send(cut_totals_, s, t);
   ++s.version;
   ++finished_;
-  const core::TaskIndex tv(v);
-  for (const core::Dep& d : w_.out_edges(tv)) {
-    const std::uint32_t c = d.to.value();
-    TimePs& ready_at = ready_[c];
-    ready_at = std::max(ready_at, core::add_time(t, d.compute_ps, kSimTime));
-    if (--info_[c].pending == 0) push(std::max(ready_at, t), EventKind::kReady, c);
+  if (material_ != nullptr) {  // its arrays, without a call per edge
+    for (const core::Dep& d : material_->out_edges(core::TaskIndex(v))) {
+      ready_child(d.to.value(), d.compute_ps, t);
+    }
+    return;
   }
+  finishing_at_ = t;
+  src_.children(v, &Engine::on_child, this);
+}
+
+void Engine::on_child(void* ctx, std::uint32_t c, TimePs compute) {
+  Engine& e = *static_cast<Engine*>(ctx);
+  e.ready_child(c, compute, e.finishing_at_);
+}
+
+void Engine::ready_child(std::uint32_t c, TimePs compute, TimePs t) {
+  TimePs& ready_at = ready_[c];
+  ready_at = std::max(ready_at, core::add_time(t, compute, kSimTime));
+  if (--info_[c].pending == 0) push(std::max(ready_at, t), EventKind::kReady, c);
 }
 
 void Engine::add_send(Metrics& m, const LiveSend& s, TimePs finish) const {
   const std::uint32_t v = s.send;
-  const core::Task& task = w_.task(core::TaskIndex(v));
-  m.iteration_time_ps = std::max(m.iteration_time_ps, finish + task.tail_ps);
+  m.iteration_time_ps = std::max(m.iteration_time_ps, finish + s.tail);
   const TimePs wait = finish - ready_[v] - s.work;  // it sent and delivered every byte
   m.wait_total_ps += wait;
   m.wait_max_ps = std::max(m.wait_max_ps, wait);
-  m.bytes_sent += task.bytes;
-  m.bytes_delivered += task.bytes;
+  m.bytes_sent += s.bytes;
+  m.bytes_delivered += s.bytes;
   if (info_[v].flags & kOnPacket) {
     ++m.packet_sends;
-    m.packet_bytes += task.bytes;
+    m.packet_bytes += s.bytes;
   } else if (info_[v].flags & kElectrical) {
     ++m.scaleup_sends;
-    m.scaleup_bytes += task.bytes;
+    m.scaleup_bytes += s.bytes;
     m.scaleup_wait_total_ps += wait;
     m.scaleup_wait_max_ps = std::max(m.scaleup_wait_max_ps, wait);
   }
@@ -427,22 +444,23 @@ void Engine::release_scaleup(std::uint32_t v, TimePs t) {
     start_scaleup(v, t);
     return;
   }
-  const std::uint32_t d = queue_of(v);
+  const core::Task task = src_.task(v);
+  const std::uint32_t d = queue_of(v, task.src.value());
   auto& q = scaleup_queue_[d];
-  const std::pair<TimePs, std::uint32_t> key{t, v};
+  const auto [egress, ingress] = electrical_ports(v, task.src.value(), task.dst.value());
+  const Queued key{t, v, egress, ingress};
   q.insert(std::upper_bound(q.begin(), q.end(), key), key);
   mark_dirty(d);
 }
 
-std::uint32_t Engine::queue_of(std::uint32_t v) const {
-  return (info_[v].flags & kOnPacket) ? packet_queue_
-                                      : w_.task(core::TaskIndex(v)).src.value() / scaleup_size_;
+std::uint32_t Engine::queue_of(std::uint32_t v, std::uint32_t src) const {
+  return (info_[v].flags & kOnPacket) ? packet_queue_ : src / scaleup_size_;
 }
 
-std::pair<std::size_t, std::size_t> Engine::electrical_ports(std::uint32_t v) const {
-  const core::Task& task = w_.task(core::TaskIndex(v));
-  const std::size_t base = (info_[v].flags & kOnPacket) ? w_.accelerators() : 0;
-  return {base + task.src.value(), base + task.dst.value()};
+std::pair<std::uint32_t, std::uint32_t> Engine::electrical_ports(std::uint32_t v, std::uint32_t src,
+                                                                 std::uint32_t dst) const {
+  const std::uint32_t base = (info_[v].flags & kOnPacket) ? src_.accelerators() : 0;
+  return {base + src, base + dst};
 }
 
 void Engine::mark_dirty(std::uint32_t d) {
@@ -455,7 +473,7 @@ void Engine::mark_dirty(std::uint32_t d) {
 void Engine::start_scaleup(std::uint32_t v, TimePs t) {
   const LiveSend& s = make_live(v, t);
   if (!all_connected_) {
-    const auto [egress, ingress] = electrical_ports(v);
+    const auto [egress, ingress] = electrical_ports(v, s.src, s.dst);
     egress_busy_[egress] = 1;
     ingress_busy_[ingress] = 1;
   }
@@ -468,12 +486,11 @@ void Engine::start_queued_scaleup(TimePs t) {
     scaleup_dirty_mark_[d] = 0;
     auto& q = scaleup_queue_[d];
     std::size_t keep = 0;
-    for (const auto& [released, v] : q) {
-      const auto [egress, ingress] = electrical_ports(v);
-      if (egress_busy_[egress] || ingress_busy_[ingress]) {
-        q[keep++] = {released, v};
+    for (const Queued& x : q) {
+      if (egress_busy_[x.egress] || ingress_busy_[x.ingress]) {
+        q[keep++] = x;
       } else {
-        start_scaleup(v, t);
+        start_scaleup(x.v, t);
       }
     }
     q.resize(keep);
@@ -487,10 +504,10 @@ void Engine::finish_scaleup(std::uint32_t v, TimePs t) {
   s.delivered = s.work;
   finish(v, t);
   if (all_connected_) return;
-  const auto [egress, ingress] = electrical_ports(v);
+  const auto [egress, ingress] = electrical_ports(v, s.src, s.dst);
   egress_busy_[egress] = 0;
   ingress_busy_[ingress] = 0;
-  const std::uint32_t d = queue_of(v);
+  const std::uint32_t d = queue_of(v, s.src);
   if (!scaleup_queue_[d].empty()) mark_dirty(d);
 }
 
@@ -555,7 +572,7 @@ void Engine::on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t)
 void Engine::stuck(TimePs t) const {
   for (std::size_t v = 0; v < info_.size(); ++v) {
     if (finished(static_cast<std::uint32_t>(v)) || !(info_[v].flags & kReadied)) continue;
-    const core::Task& task = w_.task(core::TaskIndex(v));
+    const core::Task task = src_.task(static_cast<std::uint32_t>(v));
     std::ostringstream m;
     m << "send id " << task.id << " (" << task.src.value() << " -> " << task.dst.value() << ", "
       << task.bytes << " bytes) is never delivered: no circuit of schedule '" << s_.scheduler

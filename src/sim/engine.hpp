@@ -49,6 +49,7 @@
 #include "flux/core/workload.hpp"
 #include "flux/schedule/schedule.hpp"
 #include "flux/sim/simulator.hpp"
+#include "source.hpp"
 
 namespace flux::sim::detail {
 
@@ -86,6 +87,10 @@ struct LiveSend {
   TimePs issue = 0;            // (a copy of its record's issue_ps)
   Units packet = 0;            // packet term added to the source NIC
   std::uint32_t send = kNone;  // its task index
+  std::uint32_t src = 0;       // its endpoints, bytes and tail (SendSource::task at issue)
+  std::uint32_t dst = 0;
+  std::uint64_t bytes = 0;
+  TimePs tail = 0;
   std::uint32_t flow = kNone;  // (a copy of SendInfo::flow)
   std::uint32_t sw = kNone;    // task-level schedules: its switch (a copy of the plan's)
   std::uint32_t version = 0;   // of its wake event
@@ -242,7 +247,7 @@ struct Event {
 
 class Engine {
  public:
-  Engine(const core::Workload& w, const schedule::Schedule& s, const SimOptions& options);
+  Engine(const SendSource& source, const schedule::Schedule& s, const SimOptions& options);
   /// Runs the iteration to its end; fills metrics (not the circuit
   /// statistics, see circuit_stats()) and the send records.
   void run();
@@ -290,6 +295,12 @@ class Engine {
   void push(TimePs t, EventKind kind, std::uint32_t id, std::uint32_t aux = 0,
             std::uint32_t cycle = 0);
   void on_ready(std::uint32_t v, TimePs t);
+  // SendSource::children's callback in finish(): child c of the send
+  // finishing at finishing_at_, `compute` after it.
+  static void on_child(void* ctx, std::uint32_t c, TimePs compute);
+  // Child c of a send finished at t, `compute` after it: its ready time
+  // raised, its Ready event pushed with its last parent.
+  void ready_child(std::uint32_t c, TimePs compute, TimePs t);
   void issue(std::uint32_t v, TimePs t);
   void on_send_wake(std::uint32_t v, TimePs t);
   void finish(std::uint32_t v, TimePs t);
@@ -301,10 +312,12 @@ class Engine {
   void start_scaleup(std::uint32_t v, TimePs t);
   void start_queued_scaleup(TimePs t);
   void finish_scaleup(std::uint32_t v, TimePs t);
-  // Send v's electrical queue and its (egress, ingress) in egress_busy_ /
-  // ingress_busy_ (scale-up or packet ports).
-  [[nodiscard]] std::uint32_t queue_of(std::uint32_t v) const;
-  [[nodiscard]] std::pair<std::size_t, std::size_t> electrical_ports(std::uint32_t v) const;
+  // Send v's (from src to dst) electrical queue and its (egress, ingress)
+  // in egress_busy_ / ingress_busy_ (scale-up or packet ports).
+  [[nodiscard]] std::uint32_t queue_of(std::uint32_t v, std::uint32_t src) const;
+  [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> electrical_ports(std::uint32_t v,
+                                                                         std::uint32_t src,
+                                                                         std::uint32_t dst) const;
   void mark_dirty(std::uint32_t d);
   // calendar.cpp: per-flow circuit calendars (direct routing).
   void build_calendars();
@@ -339,7 +352,8 @@ class Engine {
   void deliver(std::uint32_t v, Units units, TimePs t);
   [[nodiscard]] int out_rate(const LiveSend& s) const;
 
-  const core::Workload& w_;
+  const SendSource& src_;
+  const core::Workload* material_;  // src_.material(): read directly on the hot paths
   const schedule::Schedule& s_;
   SimOptions options_;
   bool task_level_;
@@ -373,7 +387,16 @@ class Engine {
   std::uint32_t packet_queue_ = 0;
   std::vector<std::uint8_t> egress_busy_;
   std::vector<std::uint8_t> ingress_busy_;
-  std::vector<std::vector<std::pair<TimePs, std::uint32_t>>> scaleup_queue_;
+  struct Queued {  // a released electrical send and its ports
+    TimePs release;
+    std::uint32_t v;
+    std::uint32_t egress;
+    std::uint32_t ingress;
+    bool operator<(const Queued& o) const {
+      return release != o.release ? release < o.release : v < o.v;
+    }
+  };
+  std::vector<std::vector<Queued>> scaleup_queue_;
   std::vector<std::uint32_t> scaleup_dirty_;
   std::vector<std::uint8_t> scaleup_dirty_mark_;
 
@@ -396,6 +419,7 @@ class Engine {
   std::vector<std::uint32_t> scratch_links_;
   std::vector<std::uint8_t> touched_mark_;
   std::size_t finished_ = 0;
+  TimePs finishing_at_ = 0;  // finish(): the time on_child readies children at
   std::uint64_t events_ = 0;
   bool cut_taken_ = false;
   std::vector<Units> cut_peaks_;

@@ -77,6 +77,9 @@ void check_inputs(const core::Workload& w, const schedule::Schedule& s, const Si
   }
 }
 
+SimResult run_engine(const detail::SendSource& source, const schedule::Schedule& s,
+                     const SimOptions& options, std::chrono::steady_clock::time_point t0);
+
 SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
                       const SimOptions& options, Execution execution) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -86,7 +89,15 @@ SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
     executed = detail::retime(w, plan, execution == Execution::kOrderedNoEarly);
   }
   const schedule::Schedule& s = executed ? *executed : plan;
-  detail::Engine engine(w, s, options);
+  const detail::MaterialSource source(w);
+  SimResult r = run_engine(source, s, options, t0);
+  r.executed = std::move(executed);
+  return r;
+}
+
+SimResult run_engine(const detail::SendSource& source, const schedule::Schedule& s,
+                     const SimOptions& options, std::chrono::steady_clock::time_point t0) {
+  detail::Engine engine(source, s, options);
   const auto t1 = std::chrono::steady_clock::now();
   engine.run();
   const auto t2 = std::chrono::steady_clock::now();
@@ -125,7 +136,6 @@ SimResult run_checked(const core::Workload& w, const schedule::Schedule& plan,
   r.sends = engine.take_records();
   m.loop_time_s = std::chrono::duration<double>(t2 - t1).count();
   m.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.executed = std::move(executed);
   return r;
 }
 
@@ -226,6 +236,29 @@ SimResult simulate_on(const core::Workload& planned_unrouted, const core::Worklo
     return run_checked(wp, s, options, execution);
   }
   return run_checked(actual, s, options, execution);
+}
+
+SimResult simulate_lazy(const core::LazyWorkload& w, const schedule::Schedule& s,
+                        const SimOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  options.validate();
+  if (options.perturbation.any()) {
+    throw core::InputError("", "perturbation", "on",
+                           "collectives kept whole are simulated unperturbed: perturb the "
+                           "materialised workload (simulate)");
+  }
+  s.system.validate();
+  if (options.validate_schedule) {
+    schedule::check_schedule(w, s);  // also: a full wiring, no sends named
+  } else {
+    s.system.validate_for(w.accelerators());
+    if (!s.tasks.empty()) {
+      throw core::InputError("", "tasks", std::to_string(s.tasks.size()),
+                             "a schedule that names sends needs the workload expanded");
+    }
+  }
+  const detail::LazySource source(w);
+  return run_engine(source, s, options, t0);
 }
 
 namespace {

@@ -66,6 +66,30 @@ for cmd in info simulate schedule; do
   expect_grep "$cmd-notes" '^read 4 ranks, 84 nodes' "$DIR/c/$cmd-t.err"
 done
 expect_grep info-sends '^sends +80$' "$DIR/c/info-t.txt"
+# The ideal network on a prefix keeps collectives whole (sim::simulate_lazy):
+# the report and metrics of the workload file, the note saying so; --expand
+# and a trace take the materialised way, with the same answers.
+for run in "w.json" "t" "t --expand" "t --trace $DIR/c/ideal.trace.json"; do
+  name=ideal-${run// /_}
+  name=${name//[\/.]/_}
+  # shellcheck disable=SC2086
+  "$FLUX" simulate "$DIR/c/"$run --scheduler ideal -o "$DIR/c/$name.o.json" \
+    >"$DIR/c/$name.txt" 2>"$DIR/c/$name.err" || fail "simulate $run: exit $?"
+  { grep -v '^simulation ' "$DIR/c/$name.txt"; grep -v time_s "$DIR/c/$name.o.json"; } > "$DIR/c/$name.cmp"
+done
+for other in ideal-t ideal-t_--expand; do
+  cmp -s "$DIR/c/ideal-w_json.cmp" "$DIR/c/$other.cmp" && pass || fail "$other differs from w.json"
+done
+expect_grep whole-note '^collectives kept whole: 20 instances of 2 shapes' "$DIR/c/ideal-t.err"
+for other in ideal-t_--expand ideal-t_--trace_*; do
+  grep -q 'kept whole' "$DIR/c/"$other.err && fail "$other: kept collectives whole" || pass
+done
+# Scheduler options `ideal` does not read are refused on either way alike.
+for way in "" "--expand"; do
+  # shellcheck disable=SC2086
+  expect_error "ideal-moves$way" 2 '^flux: error: --moves = 10: applies to --scheduler flux, flux-milp only \(not ideal\)$' -- \
+    "$FLUX" simulate "$DIR/c/t" --scheduler ideal --moves 10 $way
+done
 # The import options apply to a prefix.
 expect_ok info-direct -- "$FLUX" info "$DIR/c/t" --collective direct --gpu h100
 expect_error info-bad-alg 2 'error: --collective = rings' -- "$FLUX" info "$DIR/c/t" --collective rings

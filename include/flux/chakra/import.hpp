@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "flux/chakra/et.hpp"
+#include "flux/core/lazy_workload.hpp"
 #include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
 #include "flux/core/workload.hpp"
@@ -130,5 +131,19 @@ std::vector<std::filesystem::path> rank_files(const std::filesystem::path& prefi
 
 /// Reads every rank's file of `prefix` and converts them.
 ImportResult import_chakra(const std::filesystem::path& prefix, const ImportOptions& options);
+
+struct LazyImportResult {
+  core::LazyWorkload workload;
+  ImportStats stats;
+  std::vector<std::string> warnings;
+};
+/// The traces with collectives kept whole (core::LazyWorkload, issue 33):
+/// the same sends in the same order as import_traces, the same warnings and
+/// errors, and the same earliest start for every send at any link rate; the
+/// dependencies can differ by redundant ones. Throws std::invalid_argument
+/// where a collective is kept in several decompositions (--collective
+/// auto): those need import_traces.
+LazyImportResult import_traces_lazy(const std::vector<EtFile>& ranks, const ImportOptions& options,
+                                    std::string_view default_name);
 
 }  // namespace flux::chakra

@@ -23,6 +23,9 @@ namespace flux::core {
 /// result within a schedule no longer than that horizon fits. Checks the
 /// routes first (check_routes).
 std::vector<TimePs> transmission_times(const Workload& w, const System& system);
+/// The error transmission_times throws when the serial horizon of `sends`
+/// sends is `seconds` (beyond kMaxTimePs).
+[[noreturn]] void throw_serial_horizon(std::size_t sends, const System& system, double seconds);
 
 /// Throws InputError when the wiring cannot carry the workload: a send
 /// between scale-up domains whose endpoints no switch joins (field

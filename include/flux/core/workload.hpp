@@ -101,6 +101,20 @@ struct WorkloadData {
   std::vector<ChoiceGroup> choices{};
 };
 
+/// What reports say of a workload (formats::write_metrics, the CLI's
+/// summary): a Workload's, or a LazyWorkload's (core/lazy_workload.hpp).
+struct WorkloadFacts {
+  std::string name;
+  std::uint64_t sends = 0;
+  std::uint32_t accelerators = 0;
+  std::uint64_t total_bytes = 0;
+  Fold fold;
+  /// Accelerators of the job it stands for (accelerators * copies).
+  [[nodiscard]] std::uint64_t job_accelerators() const {
+    return static_cast<std::uint64_t>(accelerators) * fold.copies;
+  }
+};
+
 /// Memory a Workload of `tasks` sends and `deps` dependencies takes while it
 /// is built, in bytes: about two copies of every send and dep (the data and
 /// the Workload with its adjacency). An estimate for refusing, before
@@ -188,5 +202,7 @@ class Workload {
   bool dense_ids_ = true;  // task i has id i: find() needs no map
   std::vector<std::pair<std::uint64_t, std::uint32_t>> id_index_;  // sorted, when !dense_ids_
 };
+
+WorkloadFacts facts_of(const Workload& w);
 
 }  // namespace flux::core

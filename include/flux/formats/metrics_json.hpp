@@ -32,5 +32,12 @@ void write_metrics(std::ostream& out, const core::Workload& w, const schedule::S
                    const sim::TrialsResult* trials = nullptr,
                    const runtime::FailureTrials* failure = nullptr,
                    const core::Workload* planned_for = nullptr);
+/// The same for any workload's facts (a LazyWorkload's: core::facts_of),
+/// `planned_for` the other workload's name.
+void write_metrics(std::ostream& out, const core::WorkloadFacts& w, const schedule::Schedule& s,
+                   const sim::SimOptions& options, const sim::Metrics& m,
+                   const sim::TrialsResult* trials = nullptr,
+                   const runtime::FailureTrials* failure = nullptr,
+                   const std::string* planned_for = nullptr);
 
 }  // namespace flux::formats

@@ -32,6 +32,9 @@ struct SystemOptions {
   /// tile its accelerators (core::System::validate_for). Errors name the
   /// option.
   [[nodiscard]] core::System to_system(const core::Workload& w) const;
+  /// The same for a workload of `accelerators` with these hints (0: none).
+  [[nodiscard]] core::System to_system(std::uint32_t accelerators, std::uint32_t scaleup_size,
+                                       double scaleup_gbps) const;
 
   /// The files the options read (--wiring file:W.json), for
   /// io::check_outputs: an output never overwrites them.

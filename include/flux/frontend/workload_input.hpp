@@ -49,6 +49,17 @@ std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraO
 LoadedWorkload load_workload(const std::string& arg, const ChakraOptions& chakra);
 
 /// The one-line summary of an import ("read 8 ranks, 280 nodes (...)").
-std::string import_summary(const chakra::ImportResult& r, const chakra::ImportOptions& options);
+std::string import_summary(const chakra::ImportStats& s, const chakra::ImportOptions& options);
+
+/// The traces of a Chakra prefix with their collectives kept whole
+/// (chakra::import_traces_lazy), and what to say about them.
+struct LoadedLazy {
+  core::LazyWorkload workload;
+  std::vector<std::string> notes;
+};
+/// Reads `prefix` as load_workload does, keeping collectives whole. Throws
+/// std::invalid_argument where the import needs every send (--collective
+/// auto): the caller loads it with load_workload instead.
+LoadedLazy load_lazy(const std::string& prefix, const ChakraOptions& chakra);
 
 }  // namespace flux::frontend

@@ -177,6 +177,13 @@ void check_options_read(std::span<const std::string> schedulers, const Scheduler
 /// is one valid for every choice (docs/model.md, "Collective choice").
 schedule::Schedule run_scheduler(std::string_view name, const core::Workload& w,
                                  const core::System& system, const SchedulerOptions& options);
+
+/// The `ideal` scheduler's schedule (circuit model all_connected, empty
+/// timelines) for a workload named `workload` on `system`, without the
+/// critical path it states as makespan and bound: for a workload kept with
+/// its collectives whole, whose iteration time sim::simulate_lazy gives
+/// (the ideal network's replay is the critical path). Status feasible.
+schedule::Schedule ideal_network(const std::string& workload, const core::System& system);
 inline constexpr std::uint64_t kExhaustiveChoices = 64;
 inline constexpr std::size_t kExhaustiveSends = 128;
 inline constexpr double kChoiceShare = 0.25;

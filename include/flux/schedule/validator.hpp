@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "flux/core/error.hpp"
+#include "flux/core/lazy_workload.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/schedule/schedule.hpp"
 
@@ -106,6 +107,18 @@ class ScheduleError : public core::Error {
 
 /// Throws ScheduleError when validate(w, s, options) finds a violation.
 void check_schedule(const core::Workload& w, const Schedule& s,
+                    const ValidationOptions& options = {});
+
+/// Checks `s` against a workload whose collectives stay whole
+/// (core::LazyWorkload): the system (a full wiring only: routes are chosen
+/// send by send), the timelines, status, circuit model, lower bound and
+/// the transmission times' range, as validate() does. A schedule that
+/// assigns sends, or chooses decompositions or routes, is a violation: it
+/// needs the workload expanded (LazyWorkload::expand).
+ValidationReport validate(const core::LazyWorkload& w, const Schedule& s,
+                          const ValidationOptions& options = {});
+/// Throws ScheduleError when validate(w, s, options) finds a violation.
+void check_schedule(const core::LazyWorkload& w, const Schedule& s,
                     const ValidationOptions& options = {});
 
 }  // namespace flux::schedule

@@ -33,6 +33,7 @@
 #include <tuple>
 #include <vector>
 
+#include "flux/core/lazy_workload.hpp"
 #include "flux/core/option.hpp"
 #include "flux/core/time.hpp"
 #include "flux/core/workload.hpp"
@@ -222,6 +223,18 @@ struct TrialsResult {
 /// delivered (no circuit ever joins its endpoints) or max_time_ps passes.
 SimResult simulate(const core::Workload& w, const schedule::Schedule& s,
                    const SimOptions& options = {});
+
+/// simulate() of a workload whose collectives stay whole (issue 33): each
+/// collective's sends are produced as the simulator reaches them
+/// (docs/plan-lazy-collectives.md), the same events, records and metrics
+/// as simulate() of w.expand(), with about 36 B a send and the sends in
+/// flight. For schedules that name no sends on a full wiring (the ideal
+/// network; the baselines' circuit schedules), strict, unperturbed: the
+/// validator refuses a schedule that assigns sends, chooses decompositions
+/// or routes, or another wiring (schedule::ScheduleError); a perturbation
+/// is refused (core::InputError). options.trials is not read.
+SimResult simulate_lazy(const core::LazyWorkload& w, const schedule::Schedule& s,
+                        const SimOptions& options = {});
 
 /// options.trials runs of `s` over `w` perturbed per trial
 /// (options.perturbation, sim/perturb.hpp), each with
