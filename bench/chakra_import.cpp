@@ -20,6 +20,7 @@
 
 #include "flux/chakra/import.hpp"
 #include "flux/core/dag.hpp"
+#include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
 
 namespace {
@@ -75,13 +76,10 @@ int main(int argc, char** argv) {
       const auto r = flux::chakra::import_traces_lazy(files, o, "t");
       std::vector<flux::chakra::EtFile>().swap(files);
       const double import_s = seconds_since(t);
-      flux::schedule::Schedule s;
-      s.scheduler = "ideal";
-      s.workload = r.workload.name();
-      if (r.workload.scaleup_size() != 0) s.system.scaleup_size = r.workload.scaleup_size();
-      if (r.workload.scaleup_gbps() != 0) s.system.scaleup_gbps = r.workload.scaleup_gbps();
-      s.circuit_model = flux::schedule::CircuitModel::kAllConnected;
-      s.timelines.resize(s.system.switches);
+      flux::core::System system;
+      if (r.workload.scaleup_size() != 0) system.scaleup_size = r.workload.scaleup_size();
+      if (r.workload.scaleup_gbps() != 0) system.scaleup_gbps = r.workload.scaleup_gbps();
+      const flux::schedule::Schedule s = flux::sched::ideal_network(r.workload.name(), system);
       flux::sim::SimOptions so;
       so.keep_records = false;
       const auto sim = flux::sim::simulate_lazy(r.workload, s, so);

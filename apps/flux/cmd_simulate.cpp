@@ -241,7 +241,7 @@ bool simulate_whole(const SimulateOptions& o) {
   std::optional<frontend::LoadedLazy> loaded;
   try {
     loaded.emplace(frontend::load_lazy(o.input, o.chakra));
-  } catch (const std::invalid_argument&) {
+  } catch (const chakra::NeedsEverySend&) {
     return false;
   }
   const core::LazyWorkload& w = loaded->workload;

@@ -273,16 +273,7 @@ Prepared prepare(const std::vector<EtFile>& ranks, const ImportOptions& options,
 
 ImportResult import_traces(const std::vector<EtFile>& ranks, const ImportOptions& options,
                            std::string_view default_name) {
-  ImportStats stats;
-  std::vector<std::string> warnings;
-  detail::Prepared p = detail::prepare(ranks, options, default_name, stats, warnings);
-  try {
-    Walk walk(p, warnings);
-    core::Workload w = walk.run();
-    return ImportResult{std::move(w), stats, std::move(warnings)};
-  } catch (const core::InputError& e) {
-    throw e.with_source(ranks[0].source);
-  }
+  return detail::import_with<Walk, ImportResult>(ranks, options, default_name);
 }
 
 }  // namespace flux::chakra

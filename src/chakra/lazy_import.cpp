@@ -137,7 +137,7 @@ void LazyWalk::emit_sends(const Collective& c, std::vector<Frontier>& arrived,
   if (spec.algorithm == workload::Algorithm::kAuto) {
     const std::vector<workload::Algorithm> a = workload::alternatives_of(spec);
     if (a.size() != 1) {
-      throw std::invalid_argument(
+      throw NeedsEverySend(
           "import_traces_lazy: a collective kept in several "
           "decompositions (--collective auto)");
     }
@@ -246,16 +246,16 @@ void LazyWalk::merge_implied(const Frontier& chain) {
 
 LazyImportResult import_traces_lazy(const std::vector<EtFile>& ranks, const ImportOptions& options,
                                     std::string_view default_name) {
-  ImportStats stats;
-  std::vector<std::string> warnings;
-  detail::Prepared p = detail::prepare(ranks, options, default_name, stats, warnings);
-  try {
-    LazyWalk walk(p, warnings);
-    core::LazyWorkload w = walk.run();
-    return LazyImportResult{std::move(w), stats, std::move(warnings)};
-  } catch (const core::InputError& e) {
-    throw e.with_source(ranks[0].source);
+  return detail::import_with<LazyWalk, LazyImportResult>(ranks, options, default_name);
+}
+
+LazyImportResult import_chakra_lazy(const std::filesystem::path& prefix,
+                                    const ImportOptions& options) {
+  std::vector<EtFile> traces;
+  for (const std::filesystem::path& file : rank_files(prefix)) {
+    traces.push_back(read_et_file(file));
   }
+  return import_traces_lazy(traces, options, prefix.filename().string());
 }
 
 }  // namespace flux::chakra

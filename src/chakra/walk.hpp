@@ -400,4 +400,22 @@ Prepared prepare(const std::vector<EtFile>& ranks, const ImportOptions& options,
                  std::string_view default_name, ImportStats& stats,
                  std::vector<std::string>& warnings);
 
+/// An import: prepare(), then walk `WalkT` (its run() gives the workload)
+/// into `Result` {workload, stats, warnings}; errors name rank 0's file when
+/// they name none.
+template <class WalkT, class Result>
+Result import_with(const std::vector<EtFile>& ranks, const ImportOptions& options,
+                   std::string_view default_name) {
+  ImportStats stats;
+  std::vector<std::string> warnings;
+  Prepared p = prepare(ranks, options, default_name, stats, warnings);
+  try {
+    WalkT walk(p, warnings);
+    auto w = walk.run();
+    return Result{std::move(w), stats, std::move(warnings)};
+  } catch (const core::InputError& e) {
+    throw e.with_source(ranks[0].source);
+  }
+}
+
 }  // namespace flux::chakra::detail

@@ -217,14 +217,6 @@ Task LazyWorkload::task_of(std::uint32_t i, std::uint32_t k) const {
   return t;
 }
 
-Task LazyWorkload::task(TaskIndex v) const {
-  const auto it =
-      std::upper_bound(instances_.begin(), instances_.end(), v.value(),
-                       [](std::uint32_t x, const Instance& in) { return x < in.first_task; });
-  const auto i = static_cast<std::uint32_t>(it - instances_.begin() - 1);
-  return task_of(i, v.value() - instances_[i].first_task);
-}
-
 WorkloadData LazyWorkload::expand() const {
   WorkloadData d;
   d.name = name_;

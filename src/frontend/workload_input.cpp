@@ -88,13 +88,7 @@ LoadedWorkload load_workload(const std::string& arg, const ChakraOptions& chakra
 LoadedLazy load_lazy(const std::string& prefix, const ChakraOptions& chakra) {
   std::vector<std::string> notes;
   const chakra::ImportOptions options = chakra.resolve(prefix, notes);
-  std::vector<chakra::EtFile> traces;
-  for (const std::filesystem::path& file : chakra::rank_files(prefix)) {
-    traces.push_back(chakra::read_et_file(file));
-  }
-  chakra::LazyImportResult r = chakra::import_traces_lazy(
-      traces, options, std::filesystem::path(prefix).filename().string());
-  std::vector<chakra::EtFile>().swap(traces);
+  chakra::LazyImportResult r = chakra::import_chakra_lazy(prefix, options);
   notes.push_back(import_summary(r.stats, options));
   for (std::string& w : r.warnings) notes.push_back("flux: warning: " + std::move(w));
   LoadedLazy out{std::move(r.workload), std::move(notes)};

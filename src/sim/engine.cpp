@@ -12,6 +12,7 @@
 #include <cassert>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
@@ -405,13 +406,13 @@ void Engine::finish(std::uint32_t v, TimePs t) {
     }
     return;
   }
-  finishing_at_ = t;
-  src_.children(v, &Engine::on_child, this);
+  std::pair<Engine*, TimePs> finished{this, t};  // on_child's context
+  src_.children(v, &Engine::on_child, &finished);
 }
 
 void Engine::on_child(void* ctx, std::uint32_t c, TimePs compute) {
-  Engine& e = *static_cast<Engine*>(ctx);
-  e.ready_child(c, compute, e.finishing_at_);
+  const auto& f = *static_cast<const std::pair<Engine*, TimePs>*>(ctx);
+  f.first->ready_child(c, compute, f.second);
 }
 
 void Engine::ready_child(std::uint32_t c, TimePs compute, TimePs t) {

@@ -296,7 +296,8 @@ class Engine {
             std::uint32_t cycle = 0);
   void on_ready(std::uint32_t v, TimePs t);
   // SendSource::children's callback in finish(): child c of the send
-  // finishing at finishing_at_, `compute` after it.
+  // finished at the time in `ctx` (a std::pair<Engine*, TimePs>), `compute`
+  // after it.
   static void on_child(void* ctx, std::uint32_t c, TimePs compute);
   // Child c of a send finished at t, `compute` after it: its ready time
   // raised, its Ready event pushed with its last parent.
@@ -419,7 +420,6 @@ class Engine {
   std::vector<std::uint32_t> scratch_links_;
   std::vector<std::uint8_t> touched_mark_;
   std::size_t finished_ = 0;
-  TimePs finishing_at_ = 0;  // finish(): the time on_child readies children at
   std::uint64_t events_ = 0;
   bool cut_taken_ = false;
   std::vector<Units> cut_peaks_;

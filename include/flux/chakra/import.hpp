@@ -32,6 +32,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -132,6 +133,14 @@ std::vector<std::filesystem::path> rank_files(const std::filesystem::path& prefi
 /// Reads every rank's file of `prefix` and converts them.
 ImportResult import_chakra(const std::filesystem::path& prefix, const ImportOptions& options);
 
+/// What import_traces_lazy throws where the import needs every send (a
+/// collective kept in several decompositions): the caller imports with
+/// import_traces instead.
+class NeedsEverySend : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 struct LazyImportResult {
   core::LazyWorkload workload;
   ImportStats stats;
@@ -140,10 +149,14 @@ struct LazyImportResult {
 /// The traces with collectives kept whole (core::LazyWorkload, issue 33):
 /// the same sends in the same order as import_traces, the same warnings and
 /// errors, and the same earliest start for every send at any link rate; the
-/// dependencies can differ by redundant ones. Throws std::invalid_argument
+/// dependencies can differ by redundant ones. Throws NeedsEverySend
 /// where a collective is kept in several decompositions (--collective
 /// auto): those need import_traces.
 LazyImportResult import_traces_lazy(const std::vector<EtFile>& ranks, const ImportOptions& options,
                                     std::string_view default_name);
+/// Reads every rank's file of `prefix` and imports them lazily (as
+/// import_chakra).
+LazyImportResult import_chakra_lazy(const std::filesystem::path& prefix,
+                                    const ImportOptions& options);
 
 }  // namespace flux::chakra

@@ -138,8 +138,6 @@ class LazyWorkload {
   /// Local send k of instance i as a task (id = its index; release and
   /// tail from its members).
   [[nodiscard]] Task task_of(std::uint32_t i, std::uint32_t k) const;
-  /// Send v (a binary search for its instance).
-  [[nodiscard]] Task task(TaskIndex v) const;
   [[nodiscard]] std::uint32_t accelerators() const { return accelerators_; }
   [[nodiscard]] std::uint32_t scaleup_size() const { return scaleup_size_; }
   [[nodiscard]] std::uint64_t num_tasks() const { return num_tasks_; }
@@ -165,14 +163,9 @@ class LazyWorkload {
   [[nodiscard]] std::uint32_t instance_of(std::uint32_t member) const {
     return member_instance_[member];
   }
-  /// The first member of the member's instance.
-  [[nodiscard]] std::uint32_t first_member(std::uint32_t member) const {
-    return instances_[member_instance_[member]].first_member;
-  }
   [[nodiscard]] std::uint32_t terminal_count(std::uint32_t member) const {
     return shape_of_member(member).terminal_count[position(member)];
   }
-  [[nodiscard]] TimePs release(std::uint32_t member) const { return release_[member]; }
   /// A group edge: every send of initial(to) starts compute_ps after every
   /// send of terminal(from) has finished.
   struct GroupEdge {
@@ -181,7 +174,6 @@ class LazyWorkload {
     TimePs compute_ps = 0;
   };
   [[nodiscard]] std::span<const GroupEdge> edges() const { return edges_; }
-  [[nodiscard]] TimePs tail(std::uint32_t member) const { return tail_[member]; }
 
   /// The workload it stands for, as data (sends in order, deps sorted by
   /// (from, to), each pair once with its largest compute).

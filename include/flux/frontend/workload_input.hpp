@@ -58,7 +58,7 @@ struct LoadedLazy {
   std::vector<std::string> notes;
 };
 /// Reads `prefix` as load_workload does, keeping collectives whole. Throws
-/// std::invalid_argument where the import needs every send (--collective
+/// chakra::NeedsEverySend where the import needs every send (--collective
 /// auto): the caller loads it with load_workload instead.
 LoadedLazy load_lazy(const std::string& prefix, const ChakraOptions& chakra);
 
