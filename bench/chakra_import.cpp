@@ -9,8 +9,6 @@
 // ideal` does the materialised one.
 //
 //   chakra_import PREFIX [lazy|material|check|simulate]   (PREFIX.json: the communicator groups)
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -23,19 +21,10 @@
 #include "flux/sched/scheduler.hpp"
 #include "flux/sim/simulator.hpp"
 
-namespace {
+#include "process_clock.hpp"
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-double peak_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
-
-}  // namespace
+using flux::bench::peak_mib;
+using flux::bench::seconds_since;
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 3) {

@@ -22,6 +22,8 @@
 #include "flux/workload/moe.hpp"
 #include "flux/workload/program.hpp"
 
+#include "chakra_test_util.hpp"
+
 namespace flux::chakra {
 namespace {
 
@@ -85,6 +87,7 @@ TEST(ChakraChoice, BruckAndHierarchicalJobsComeBackExactly) {
                    (e == CollectiveEncoding::kCommColl ? " comm-coll" : " send-recv"));
       ChakraTrace t;
       EXPECT_EQ(file_of(through_trace(w, program, e, {}, &t)), file_of(w));
+      expect_same_trace_from_program(c, e);
       if (e != CollectiveEncoding::kCommColl) continue;
       // Mixed algorithms (ring TP, hierarchical or Bruck elsewhere): each
       // COMM_COLL names its own; one algorithm: the rank's metadata says it.

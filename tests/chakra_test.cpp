@@ -605,6 +605,7 @@ void expect_round_trip(const workload::TrainingConfig& c, CollectiveEncoding enc
   formats::write_workload(b, r.workload);
   EXPECT_EQ(a.str(), b.str()) << w.name();
   EXPECT_EQ(r.workload.num_deps(), w.num_deps());
+  expect_same_trace_from_program(c, encoding);
 }
 
 TEST(ChakraRoundTrip, GeneratedWorkloadsComeBackExactly) {
@@ -689,6 +690,14 @@ TEST(ChakraRoundTrip, ThroughFilesAndWhatTheFilesHold) {
   other.collectives.pop_back();
   EXPECT_ERROR(to_chakra(w, other, CollectiveEncoding::kSendRecv), "the program describes");
   fs::remove_all(dir);
+  // A choice of decompositions needs the sends: written without them, the
+  // job is refused, and so is its trace from a program that holds them.
+  workload::TrainingConfig any = small(4, 4, workload::Algorithm::kAuto);
+  EXPECT_ERROR(workload::generate_llama_program(any), "runs one algorithm per collective");
+  workload::Program with_choice;
+  workload::generate_llama(any, &with_choice);
+  EXPECT_ERROR(to_chakra(with_choice, CollectiveEncoding::kCommColl),
+               "a Chakra trace holds one algorithm per collective");
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 #pragma once
 // Building Chakra traces in tests: nodes of each kind, ranks through the
 // file encoding, small generated jobs.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "flux/chakra/et.hpp"
+#include "flux/chakra/export.hpp"
 #include "flux/workload/llama.hpp"
 
 namespace flux::chakra {
@@ -129,6 +133,47 @@ inline std::vector<workload::TrainingConfig> pipeline_jobs() {
   interleaved.embeddings = true;
   configs.push_back(interleaved);
   return configs;
+}
+
+/// The trace of `c`'s workload equals, file for file and byte for byte,
+/// the trace of its program alone (its sends made again where written)
+/// and of the program generate_llama_program writes without sends; that
+/// program equals the recorded one but for the sends it does not hold.
+inline void expect_same_trace_from_program(const workload::TrainingConfig& c,
+                                           CollectiveEncoding encoding) {
+  workload::Program program;
+  const core::Workload w = workload::generate_llama(c, &program);
+  const workload::Program bare = workload::generate_llama_program(c);
+  EXPECT_FALSE(program.without_sends);
+  EXPECT_TRUE(bare.without_sends);
+  EXPECT_EQ(bare.name, w.name());
+  EXPECT_TRUE(std::ranges::equal(bare.labels, w.labels()));
+  EXPECT_EQ(bare.num_tasks, w.num_tasks());
+  EXPECT_EQ(program.num_tasks, w.num_tasks());
+  EXPECT_EQ(bare.scaleup_size, w.scaleup_size());
+  EXPECT_EQ(bare.ops.size(), program.ops.size());
+  ASSERT_EQ(bare.collectives.size(), program.collectives.size());
+  for (std::size_t i = 0; i < bare.collectives.size(); ++i) {
+    const workload::ProgramCollective& x = bare.collectives[i];
+    const workload::ProgramCollective& y = program.collectives[i];
+    EXPECT_EQ(x.first_task, y.first_task);
+    EXPECT_EQ(x.num_tasks, y.num_tasks);
+    EXPECT_EQ(x.spec.group, y.spec.group);
+    EXPECT_EQ(x.spec.algorithm, y.spec.algorithm);
+    EXPECT_EQ(x.spec.bytes, y.spec.bytes);
+    for (std::size_t pos = 0; pos < x.spec.group.size(); ++pos) {
+      EXPECT_EQ(x.replaced(pos), y.replaced(pos)) << "collective " << i << " member " << pos;
+    }
+  }
+  const ChakraTrace want = to_chakra(w, program, encoding);
+  for (const workload::Program* p : std::vector<const workload::Program*>{&program, &bare}) {
+    const ChakraTrace got = to_chakra(*p, encoding);
+    ASSERT_EQ(got.ranks.size(), want.ranks.size());
+    for (std::size_t r = 0; r < want.ranks.size(); ++r) {
+      EXPECT_EQ(serialize_et(got.ranks[r]), serialize_et(want.ranks[r])) << "rank " << r;
+    }
+    EXPECT_EQ(comm_groups_json(got.groups), comm_groups_json(want.groups));
+  }
 }
 
 }  // namespace flux::chakra

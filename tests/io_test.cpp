@@ -219,6 +219,24 @@ TEST_F(IoOutput, Collisions) {
             "-o = '': an empty path names no file");
   // Distinct files, and a FIFO twice (a device replaces nothing): fine.
   ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0644), 0);
+  // Files there already: the same inode, however reached (a hard link),
+  // naming the earlier output, whatever devices came before it.
+  EXPECT_EQ(error_of([&] {
+              check_outputs({{dir_ / "fifo", "zero", "--z", false},
+                             {in, "one", "-o", false},
+                             {dir_ / "hard.json", "two", "--trace", false}},
+                            {});
+            }),
+            (dir_ / "hard.json").string() + ": --trace: is also one");
+  // Many outputs (a trace of 8,192 ranks is 8,193): a collision among them.
+  std::vector<OutputSpec> many;
+  for (int k = 0; k < 2000; ++k) {
+    many.push_back({dir_ / ("r." + std::to_string(k) + ".et"), "a trace file", "-o", false});
+  }
+  EXPECT_NO_THROW(check_outputs(many, inputs));
+  many.push_back({dir_ / "sub" / ".." / "r.7.et", "the last", "-o", false});
+  EXPECT_EQ(error_of([&] { check_outputs(many, inputs); }),
+            (dir_ / "sub" / ".." / "r.7.et").string() + ": -o: is also a trace file");
   EXPECT_NO_THROW(check_outputs({{a, "one", "-o", false},
                                  {dir_ / "t.json", "two", "--trace", false},
                                  {dir_ / "fifo", "three", "--x", false},

@@ -14,6 +14,7 @@
 #include "flux/chakra/export.hpp"
 #include "flux/core/choice.hpp"
 #include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
 #include "flux/formats/schedule_json.hpp"
 #include "flux/formats/workload_json.hpp"
 #include "flux/frontend/memory.hpp"
@@ -60,6 +61,34 @@ core::Choice choice_of_schedule(const std::string& file, const core::Workload& w
   }
 }
 
+chakra::CollectiveEncoding encoding_of(const GenerateOptions& o) {
+  return o.chakra_collectives == "comm-coll" ? chakra::CollectiveEncoding::kCommColl
+                                             : chakra::CollectiveEncoding::kSendRecv;
+}
+
+// Writes the trace to o.output after checking every file it is against the
+// inputs; returns what was written, for the report.
+std::string write_trace(const GenerateOptions& o, const chakra::ChakraTrace& trace,
+                        const std::vector<io::InputSpec>& inputs) {
+  std::vector<io::OutputSpec> outputs;
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
+    outputs.push_back({o.output + "." + std::to_string(r) + ".et", "a trace file", "-o", false});
+  }
+  if (!trace.groups.empty()) {
+    outputs.push_back({o.output + ".json", "the communicator groups", "-o", false});
+  }
+  io::check_outputs(outputs, inputs);
+  std::vector<std::filesystem::path> removed;
+  const auto files = chakra::save_chakra(o.output, trace, false, &removed);
+  std::string wrote = files.front().string() + " .. " + files.back().string();
+  if (!removed.empty()) {
+    wrote += " (removed " + removed.front().string() +
+             (removed.size() > 1 ? " .. " + removed.back().string() : std::string()) +
+             ", ranks of an earlier trace)";
+  }
+  return wrote;
+}
+
 void run_training(const GenerateOptions& o, const workload::TrainingConfig& base) {
   const workload::TrainingConfig config = o.training.resolve(base);
   check_format(o.format);
@@ -76,16 +105,6 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
                            "only a Chakra trace is written with a schedule's choice (--format "
                            "chakra); the workload file keeps every alternative");
   }
-  // Refused before anything is generated, like flux unfold (one estimate).
-  const workload::WorkloadSize size = workload::estimate_llama_size(config);
-  frontend::refuse_if_too_large(
-      core::workload_memory_bytes(size.tasks, size.deps),
-      core::InputError("", "--dp", std::to_string(config.dp),
-                       "about " + std::to_string(size.tasks) +
-                           (config.moe.enabled()
-                                ? " sends; generate fewer layers (--layers), micro-batches or DP "
-                                  "replicas (a MoE job cannot be folded)"
-                                : " sends; fold the DP replicas (--fold-dp, e.g. --fold-dp 4)")));
   // What the command reads: a routing file (--routing file:R.json), which
   // no output may replace.
   std::vector<io::InputSpec> inputs;
@@ -93,6 +112,31 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
     inputs.push_back({config.moe.routing.file, "the routing file (--routing)"});
   }
   if (!o.choice.empty()) inputs.push_back({o.choice, "the schedule (--choice)"});
+  // Refused before anything is generated, like flux unfold (one estimate);
+  // a trace of a job whose workload would not fit is written from its
+  // program (a choice needs the workload).
+  const workload::WorkloadSize size = workload::estimate_llama_size(config);
+  const std::uint64_t need = core::workload_memory_bytes(size.tasks, size.deps);
+  const std::uint64_t have = frontend::available_memory();
+  if (o.format == "chakra" && o.choice.empty() && have != 0 && need > have) {
+    frontend::check_output_prefix(o.output, "-o");
+    const workload::Program program = workload::generate_llama_program(config);
+    const std::string wrote = write_trace(o, chakra::to_chakra(program, encoding_of(o)), inputs);
+    std::cerr << "wrote " << wrote << ": " << program.name << ", " << program.num_tasks
+              << " sends in " << program.collectives.size() << " collectives, from the job's "
+              << "program (its workload, about " << core::format_bytes(static_cast<double>(need))
+              << ", would not fit in the " << core::format_bytes(static_cast<double>(have))
+              << " available)\n";
+    return;
+  }
+  frontend::refuse_if_too_large(
+      need,
+      core::InputError("", "--dp", std::to_string(config.dp),
+                       "about " + std::to_string(size.tasks) +
+                           (config.moe.enabled()
+                                ? " sends; generate fewer layers (--layers), micro-batches or DP "
+                                  "replicas (a MoE job cannot be folded)"
+                                : " sends; fold the DP replicas (--fold-dp, e.g. --fold-dp 4)")));
   if (o.format == "json") {
     io::check_outputs({{o.output, "the workload output", "-o", true}}, inputs);
   } else {
@@ -116,27 +160,7 @@ void run_training(const GenerateOptions& o, const workload::TrainingConfig& base
   if (o.format == "json") {
     formats::save_workload(o.output, w);
   } else {
-    const auto encoding = o.chakra_collectives == "comm-coll"
-                              ? chakra::CollectiveEncoding::kCommColl
-                              : chakra::CollectiveEncoding::kSendRecv;
-    const chakra::ChakraTrace trace = chakra::to_chakra(w, program, encoding, choice);
-    // Every file the trace is, against the inputs, before any is written.
-    std::vector<io::OutputSpec> outputs;
-    for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-      outputs.push_back({o.output + "." + std::to_string(r) + ".et", "a trace file", "-o", false});
-    }
-    if (!trace.groups.empty()) {
-      outputs.push_back({o.output + ".json", "the communicator groups", "-o", false});
-    }
-    io::check_outputs(outputs, inputs);
-    std::vector<std::filesystem::path> removed;
-    const auto files = chakra::save_chakra(o.output, trace, false, &removed);
-    wrote = files.front().string() + " .. " + files.back().string();
-    if (!removed.empty()) {
-      wrote += " (removed " + removed.front().string() +
-               (removed.size() > 1 ? " .. " + removed.back().string() : std::string()) +
-               ", ranks of an earlier trace)";
-    }
+    wrote = write_trace(o, chakra::to_chakra(w, program, encoding_of(o), choice), inputs);
   }
   if (chosen) wrote += " (the decompositions of " + o.choice + ")";
   print_written(wrote, chosen ? *chosen : w, summary);

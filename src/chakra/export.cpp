@@ -28,6 +28,8 @@
 #include "flux/core/choice.hpp"
 #include "flux/core/error.hpp"
 #include "flux/io/save.hpp"
+#include "flux/workload/builder.hpp"
+#include "flux/workload/collectives.hpp"
 
 namespace flux::chakra {
 namespace {
@@ -61,9 +63,19 @@ std::int64_t comm_type_of(CollectiveKind k) {
   return 0;
 }
 
+// A Chakra trace runs one decomposition per collective.
+[[noreturn]] void refuse_choice() {
+  throw core::InputError("", "collective", "auto",
+                         "a Chakra trace holds one algorithm per collective: export the "
+                         "decompositions a schedule chose (--choice SCHEDULE), or generate the "
+                         "job with a fixed --collective");
+}
+
 class Exporter {
  public:
-  Exporter(const core::Workload& w, const Program& p, CollectiveEncoding encoding,
+  // `w`: the workload `p` made, or null (each collective's sends are then
+  // made again where they are written).
+  Exporter(const core::Workload* w, const Program& p, CollectiveEncoding encoding,
            std::span<const std::uint32_t> choice)
       : w_(w),
         p_(p),
@@ -88,24 +100,31 @@ class Exporter {
   void compute(const workload::ProgramOp& op);
   void comm_coll(std::uint32_t c, std::uint64_t id, workload::Await await);
   void send_recv(std::uint32_t c, workload::Await await);
+  // Collective c's sends, tasks [first, first + c's count) of `w` with
+  // `tasks` its members' initial and terminal ones, as COMM_SEND / COMM_RECV.
+  void sends_of(std::uint32_t c, workload::Await await, const core::Workload& w,
+                std::uint32_t first, const workload::CollectiveTasks& tasks);
   void member_waits(std::uint32_t c, std::size_t pos, std::vector<std::uint64_t> nodes,
                     workload::Await await);
   void join_later(std::uint32_t c);
+  // The program describes w_'s tasks, and the choice is one of w_'s.
+  void check_workload() const;
   std::string label(const ProgramCollective& pc) const {
-    return pc.spec.label == core::kNoLabel ? std::string() : w_.labels()[pc.spec.label];
+    if (pc.spec.label == core::kNoLabel) return {};
+    return w_ != nullptr ? w_->labels()[pc.spec.label] : p_.labels.at(pc.spec.label);
   }
 
   // Whether task t is written: with a choice, only the chosen alternative's
   // sends of each group.
   [[nodiscard]] bool kept(TaskIndex t) const {
     if (choice_.empty()) return true;
-    const auto alt = w_.alternative_of(t);
+    const auto alt = w_->alternative_of(t);
     return !alt || choice_[alt->first] == alt->second;
   }
   // The algorithm collective c runs: the program's, or the chosen one.
   workload::Algorithm algorithm(const ProgramCollective& pc) const;
 
-  const core::Workload& w_;
+  const core::Workload* w_;
   const Program& p_;
   CollectiveEncoding encoding_;
   core::Choice choice_;
@@ -145,10 +164,11 @@ void Exporter::compute(const workload::ProgramOp& op) {
 
 workload::Algorithm Exporter::algorithm(const ProgramCollective& pc) const {
   if (pc.spec.algorithm != workload::Algorithm::kAuto) return pc.spec.algorithm;
+  if (w_ == nullptr) refuse_choice();
   for (std::uint32_t k = 0; k < pc.num_tasks; ++k) {
-    if (const auto alt = w_.alternative_of(TaskIndex(pc.first_task + k))) {
+    if (const auto alt = w_->alternative_of(TaskIndex(pc.first_task + k))) {
       return workload::algorithm_from_string(
-          w_.choices()[alt->first].alternatives[choice_.at(alt->first)].name);
+          w_->choices()[alt->first].alternatives[choice_.at(alt->first)].name);
     }
   }
   throw core::InputError("", "collectives", std::to_string(pc.first_task),
@@ -221,19 +241,39 @@ void Exporter::comm_coll(std::uint32_t c, std::uint64_t id, workload::Await awai
 
 void Exporter::send_recv(std::uint32_t c, workload::Await await) {
   const ProgramCollective& pc = p_.collectives[c];
-  const std::uint32_t first = pc.first_task;
+  if (w_ != nullptr) return sends_of(c, await, *w_, pc.first_task, pc.tasks);
+  // Its sends made again as the generator made them, on a builder of
+  // their own (spec is the collective as lowered: the same sends).
+  // (without its label: the nodes are named from the program's labels)
+  workload::WorkloadBuilder b(p_.name, p_.ranks);
+  workload::CollectiveSpec spec = pc.spec;
+  spec.label = core::kNoLabel;
+  std::vector<bool> replaces;
+  workload::CollectiveSpec lowered;
+  const workload::CollectiveTasks tasks = workload::lower_collective(b, spec, replaces, lowered);
+  if (b.num_tasks() != pc.num_tasks) {
+    throw core::InputError("", "collectives", std::to_string(pc.first_task),
+                           "the program does not describe its sends");
+  }
+  const core::Workload w = std::move(b).build();
+  sends_of(c, await, w, 0, tasks);
+}
+
+void Exporter::sends_of(std::uint32_t c, workload::Await await, const core::Workload& w,
+                        std::uint32_t first, const workload::CollectiveTasks& tasks) {
+  const ProgramCollective& pc = p_.collectives[c];
   const std::uint32_t count = pc.num_tasks;
   std::vector<std::uint64_t> send_id(count), recv_id(count);
   std::vector<bool> initial(count, false);
   for (std::size_t pos = 0; pos < pc.spec.group.size(); ++pos) {
-    for (TaskIndex t : pc.tasks.initial[pos]) initial[t.value() - first] = true;
+    for (TaskIndex t : tasks.initial[pos]) initial[t.value() - first] = true;
   }
   const std::string name = label(pc);
   const std::uint64_t n = p_.ranks;
   for (std::uint32_t k = 0; k < count; ++k) {
     const TaskIndex t(first + k);
     if (!kept(t)) continue;  // another alternative's (its deps stay inside it)
-    const core::Task& task = w_.task(t);
+    const core::Task& task = w.task(t);
     const std::uint32_t s = task.src.value();
     const std::uint32_t d = task.dst.value();
     send_id[k] = next_id_++;
@@ -242,11 +282,11 @@ void Exporter::send_recv(std::uint32_t c, workload::Await await) {
     // took part in (the receives that brought its data) and, if initial,
     // for the rank's frontier.
     std::vector<std::uint64_t> deps;
-    for (std::uint32_t j : w_.in_edge_ids(t)) {
-      const core::Dep& e = w_.deps()[j];
+    for (std::uint32_t j : w.in_edge_ids(t)) {
+      const core::Dep& e = w.deps()[j];
       const std::uint32_t u = e.from.value();
       if (u < first) continue;  // from the frontier: waits_ holds it
-      const core::Task& from = w_.task(e.from);
+      const core::Task& from = w.task(e.from);
       if (e.compute_ps != 0 || (from.dst.value() != s && from.src.value() != s)) {
         throw core::InputError("", "deps",
                                std::to_string(from.id) + " -> " + std::to_string(task.id),
@@ -272,48 +312,33 @@ void Exporter::send_recv(std::uint32_t c, workload::Await await) {
   for (std::size_t pos = 0; pos < pc.spec.group.size(); ++pos) {
     const std::uint32_t r = pc.spec.group[pos].value();
     std::vector<std::uint64_t> nodes;
-    for (TaskIndex t : pc.tasks.terminal[pos]) {
+    for (TaskIndex t : tasks.terminal[pos]) {
       if (!kept(t)) continue;
       const std::uint32_t k = t.value() - first;
-      nodes.push_back(w_.task(t).src.value() == r ? send_id[k] : recv_id[k]);
+      nodes.push_back(w.task(t).src.value() == r ? send_id[k] : recv_id[k]);
     }
     member_waits(c, pos, std::move(nodes), await);
   }
 }
 
 ChakraTrace Exporter::run() {
-  if (p_.ranks != w_.accelerators()) {
-    throw core::InputError("", "ranks", std::to_string(p_.ranks),
-                           "the program is for another workload (" +
-                               std::to_string(w_.accelerators()) + " accelerators)");
-  }
-  std::uint64_t next_task = 0;
-  for (const ProgramCollective& pc : p_.collectives) {
-    if (pc.first_task != next_task || pc.tasks.initial.size() != pc.spec.group.size() ||
-        pc.tasks.terminal.size() != pc.spec.group.size()) {
-      throw core::InputError("", "collectives", std::to_string(pc.first_task),
-                             "the program does not describe this workload's tasks");
-    }
-    next_task += pc.num_tasks;
-  }
-  if (next_task != w_.num_tasks()) {
-    throw core::InputError("", "tasks", std::to_string(w_.num_tasks()),
-                           "the program describes " + std::to_string(next_task) + " tasks");
-  }
-  if (w_.has_choices()) core::check_choice(w_, choice_);
+  if (w_ != nullptr) check_workload();
   // The importer's default algorithm, when every collective used the same;
   // otherwise each COMM_COLL node names its own.
   one_algorithm_ = !p_.collectives.empty() &&
                    std::all_of(p_.collectives.begin(), p_.collectives.end(), [&](const auto& c) {
                      return algorithm(c) == algorithm(p_.collectives[0]);
                    });
+  const std::string& name = w_ != nullptr ? w_->name() : p_.name;
+  const std::uint32_t scaleup_size = w_ != nullptr ? w_->scaleup_size() : p_.scaleup_size;
+  const double scaleup_gbps = w_ != nullptr ? w_->scaleup_gbps() : p_.scaleup_gbps;
   out_.ranks.resize(p_.ranks);
   for (std::uint32_t r = 0; r < p_.ranks; ++r) {
     out_.ranks[r].source = "rank " + std::to_string(r);
     out_.ranks[r].version = std::string(kSchemaVersion);
-    out_.ranks[r].workload = w_.name();
-    if (w_.scaleup_size() != 0) out_.ranks[r].scaleup_size = std::to_string(w_.scaleup_size());
-    if (w_.scaleup_gbps() != 0) out_.ranks[r].scaleup_gbps = shortest(w_.scaleup_gbps());
+    out_.ranks[r].workload = name;
+    if (scaleup_size != 0) out_.ranks[r].scaleup_size = std::to_string(scaleup_size);
+    if (scaleup_gbps != 0) out_.ranks[r].scaleup_gbps = shortest(scaleup_gbps);
     if (one_algorithm_) {
       out_.ranks[r].collective = std::string(to_string(algorithm(p_.collectives[0])));
     }
@@ -348,22 +373,43 @@ ChakraTrace Exporter::run() {
   return std::move(out_);
 }
 
+void Exporter::check_workload() const {
+  const core::Workload& w = *w_;
+  if (p_.ranks != w.accelerators()) {
+    throw core::InputError("", "ranks", std::to_string(p_.ranks),
+                           "the program is for another workload (" +
+                               std::to_string(w.accelerators()) + " accelerators)");
+  }
+  std::uint64_t next_task = 0;
+  for (const ProgramCollective& pc : p_.collectives) {
+    if (pc.first_task != next_task || pc.tasks.initial.size() != pc.spec.group.size() ||
+        pc.tasks.terminal.size() != pc.spec.group.size()) {
+      throw core::InputError("", "collectives", std::to_string(pc.first_task),
+                             "the program does not describe this workload's tasks");
+    }
+    next_task += pc.num_tasks;
+  }
+  if (next_task != w.num_tasks()) {
+    throw core::InputError("", "tasks", std::to_string(w.num_tasks()),
+                           "the program describes " + std::to_string(next_task) + " tasks");
+  }
+  if (w.has_choices()) core::check_choice(w, choice_);
+}
+
 }  // namespace
 
 ChakraTrace to_chakra(const core::Workload& w, const workload::Program& program,
                       CollectiveEncoding encoding, std::span<const std::uint32_t> choice) {
-  if (w.has_choices() && choice.empty()) {
-    // A trace runs one decomposition per collective.
-    throw core::InputError("", "collective", "auto",
-                           "a Chakra trace holds one algorithm per collective: export the "
-                           "decompositions a schedule chose (--choice SCHEDULE), or generate the "
-                           "job with a fixed --collective");
-  }
+  if (w.has_choices() && choice.empty()) refuse_choice();
   if (!w.has_choices() && !choice.empty()) {
     throw core::InputError("", "choice", std::to_string(choice.size()) + " entries",
                            "the workload has no collective in several decompositions");
   }
-  return Exporter(w, program, encoding, choice).run();
+  return Exporter(&w, program, encoding, choice).run();
+}
+
+ChakraTrace to_chakra(const workload::Program& program, CollectiveEncoding encoding) {
+  return Exporter(nullptr, program, encoding, {}).run();
 }
 
 std::vector<std::filesystem::path> save_chakra(const std::filesystem::path& prefix,

@@ -285,7 +285,11 @@ WorkloadFacts facts_of(const LazyWorkload& w) {
   return {w.name(), w.num_tasks(), w.accelerators(), w.total_bytes(), Fold{}};
 }
 
-std::vector<TimePs> transmission_times(const LazyWorkload& w, const System& system) {
+namespace {
+
+// transmission_times, the times kept in `p` when it is given.
+void lazy_transmission_times(const LazyWorkload& w, const System& system,
+                             std::vector<TimePs>* keep) {
   system.validate_for(w.accelerators());
   if (system.wiring.kind != WiringKind::kFull) {
     throw InputError("", "wiring", std::string(to_string(system.wiring.kind)),
@@ -297,19 +301,20 @@ std::vector<TimePs> transmission_times(const LazyWorkload& w, const System& syst
   __extension__ typedef unsigned __int128 U128;
   U128 horizon = 0;
   TimePs max_release = 0;
-  std::vector<TimePs> p;
-  p.reserve(w.num_tasks());
+  if (keep != nullptr) keep->reserve(w.num_tasks());
   for (std::uint32_t i = 0; i < w.num_instances(); ++i) {
     const std::size_t n = w.instance_shape(i).sends.size();
     for (std::uint32_t k = 0; k < n; ++k) {
       const Task t = w.task_of(i, k);
+      TimePs p = 0;
       try {
-        p.push_back(system.transmission_ps(t.bytes, t.src, t.dst));
+        p = system.transmission_ps(t.bytes, t.src, t.dst);
       } catch (const InputError& e) {
         throw InputError(e.source(), "tasks[" + std::to_string(t.id) + "].bytes", e.value(),
                          e.problem());
       }
-      horizon += static_cast<U128>(p.back()) + static_cast<U128>(system.reconfig_delay_ps) +
+      if (keep != nullptr) keep->push_back(p);
+      horizon += static_cast<U128>(p) + static_cast<U128>(system.reconfig_delay_ps) +
                  static_cast<U128>(t.tail_ps);
       max_release = std::max(max_release, t.release_ps);
     }
@@ -322,7 +327,18 @@ std::vector<TimePs> transmission_times(const LazyWorkload& w, const System& syst
   if (horizon > static_cast<U128>(kMaxTimePs)) {
     throw_serial_horizon(w.num_tasks(), system, static_cast<double>(horizon) / 1e12);
   }
+}
+
+}  // namespace
+
+std::vector<TimePs> transmission_times(const LazyWorkload& w, const System& system) {
+  std::vector<TimePs> p;
+  lazy_transmission_times(w, system, &p);
   return p;
+}
+
+void check_transmission_times(const LazyWorkload& w, const System& system) {
+  lazy_transmission_times(w, system, nullptr);
 }
 
 }  // namespace flux::core

@@ -8,7 +8,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "flux/core/error.hpp"
 
@@ -57,17 +60,6 @@ void check_writable_directory(const fs::path& given, const fs::path& dir) {
   if (::stat(dir.c_str(), &st) != 0) throw cannot_write(given, errno, dir);
   if (!S_ISDIR(st.st_mode)) throw cannot_write(given, ENOTDIR, dir);
   if (::access(dir.c_str(), W_OK | X_OK) != 0) throw cannot_write(given, errno, dir);
-}
-
-// Where two outputs or an output and an input are the same file.
-bool same_file(const OutputTarget& a, const OutputTarget& b) {
-  if (a.kind == OutputKind::kStdout || b.kind == OutputKind::kStdout) {
-    return a.kind == b.kind;
-  }
-  if (a.exists != b.exists) return false;
-  if (a.exists) return a.device == b.device && a.inode == b.inode;
-  std::error_code ec1, ec2;
-  return fs::weakly_canonical(a.path, ec1) == fs::weakly_canonical(b.path, ec2) && !ec1 && !ec2;
 }
 
 }  // namespace
@@ -127,8 +119,16 @@ OutputTarget resolve_output(const fs::path& given, bool allow_stdout) {
 }
 
 void check_outputs(const std::vector<OutputSpec>& outputs, const std::vector<InputSpec>& inputs) {
-  std::vector<OutputTarget> seen;
-  for (const OutputSpec& out : outputs) {
+  // The outputs seen so far by what makes two the same: standard output; a
+  // file's device and inode; a path not there yet, its canonical form (two
+  // outputs one there and one not are not the same); each names the output's
+  // index. Looked up, not compared pairwise:
+  // a trace of 8,192 ranks is 8,193 outputs.
+  std::optional<std::size_t> stdout_at;
+  std::map<std::pair<dev_t, ino_t>, std::size_t> by_inode;
+  std::map<fs::path, std::size_t> by_path;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const OutputSpec& out = outputs[k];
     if (out.path.empty()) {
       throw core::InputError("", out.option, "''", "an empty path names no file");
     }
@@ -144,10 +144,22 @@ void check_outputs(const std::vector<OutputSpec>& outputs, const std::vector<Inp
         throw collision(in.role);
       }
     }
-    for (std::size_t k = 0; k < seen.size(); ++k) {
-      if (same_file(t, seen[k])) throw collision(outputs[k].role);
+    std::optional<std::size_t> earlier;
+    if (t.kind == OutputKind::kStdout) {
+      earlier = stdout_at;
+      stdout_at = k;
+    } else if (t.exists) {
+      const auto [it, added] = by_inode.try_emplace({t.device, t.inode}, k);
+      if (!added) earlier = it->second;
+    } else {
+      std::error_code ec;
+      const fs::path canonical = fs::weakly_canonical(t.path, ec);
+      if (!ec) {
+        const auto [it, added] = by_path.try_emplace(canonical, k);
+        if (!added) earlier = it->second;
+      }
     }
-    seen.push_back(t);
+    if (earlier) throw collision(outputs[*earlier].role);
   }
 }
 

@@ -137,7 +137,7 @@ class Checker {
     if (!check_header()) return;
     tau_ = s_.system.reconfig_delay_ps;
     if (lazy_ != nullptr) {
-      (void)core::transmission_times(*lazy_, s_.system);  // throws as below
+      core::check_transmission_times(*lazy_, s_.system);  // throws as below
     } else {
       p_ = core::transmission_times(*w_, s_.system);  // throws on times beyond kMaxTimePs
     }

@@ -39,10 +39,16 @@ Engine::Engine(const SendSource& source, const schedule::Schedule& s, const SimO
       vlb_(s.routing == schedule::Routing::kVlb),
       mtu_units_(s.system.transmission_ps(options.mtu_bytes)) {
   const std::size_t n = source.num_tasks();
-  work_ = source.transmission_times(s.system);  // range-checked
+  // Range-checked; a lazy source's times are computed at each send's issue.
+  if (material_ != nullptr) {
+    work_ = core::transmission_times(*material_, s.system);
+  } else {
+    source.check_transmission_times(s.system);
+  }
   ready_.resize(n);
   if (options.keep_records) records_.assign(n, SendRecord{0, -1, -1});
   info_.resize(n);
+  flags_.assign(n, 0);
   nics_.resize(source.accelerators());
   auto make_flow = [&](std::uint32_t a, std::uint32_t b) {
     auto [it, added] = flow_index_.try_emplace(pair_key(a, b), flows_.size());
@@ -60,8 +66,8 @@ Engine::Engine(const SendSource& source, const schedule::Schedule& s, const SimO
     ready_[v] = t.release_ps;
     st.pending = source.in_degree(static_cast<std::uint32_t>(v));
     const core::Fabric f = s.system.fabric(t.src, t.dst);
-    if (f != core::Fabric::kOcs) st.flags |= kElectrical;
-    if (f == core::Fabric::kPacket) st.flags |= kOnPacket;
+    if (f != core::Fabric::kOcs) flags_[v] |= kElectrical;
+    if (f == core::Fabric::kPacket) flags_[v] |= kOnPacket;
     if (f == core::Fabric::kOcs) st.flow = make_flow(t.src.value(), t.dst.value());
   }
   if (s.system.has_scaleup() || s.system.has_packet()) {
@@ -146,9 +152,10 @@ LiveSend& Engine::make_live(std::uint32_t v, TimePs t) {
   info_[v].live = slot;
   if (!records_.empty()) records_[v].issue_ps = t;
   LiveSend& s = live_[slot];
-  s.work = work_[v];
   s.send = v;
   const core::Task task = material_ ? material_->task(core::TaskIndex(v)) : src_.task(v);
+  // (checked in the constructor)
+  s.work = material_ ? work_[v] : s_.system.transmission_ps(task.bytes, task.src, task.dst);
   s.src = task.src.value();
   s.dst = task.dst.value();
   s.bytes = task.bytes;
@@ -303,16 +310,17 @@ void Engine::take_cut(TimePs cut) {
 }
 
 void Engine::on_ready(std::uint32_t v, TimePs t) {
-  SendInfo& s = info_[v];
+  const SendInfo& s = info_[v];
+  std::uint8_t& flags = flags_[v];
   // ready_[v] already holds t: its ready event came at it.
-  assert((s.flags & kReadied) || ready_[v] == t);
-  if (!(s.flags & kReadied) && !records_.empty()) records_[v].ready_ps = t;
-  s.flags |= kReadied;
+  assert((flags & kReadied) || ready_[v] == t);
+  if (!(flags & kReadied) && !records_.empty()) records_[v].ready_ps = t;
+  flags |= kReadied;
   if (task_level_ && t < start_of(v)) {  // the host holds the data until the scheduled start
     push(start_of(v), EventKind::kReady, v);
     return;
   }
-  if (s.flags & kElectrical) {
+  if (flags & kElectrical) {
     release_scaleup(v, t);
     return;
   }
@@ -393,7 +401,7 @@ void Engine::finish(std::uint32_t v, TimePs t) {
   }
   update_packet(s, t);
   s.finished = true;
-  info_[v].flags |= kFinished;
+  flags_[v] |= kFinished;
   done_.push_back(v);
   if (!records_.empty()) records_[v].finish_ps = t;
   add_send(totals_, s, t);
@@ -429,10 +437,10 @@ void Engine::add_send(Metrics& m, const LiveSend& s, TimePs finish) const {
   m.wait_max_ps = std::max(m.wait_max_ps, wait);
   m.bytes_sent += s.bytes;
   m.bytes_delivered += s.bytes;
-  if (info_[v].flags & kOnPacket) {
+  if (flags_[v] & kOnPacket) {
     ++m.packet_sends;
     m.packet_bytes += s.bytes;
-  } else if (info_[v].flags & kElectrical) {
+  } else if (flags_[v] & kElectrical) {
     ++m.scaleup_sends;
     m.scaleup_bytes += s.bytes;
     m.scaleup_wait_total_ps += wait;
@@ -455,12 +463,12 @@ void Engine::release_scaleup(std::uint32_t v, TimePs t) {
 }
 
 std::uint32_t Engine::queue_of(std::uint32_t v, std::uint32_t src) const {
-  return (info_[v].flags & kOnPacket) ? packet_queue_ : src / scaleup_size_;
+  return (flags_[v] & kOnPacket) ? packet_queue_ : src / scaleup_size_;
 }
 
 std::pair<std::uint32_t, std::uint32_t> Engine::electrical_ports(std::uint32_t v, std::uint32_t src,
                                                                  std::uint32_t dst) const {
-  const std::uint32_t base = (info_[v].flags & kOnPacket) ? src_.accelerators() : 0;
+  const std::uint32_t base = (flags_[v] & kOnPacket) ? src_.accelerators() : 0;
   return {base + src, base + dst};
 }
 
@@ -572,7 +580,7 @@ void Engine::on_circuit_down(std::uint32_t sw, std::uint32_t interval, TimePs t)
 
 void Engine::stuck(TimePs t) const {
   for (std::size_t v = 0; v < info_.size(); ++v) {
-    if (finished(static_cast<std::uint32_t>(v)) || !(info_[v].flags & kReadied)) continue;
+    if (finished(static_cast<std::uint32_t>(v)) || !(flags_[v] & kReadied)) continue;
     const core::Task task = src_.task(static_cast<std::uint32_t>(v));
     std::ostringstream m;
     m << "send id " << task.id << " (" << task.src.value() << " -> " << task.dst.value() << ", "

@@ -59,18 +59,19 @@ using Units = std::int64_t;
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 inline constexpr std::uint32_t kDenseFlows = 2048;  // VLB looks flows up in an n x n table
 
-// Per send, for the whole run (16 B; with its ready time and its work, 32 B a
-// send, +4 B of assignment_ under a task-level plan, +24 B of SendRecord when
-// the records are kept): what it waits for and
-// where it goes. Its ready time holds max(release, parent finish + compute)
-// so far until it is ready (the time its ready event comes at: its last
-// parent's finish pushes it there).
+// Per send, for the whole run (12 B; with its flags, its ready time and, of
+// a materialised workload, its work, 29 B a send (21 B of a lazy one, whose
+// work is computed at its issue), +4 B of assignment_ under a task-level
+// plan, +24 B of SendRecord when the records are kept): what it waits for
+// and where it goes. Its ready time holds max(release, parent finish +
+// compute) so far until it is ready (the time its ready event comes at: its
+// last parent's finish pushes it there).
 struct SendInfo {
   std::uint32_t pending = 0;   // parents not finished
   std::uint32_t flow = kNone;  // its direct flow
   std::uint32_t live = kNone;  // its slot in Engine::live_ while it moves data, else kNone
-  std::uint8_t flags = 0;      // kElectrical | kOnPacket | kReadied | kFinished
 };
+// Engine::flags_, per send:
 inline constexpr std::uint8_t kElectrical = 1;  // on the scale-up or packet fabric (no flow)
 inline constexpr std::uint8_t kOnPacket = 2;    // on the packet fabric
 inline constexpr std::uint8_t kReadied = 4;     // its ready event has come
@@ -272,8 +273,8 @@ class Engine {
 
  private:
   // engine.cpp: the loop, sends, circuits.
-  [[nodiscard]] bool finished(std::uint32_t v) const { return info_[v].flags & kFinished; }
-  [[nodiscard]] bool electrical(std::uint32_t v) const { return info_[v].flags & kElectrical; }
+  [[nodiscard]] bool finished(std::uint32_t v) const { return flags_[v] & kFinished; }
+  [[nodiscard]] bool electrical(std::uint32_t v) const { return flags_[v] & kElectrical; }
   // Adds send s, finished at `finish`, to `m`.
   void add_send(Metrics& m, const LiveSend& s, TimePs finish) const;
   // The live state of an issued send (one holding a slot).
@@ -364,10 +365,11 @@ class Engine {
 
   std::vector<TimePs> ready_;        // per send: its ready time (above)
   std::vector<SendRecord> records_;  // per send, when kept (ready_ps, issue_ps, finish_ps)
-  std::vector<Units> work_;
+  std::vector<Units> work_;  // of a materialised workload (SendSource::material()), else empty
   Metrics totals_;
   Metrics cut_totals_;
   std::vector<SendInfo> info_;
+  std::vector<std::uint8_t> flags_;  // per send: kElectrical | kOnPacket | kReadied | kFinished
   std::vector<std::uint32_t> assignment_;  // task-level: v's entry of s_.tasks
   LivePool live_;
   std::vector<std::uint32_t> done_;  // finished (or lost an offer) in this event

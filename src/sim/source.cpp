@@ -9,8 +9,8 @@
 
 namespace flux::sim::detail {
 
-std::vector<core::TimePs> MaterialSource::transmission_times(const core::System& system) const {
-  return core::transmission_times(w_, system);
+void MaterialSource::check_transmission_times(const core::System& system) const {
+  (void)core::transmission_times(w_, system);
 }
 
 LazySource::LazySource(const core::LazyWorkload& w) : w_(w) {
@@ -75,8 +75,8 @@ void LazySource::children(std::uint32_t v, ChildFn on_child, void* ctx) const {
   }
 }
 
-std::vector<core::TimePs> LazySource::transmission_times(const core::System& system) const {
-  return core::transmission_times(w_, system);
+void LazySource::check_transmission_times(const core::System& system) const {
+  core::check_transmission_times(w_, system);
 }
 
 }  // namespace flux::sim::detail

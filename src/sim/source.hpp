@@ -28,10 +28,10 @@ class SendSource {
   /// Calls on_child(ctx, child, compute_ps) for every edge out of v.
   using ChildFn = void (*)(void* ctx, std::uint32_t child, core::TimePs compute_ps);
   virtual void children(std::uint32_t v, ChildFn on_child, void* ctx) const = 0;
-  /// Every send's transmission time on `system`, range-checked as
-  /// core::transmission_times does.
-  [[nodiscard]] virtual std::vector<core::TimePs> transmission_times(
-      const core::System& system) const = 0;
+  /// Checks every send's transmission time on `system` as
+  /// core::transmission_times does (the engine computes a send's time at
+  /// its issue, or reads a materialised workload's all at once).
+  virtual void check_transmission_times(const core::System& system) const = 0;
   /// The send with this id (task-level schedules).
   [[nodiscard]] virtual std::optional<core::TaskIndex> find(std::uint64_t id) const = 0;
   /// The workload when it is materialised (the engine then reads its
@@ -55,8 +55,7 @@ class MaterialSource final : public SendSource {
       on_child(ctx, d.to.value(), d.compute_ps);
     }
   }
-  [[nodiscard]] std::vector<core::TimePs> transmission_times(
-      const core::System& system) const override;
+  void check_transmission_times(const core::System& system) const override;
   [[nodiscard]] std::optional<core::TaskIndex> find(std::uint64_t id) const override {
     return w_.find(id);
   }
@@ -79,8 +78,7 @@ class LazySource final : public SendSource {
   [[nodiscard]] core::Task task(std::uint32_t v) const override;
   [[nodiscard]] std::uint32_t in_degree(std::uint32_t v) const override;
   void children(std::uint32_t v, ChildFn on_child, void* ctx) const override;
-  [[nodiscard]] std::vector<core::TimePs> transmission_times(
-      const core::System& system) const override;
+  void check_transmission_times(const core::System& system) const override;
   /// Ids are indices.
   [[nodiscard]] std::optional<core::TaskIndex> find(std::uint64_t id) const override {
     if (id >= num_tasks()) return std::nullopt;

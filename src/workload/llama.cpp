@@ -110,9 +110,9 @@ struct Step {
 
 class Generator {
  public:
-  Generator(const TrainingConfig& c, Program* program)
+  Generator(const TrainingConfig& c, Program* program, bool emit_sends = true)
       : c_(c),
-        lower_(name(c), c.generated_ranks(), program),
+        lower_(name(c), c.generated_ranks(), program, emit_sends),
         tokens_(static_cast<double>(c.micro_batch * (c.seq / c.cp))),
         norm_tokens_(c.sequence_parallel ? tokens_ / c.tp : tokens_),
         act_bytes_(c.micro_batch * (c.seq / c.cp) * c.model.hidden * 2),
@@ -136,6 +136,17 @@ class Generator {
   }
 
   core::Workload run() {
+    execute_all();
+    return lower_.finish();
+  }
+  // Without sends (generate_llama_program).
+  void run_program() {
+    execute_all();
+    lower_.finish_program();
+  }
+
+ private:
+  void execute_all() {
     std::vector<std::vector<Step>> programs(c_.pp);
     for (std::uint32_t s = 0; s < c_.pp; ++s) programs[s] = stage_program(s);
     std::vector<std::size_t> pc(c_.pp, 0);
@@ -153,10 +164,8 @@ class Generator {
       }
     }
     for (std::uint32_t s = 0; s < c_.pp; ++s) assert(pc[s] == programs[s].size());
-    return lower_.finish();
   }
 
- private:
   // Pipeline sends of one micro-batch and direction into virtual stage `to`.
   struct Mail {
     bool sent = false;
@@ -752,6 +761,13 @@ class Generator {
 core::Workload generate_llama(const TrainingConfig& c, Program* program) {
   c.validate();
   return Generator(c, program).run();
+}
+
+Program generate_llama_program(const TrainingConfig& c) {
+  c.validate();
+  Program program;
+  Generator(c, &program, false).run_program();
+  return program;
 }
 
 std::vector<std::uint64_t> dp_allreduce_bytes(const TrainingConfig& c) {

@@ -2,10 +2,12 @@
 #include "lowering.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
 #include "flux/core/error.hpp"
+#include "flux/workload/shape.hpp"
 
 namespace flux::workload::detail {
 namespace {
@@ -46,13 +48,21 @@ void Frontier::join_later(const std::vector<core::TaskIndex>& terminal) {
   join(terminal, false);
 }
 
-Lowering::Lowering(std::string name, std::uint32_t ranks, Program* program)
+Lowering::Lowering(std::string name, std::uint32_t ranks, Program* program, bool emit_sends)
     : program_(program),
+      emit_sends_(emit_sends),
       b_(std::move(name), ranks),
       frontier_(ranks),
       outstanding_(ranks),
       total_(ranks, 0) {
-  if (program_ != nullptr) *program_ = Program{ranks, {}, {}};
+  if (!emit_sends_ && program_ == nullptr) {
+    throw std::logic_error("Lowering: without sends, the program is all there is");
+  }
+  if (program_ != nullptr) {
+    *program_ = Program{};
+    program_->ranks = ranks;
+    program_->without_sends = !emit_sends_;
+  }
 }
 
 void Lowering::compute(std::span<const std::uint32_t> ranks, core::TimePs d,
@@ -61,6 +71,7 @@ void Lowering::compute(std::span<const std::uint32_t> ranks, core::TimePs d,
     // Every wait a frontier accumulates is part of this total: checking it
     // keeps them all within core::kMaxTimePs.
     total_[r] = core::add_time(total_[r], d, kComputeField);
+    if (!emit_sends_) continue;
     if (after_outstanding) {
       frontier_[r].join(outstanding_[r], false);
       outstanding_[r].clear();
@@ -98,7 +109,63 @@ CollectiveTasks Lowering::emit(const CollectiveSpec& spec, std::vector<bool>& re
   return lower_collective(b_, one, replaces, lowered);
 }
 
+std::uint32_t Lowering::count(const CollectiveSpec& spec, std::vector<bool>& replaces,
+                              CollectiveSpec& lowered) {
+  lowered = spec;
+  if (lowered.domain_size == 0) lowered.domain_size = b_.scaleup_size();
+  if (lowered.algorithm == Algorithm::kAuto) {
+    const std::vector<Algorithm> algorithms = alternatives_of(lowered);
+    if (algorithms.size() != 1) {
+      throw core::InputError("", "collective", "auto",
+                             "a job written without its sends runs one algorithm per "
+                             "collective (a choice among several needs them): generate it "
+                             "with a fixed --collective");
+    }
+    lowered.algorithm = algorithms.front();
+  }
+  lowered.algorithm = applied_algorithm(lowered);
+  std::vector<std::uint64_t> key = shape_key(lowered);
+  auto it = counted_.find(key);
+  if (it == counted_.end()) {
+    // lower_collective as emit() runs it, on a builder of its own.
+    WorkloadBuilder scratch(b_.name(), b_.accelerators());
+    CollectiveSpec again;
+    std::vector<bool> r;
+    (void)lower_collective(scratch, lowered, r, again);
+    it = counted_
+             .emplace(std::move(key),
+                      std::pair(static_cast<std::uint32_t>(scratch.num_tasks()), std::move(r)))
+             .first;
+  }
+  replaces = it->second.second;
+  return it->second.first;
+}
+
 std::uint32_t Lowering::launch(const CollectiveSpec& spec) {
+  if (!emit_sends_) {
+    std::vector<bool> replaces;
+    CollectiveSpec lowered;
+    const std::uint32_t n = count(spec, replaces, lowered);
+    if (sends_ + n > 0xffffffffu) {
+      throw core::InputError("", "sends", std::to_string(sends_ + n),
+                             "more than 2^32 - 1 sends in one iteration");
+    }
+    const std::uint32_t handle = launched_++;
+    const std::size_t p = spec.group.size();
+    if (await_ == Await::kLater || await_ == Await::kSenderNow) {
+      Deferred& d = deferred_[handle];
+      d.group.group = spec.group;
+      d.sender_joined = await_ == Await::kSenderNow;
+    }
+    program_->ops.back().collectives.push_back(handle);
+    CollectiveTasks none;
+    none.initial.resize(p);
+    none.terminal.resize(p);
+    program_->collectives.push_back({std::move(lowered), static_cast<std::uint32_t>(sends_), n,
+                                     std::move(none), std::move(replaces)});
+    sends_ += n;
+    return handle;
+  }
   const auto first = static_cast<std::uint32_t>(b_.num_tasks());
   std::vector<bool> replaces;
   CollectiveSpec lowered;
@@ -146,14 +213,26 @@ void Lowering::join(std::uint32_t handle) {
   auto it = deferred_.find(handle);
   if (it == deferred_.end()) return;  // joined already
   const Deferred& d = it->second;
-  for (std::size_t pos = d.sender_joined ? 1 : 0; pos < d.group.group.size(); ++pos) {
+  for (std::size_t pos = d.sender_joined ? 1 : 0; emit_sends_ && pos < d.group.group.size();
+       ++pos) {
     frontier_[d.group.group[pos].value()].join_later(d.tasks.terminal[pos]);
   }
   deferred_.erase(it);
   if (program_ != nullptr) program_->ops.back().collectives.push_back(handle);
 }
 
+void Lowering::finish_program() {
+  if (program_ == nullptr) return;
+  program_->name = b_.name();
+  program_->labels = b_.labels();
+  program_->scaleup_size = b_.scaleup_size();
+  program_->scaleup_gbps = b_.scaleup_gbps();
+  program_->num_tasks = emit_sends_ ? b_.num_tasks() : sends_;
+}
+
 core::Workload Lowering::finish() {
+  if (!emit_sends_) throw std::logic_error("Lowering: finish() without sends");
+  finish_program();
   for (std::size_t r = 0; r < frontier_.size(); ++r) {
     for (const FrontierEntry& e : frontier_[r].entries()) {
       if (e.task.valid() && !e.consumed) b_.raise_tail(e.task, e.wait);

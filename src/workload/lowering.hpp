@@ -17,6 +17,7 @@
 // the entry last changed already waits for it (as a Chakra reader takes
 // tails from the nodes nothing depends on).
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -66,8 +67,12 @@ class Frontier {
 
 class Lowering {
  public:
-  /// `program` (may be null) receives the steps as they are lowered.
-  Lowering(std::string name, std::uint32_t ranks, Program* program);
+  /// `program` (may be null) receives the steps as they are lowered. With
+  /// `emit_sends` false only the program is written (it must be given):
+  /// no send is made, each collective's sends counted and its `replaces`
+  /// found once per shape (shape_key) on a scratch builder, and its `tasks`
+  /// left empty (Program::without_sends); finish_program() ends it.
+  Lowering(std::string name, std::uint32_t ranks, Program* program, bool emit_sends = true);
 
   WorkloadBuilder& builder() { return b_; }
 
@@ -87,6 +92,8 @@ class Lowering {
 
   /// Tails from the frontiers; the workload. The lowering is left empty.
   core::Workload finish();
+  /// The program's header (name, labels, scale-up, sends); finish() calls it.
+  void finish_program();
 
  private:
   struct Deferred {
@@ -103,7 +110,16 @@ class Lowering {
   CollectiveTasks emit(const CollectiveSpec& spec, std::vector<bool>& replaces,
                        CollectiveSpec& lowered);
 
+  /// Without sends: the collective's sends counted, its `replaces` and
+  /// `lowered` found (from a cache by shape_key).
+  std::uint32_t count(const CollectiveSpec& spec, std::vector<bool>& replaces,
+                      CollectiveSpec& lowered);
+
   Program* program_;
+  bool emit_sends_;
+  std::uint64_t sends_ = 0;  // without sends: those counted so far
+  // Without sends, per shape key: the sends and which members replace.
+  std::map<std::vector<std::uint64_t>, std::pair<std::uint32_t, std::vector<bool>>> counted_;
   WorkloadBuilder b_;
   std::vector<Frontier> frontier_;
   std::vector<std::vector<core::TaskIndex>> outstanding_;

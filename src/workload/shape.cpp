@@ -147,9 +147,9 @@ core::CollectiveShape collective_shape(const CollectiveSpec& spec) {
   return s;
 }
 
-std::uint32_t ShapeCache::shape_for(const CollectiveSpec& spec) {
+std::vector<std::uint64_t> shape_key(const CollectiveSpec& spec) {
   if (spec.algorithm == Algorithm::kAuto) {
-    throw std::invalid_argument("ShapeCache: a choice of algorithms is not one shape");
+    throw std::invalid_argument("shape_key: a choice of algorithms is not one shape");
   }
   const Algorithm a = applied_algorithm(spec);
   std::vector<std::uint64_t> key = {static_cast<std::uint64_t>(spec.kind),
@@ -163,6 +163,11 @@ std::uint32_t ShapeCache::shape_for(const CollectiveSpec& spec) {
     const DomainPattern d = domain_pattern(spec);
     key.insert(key.end(), d.domain.begin(), d.domain.end());
   }
+  return key;
+}
+
+std::uint32_t ShapeCache::shape_for(const CollectiveSpec& spec) {
+  std::vector<std::uint64_t> key = shape_key(spec);
   const auto it = index_.find(key);
   if (it != index_.end()) return it->second;
   const std::uint32_t s = w_.add_shape(collective_shape(spec));

@@ -109,4 +109,20 @@ expect_error nodir 2 "missing/t.0.et: cannot write" -- "$FLUX" $gen --format cha
 [ ! -e "$DIR/x.json" ] && [ ! -e "$DIR/x.0.et" ] && [ ! -e "$DIR/missing" ] && pass ||
   fail "output written despite errors"
 [ -z "$(find "$DIR" -name '.*tmp*')" ] && pass || fail "temporary files left behind"
+
+# A trace of a job whose workload would not fit (about 56 GiB) is written
+# from its program, without making its sends: in an address space of 1.5 GB.
+# (Skipped on machines with the memory to make the workload.)
+if [ "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" -lt 50000000 ]; then
+  mkdir -p "$DIR/huge"
+  huge="generate llama3 --model 8b --layers 128 --tp 1 --dp 1024 --format chakra"
+  expect_ok huge -- vm_limited 1500000 "$FLUX" $huge -o "$DIR/huge/t"
+  expect_grep huge-report "huge/t.json: llama3-8b-L128-tp1-dp1024-a100, 268173312 sends in 128 collectives, from the job's program \\(its workload, about [0-9.]+ GiB, would not fit" \
+    "$DIR/huge.out"
+  [ -e "$DIR/huge/t.1023.et" ] && [ ! -e "$DIR/huge/t.1024.et" ] && [ -e "$DIR/huge/t.json" ] &&
+    pass || fail "huge: not 1,024 rank files and the groups"
+  expect_error huge-auto 2 'collective = auto: a job written without its sends runs one algorithm per collective' -- \
+    "$FLUX" $huge --collective auto -o "$DIR/huge/a"
+  [ ! -e "$DIR/huge/a.0.et" ] && pass || fail "huge-auto: written despite the error"
+fi
 finish

@@ -43,6 +43,15 @@ struct ChakraTrace {
 ChakraTrace to_chakra(const core::Workload& w, const workload::Program& program,
                       CollectiveEncoding encoding, std::span<const std::uint32_t> choice = {});
 
+/// The traces of the job `program` describes, from the program alone: the
+/// same files as to_chakra(w, program, encoding) for the workload w it made
+/// (a COMM_COLL node needs no send; a collective written as COMM_SEND /
+/// COMM_RECV has its sends made again, one collective at a time), so that
+/// memory grows with the collectives, not their sends (a program of
+/// workload::generate_llama_program). Throws core::InputError on a
+/// collective of several decompositions (a choice needs the workload).
+ChakraTrace to_chakra(const workload::Program& program, CollectiveEncoding encoding);
+
 /// Writes prefix.<r>.et for every rank, and prefix.json with the groups when
 /// there are any, all or nothing (every file goes to a temporary first; only
 /// when all are written are they renamed into place). Returns the files.

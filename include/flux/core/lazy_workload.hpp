@@ -209,5 +209,8 @@ WorkloadFacts facts_of(const LazyWorkload& w);
 /// Throws InputError (field wiring) on a wiring other than full: routes are
 /// chosen send by send (core/routes.hpp) on a materialised workload.
 std::vector<TimePs> transmission_times(const LazyWorkload& w, const System& system);
+/// The checks of transmission_times, without keeping the times (8 B a send):
+/// for callers that compute a send's time when they reach it.
+void check_transmission_times(const LazyWorkload& w, const System& system);
 
 }  // namespace flux::core

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "flux/core/workload.hpp"
 
@@ -39,6 +40,10 @@ class WorkloadBuilder {
   [[nodiscard]] std::uint32_t scaleup_size() const { return data_.scaleup_size; }
   /// Its scale-up bandwidth per accelerator and direction, Gb/s.
   void set_scaleup_gbps(double gbps) { data_.scaleup_gbps = gbps; }
+  [[nodiscard]] double scaleup_gbps() const { return data_.scaleup_gbps; }
+  [[nodiscard]] const std::string& name() const { return data_.name; }
+  /// The labels interned so far, by index.
+  [[nodiscard]] const std::vector<std::string>& labels() const { return data_.labels; }
   [[nodiscard]] std::size_t num_tasks() const { return data_.tasks.size(); }
   [[nodiscard]] std::size_t num_deps() const { return data_.deps.size(); }
   [[nodiscard]] const core::Task& task(core::TaskIndex v) const { return data_.tasks[v.value()]; }

@@ -357,4 +357,12 @@ core::TimePs expert_compute_ps(const TrainingConfig& c, std::uint64_t assignment
 /// records the program the ranks run (for exporters, program.hpp).
 core::Workload generate_llama(const TrainingConfig& c, Program* program = nullptr);
 
+/// The program generate_llama(c, &program) records, without making a send
+/// (Program::without_sends): memory grows with the collectives, not their
+/// sends, so a job of any size can be written as Chakra traces
+/// (chakra::to_chakra of a program). Validates `c` first; throws
+/// core::InputError on a collective of several decompositions (--collective
+/// auto: a choice needs the sends), or on more than 2^32 - 1 sends.
+Program generate_llama_program(const TrainingConfig& c);
+
 }  // namespace flux::workload

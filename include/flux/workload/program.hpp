@@ -9,6 +9,7 @@
 // (chakra/export.hpp), so that a reader that lowers a program the same way
 // gets the generator's DAG back.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "flux/core/time.hpp"
@@ -71,6 +72,20 @@ struct Program {
   std::uint32_t ranks = 0;
   std::vector<ProgramCollective> collectives;
   std::vector<ProgramOp> ops;
+  /// What a trace of the job says besides its steps (as the workload has
+  /// them): its name, labels (ProgramCollective::spec.label indexes them),
+  /// scale-up domain size and bandwidth (Gb/s, 0: none), and how many sends
+  /// its collectives decompose into.
+  std::string name;
+  std::vector<std::string> labels;
+  std::uint32_t scaleup_size = 0;
+  double scaleup_gbps = 0;
+  std::uint64_t num_tasks = 0;
+  /// Written without its sends (generate_llama_program): each collective's
+  /// `tasks` is empty (a member's initial and terminal lists hold nothing)
+  /// and its sends are made again when needed (workload::lower_collective
+  /// on `spec`, which is the collective as lowered).
+  bool without_sends = false;
 };
 
 }  // namespace flux::workload

@@ -19,6 +19,13 @@ namespace flux::workload {
 /// Throws what emit_collective throws on a bad spec.
 core::CollectiveShape collective_shape(const CollectiveSpec& spec);
 
+/// What decides a collective's decomposition with one algorithm (kind,
+/// applied algorithm, group size, bytes, ring_size, pair_bytes, and for a
+/// hierarchical decomposition the pattern of domains over the positions):
+/// two specs with equal keys decompose alike up to their ranks. kAuto is
+/// refused with std::invalid_argument.
+std::vector<std::uint64_t> shape_key(const CollectiveSpec& spec);
+
 /// Shapes by what decides them (kind, applied algorithm, group size, bytes,
 /// ring_size, pair_bytes, and for a hierarchical decomposition the pattern
 /// of domains over the positions), each added to a LazyWorkload once.
