@@ -7,10 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <queue>
 #include <sstream>
 #include <string>
 
-#include "../src/sim/engine.hpp"  // internal: ChunkQueue
+#include "../src/sim/engine.hpp"  // internal: ChunkQueue, RadixEventQueue
 #include "flux/core/dag.hpp"
 #include "flux/core/error.hpp"
 #include "flux/formats/chrome_trace.hpp"
@@ -361,6 +362,66 @@ TEST(ChunkQueue, IsFifoAcrossCompaction) {
     q.pop_front();
   }
   EXPECT_EQ(popped, pushed);
+}
+
+// The engine's event queue pops by (t, key) exactly as a binary heap of
+// Event::operator> does, with pushes at or after the time last popped
+// (many at the same time, as a ring step's sends end together), and a look
+// at the first event followed by a push before it (the engine looks ahead
+// at the end of an instant, then starts scale-up sends).
+TEST(RadixEventQueue, PopsInTheOrderOfABinaryHeap) {
+  using sim::detail::Event;
+  using sim::detail::EventKind;
+  sim::detail::RadixEventQueue<Event> radix;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap;
+  std::uint64_t x = 88172645463325252ull;  // xorshift64
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  TimePs now = 0;
+  std::uint64_t popped = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const std::uint64_t r = next();
+    if (r % 3 != 0 || heap.empty()) {
+      // A gap of 0 (now), a few ps, or up to about 2^40 ps.
+      const TimePs gap = r % 5 == 0
+                             ? 0
+                             : (r % 5 == 1 ? static_cast<TimePs>(r >> 60)
+                                           : static_cast<TimePs>((r >> 8) % (1ull << (r % 41))));
+      const Event e(now + gap, static_cast<EventKind>((r >> 3) % 7),
+                    static_cast<std::uint32_t>(r >> 32) % 50,
+                    static_cast<std::uint32_t>(r >> 20) % 4, 0);
+      radix.push(e);
+      heap.push(e);
+    } else {
+      ASSERT_EQ(radix.top().t, heap.top().t);
+      ASSERT_EQ(radix.top().key, heap.top().key);
+      if (r % 7 == 0) {  // looked at, then an event before it
+        const Event e(now + static_cast<TimePs>((r >> 9) % 3), EventKind::kReady, 1, 0, 0);
+        radix.push(e);
+        heap.push(e);
+        ASSERT_EQ(radix.top().t, heap.top().t);
+        ASSERT_EQ(radix.top().key, heap.top().key);
+      }
+      now = heap.top().t;
+      radix.pop();
+      heap.pop();
+      ++popped;
+    }
+    ASSERT_EQ(radix.size(), heap.size());
+  }
+  while (!heap.empty()) {
+    ASSERT_EQ(radix.top().t, heap.top().t);
+    ASSERT_EQ(radix.top().key, heap.top().key);
+    radix.pop();
+    heap.pop();
+    ++popped;
+  }
+  EXPECT_TRUE(radix.empty());
+  EXPECT_GT(popped, 10000u);
 }
 
 }  // namespace

@@ -42,10 +42,10 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <unordered_map>
 #include <vector>
 
+#include "event_queue.hpp"
 #include "flux/core/workload.hpp"
 #include "flux/schedule/schedule.hpp"
 #include "flux/sim/simulator.hpp"
@@ -416,7 +416,7 @@ class Engine {
   std::vector<std::uint32_t> cal_offsets_;  // (flow * switches + sw) -> entries
   std::vector<CalendarState> cal_state_;
 
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  RadixEventQueue<Event> queue_;                                // by (t, key): event_queue.hpp
   std::vector<std::pair<std::uint32_t, Units>> pending_links_;  // VLB: (flow, slot units) now up
   std::vector<std::uint32_t> touched_;  // flows to reallocate after an event
   std::vector<std::uint32_t> scratch_links_;
