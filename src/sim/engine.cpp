@@ -68,7 +68,11 @@ Engine::Engine(const SendSource& source, const schedule::Schedule& s, const SimO
     const core::Fabric f = s.system.fabric(t.src, t.dst);
     if (f != core::Fabric::kOcs) flags_[v] |= kElectrical;
     if (f == core::Fabric::kPacket) flags_[v] |= kOnPacket;
-    if (f == core::Fabric::kOcs) st.flow = make_flow(t.src.value(), t.dst.value());
+    // All-connected (ideal): no circuits, so no flows (a send's source NIC
+    // is its LiveSend::src).
+    if (f == core::Fabric::kOcs && !all_connected_) {
+      st.flow = make_flow(t.src.value(), t.dst.value());
+    }
   }
   if (s.system.has_scaleup() || s.system.has_packet()) {
     scaleup_size_ = s.system.scaleup_size;
@@ -342,7 +346,7 @@ void Engine::issue(std::uint32_t v, TimePs t) {
   LiveSend& s = make_live(v, t);
   s.t_upd = t;
   s.ingesting = true;
-  const std::uint32_t src = flows_[s.flow].src;
+  const std::uint32_t src = s.src;
   nic_rate(src, t, +1, 0);
   if (all_connected_) {  // its own link at once: it streams from its issue
     set_send_rate(s, 1, t);
@@ -378,7 +382,7 @@ void Engine::schedule_send_wake(LiveSend& s, TimePs t) {
 void Engine::on_send_wake(std::uint32_t v, TimePs t) {
   LiveSend& s = live(v);
   advance_send(s, t);
-  const std::uint32_t src = flows_[s.flow].src;
+  const std::uint32_t src = s.src;
   if (s.ingesting && t >= s.issue + s.work) {
     s.ingesting = false;
     nic_rate(src, t, -1, 0);
@@ -397,7 +401,7 @@ void Engine::finish(std::uint32_t v, TimePs t) {
   set_send_rate(s, 0, t);
   if (s.ingesting) {
     s.ingesting = false;
-    nic_rate(flows_[s.flow].src, t, -1, 0);
+    nic_rate(s.src, t, -1, 0);
   }
   update_packet(s, t);
   s.finished = true;

@@ -62,7 +62,7 @@ void Engine::advance_send(LiveSend& s, TimePs t) {
   const TimePs dt = t - s.t_upd;
   const Units want = static_cast<Units>(out_rate(s)) * dt;
   const Units moved = std::min(want, ingested(s, t) - s.departed);
-  const std::uint32_t src = flows_[s.flow].src;
+  const std::uint32_t src = s.src;
   nic_add(src, t, want - moved);  // the slope assumed `want` left
   s.departed += moved;
   busy_units_ += moved;
@@ -137,7 +137,7 @@ void Engine::advance_flow(std::uint32_t f, TimePs t) {
 void Engine::set_send_rate(LiveSend& s, int rate, TimePs t) {
   if (rate == s.rate) return;
   advance_send(s, t);
-  nic_rate(flows_[s.flow].src, t, s.rate - rate, 0);
+  nic_rate(s.src, t, s.rate - rate, 0);
   s.rate = rate;
   update_packet(s, t);
   if (!s.finished) schedule_send_wake(s, t);
@@ -148,7 +148,7 @@ void Engine::update_packet(LiveSend& s, TimePs t) {
   const bool ingesting = s.ingesting && t < s.issue + s.work;
   const Units packet = s.rate > 0 && ingesting ? std::min(mtu_units_, s.work - s.departed) : 0;
   if (packet == s.packet) return;
-  nic_rate(flows_[s.flow].src, t, 0, packet - s.packet);
+  nic_rate(s.src, t, 0, packet - s.packet);
   s.packet = packet;
 }
 
@@ -157,7 +157,7 @@ void Engine::set_offer_rate(std::uint32_t oi, int rate, TimePs t) {
   if (rate == o.rate) return;
   LiveSend& s = live(o.send);
   advance_send(s, t);
-  nic_rate(flows_[s.flow].src, t, o.rate - rate, 0);
+  nic_rate(s.src, t, o.rate - rate, 0);
   nic_rate(flows_[o.flow].dst, t, rate - o.rate, 0);
   o.rate = rate;
   schedule_send_wake(s, t);

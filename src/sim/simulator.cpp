@@ -257,7 +257,8 @@ SimResult simulate_lazy(const core::LazyWorkload& w, const schedule::Schedule& s
                              "a schedule that names sends needs the workload expanded");
     }
   }
-  const detail::LazySource source(w);
+  // (the validator checked the transmission times on s.system)
+  const detail::LazySource source(w, options.validate_schedule);
   return run_engine(source, s, options, t0);
 }
 

@@ -72,7 +72,10 @@ class MaterialSource final : public SendSource {
 /// such edge. Holds 4 B a send (its instance) and a few per member.
 class LazySource final : public SendSource {
  public:
-  explicit LazySource(const core::LazyWorkload& w);
+  /// `times_checked`: the transmission times on the system the engine will
+  /// run were checked already (by the validator), so
+  /// check_transmission_times does nothing.
+  explicit LazySource(const core::LazyWorkload& w, bool times_checked = false);
   [[nodiscard]] std::size_t num_tasks() const override { return instance_of_.size(); }
   [[nodiscard]] std::uint32_t accelerators() const override { return w_.accelerators(); }
   [[nodiscard]] core::Task task(std::uint32_t v) const override;
@@ -87,6 +90,7 @@ class LazySource final : public SendSource {
 
  private:
   const core::LazyWorkload& w_;
+  bool times_checked_;
   std::vector<std::uint32_t> instance_of_;  // per send
   std::vector<std::uint32_t> gate_;         // per member: sum of |terminal(G)| over its edges in
   std::vector<std::uint32_t> out_offsets_;  // per member + 1: its edges out in out_
