@@ -7,7 +7,10 @@
 #include <sstream>
 
 #include "flux/core/error.hpp"
+#include "flux/core/format.hpp"
+#include "flux/core/workload.hpp"
 #include "flux/formats/workload_json.hpp"
+#include "flux/frontend/memory.hpp"
 #include "flux/frontend/options.hpp"
 
 namespace flux::frontend {
@@ -70,10 +73,40 @@ std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraO
   return inputs;
 }
 
+namespace {
+
+// Traces whose workload would not fit are refused before it is built: the
+// import with collectives kept whole (a few bytes a send, a few percent of
+// the import's time) counts its sends first. Bad traces throw here as the
+// import would; a choice of algorithms (--collective auto) is not counted.
+void refuse_if_too_large(const std::string& prefix, const chakra::ImportOptions& options) {
+  const std::uint64_t have = available_memory();
+  if (have == 0) return;
+  std::uint64_t sends = 0;
+  try {
+    sends = chakra::import_chakra_lazy(prefix, options).workload.num_tasks();
+  } catch (const chakra::NeedsEverySend&) {
+    return;
+  }
+  malloc_trim(0);
+  // Its sends alone, without a dependency: at least this much.
+  const std::uint64_t need = core::workload_memory_bytes(sends, 0);
+  if (need <= have) return;
+  throw core::InputError(
+      prefix, "", "",
+      "the traces hold " + std::to_string(sends) + " sends: their workload would need at least " +
+          core::format_bytes(static_cast<double>(need)) + ", and " +
+          core::format_bytes(static_cast<double>(have)) + " is available; `flux simulate " +
+          prefix + " --scheduler ideal` keeps their collectives whole");
+}
+
+}  // namespace
+
 LoadedWorkload load_workload(const std::string& arg, const ChakraOptions& chakra) {
   if (!is_chakra_prefix(arg)) return {formats::read_workload(arg), {}};
   std::vector<std::string> notes;
   const chakra::ImportOptions options = chakra.resolve(arg, notes);
+  refuse_if_too_large(arg, options);
   chakra::ImportResult r = chakra::import_chakra(arg, options);
   notes.push_back(import_summary(r.stats, options));
   for (std::string& w : r.warnings) notes.push_back("flux: warning: " + std::move(w));

@@ -124,5 +124,15 @@ if [ "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" -lt 50000000 ]; then
   expect_error huge-auto 2 'collective = auto: a job written without its sends runs one algorithm per collective' -- \
     "$FLUX" $huge --collective auto -o "$DIR/huge/a"
   [ ! -e "$DIR/huge/a.0.et" ] && pass || fail "huge-auto: written despite the error"
+  # Commands that need every send refuse it at once (its sends alone take
+  # 32 GiB), counting its sends with the collectives kept whole, and say what
+  # runs it.
+  if [ "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" -lt 30000000 ]; then
+  expect_error huge-info 2 "huge/t: the traces hold 268173312 sends: their workload would need at least [0-9.]+ GiB, and [0-9.]+ GiB is available; .flux simulate .*huge/t --scheduler ideal. keeps their collectives whole" -- \
+    vm_limited 1500000 "$FLUX" info "$DIR/huge/t"
+  expect_error huge-schedule 2 "huge/t: the traces hold 268173312 sends" -- \
+    vm_limited 1500000 "$FLUX" schedule "$DIR/huge/t" -o "$DIR/huge/s.json"
+  [ ! -e "$DIR/huge/s.json" ] && pass || fail "huge-schedule: written despite the error"
+  fi
 fi
 finish

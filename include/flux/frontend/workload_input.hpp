@@ -45,7 +45,10 @@ bool is_chakra_prefix(const std::string& arg);
 std::vector<io::InputSpec> workload_inputs(const std::string& arg, const ChakraOptions& chakra);
 
 /// `arg` names a workload file (flux.workload/v1, plain or gzip), or a
-/// Chakra prefix when `arg` is no file and `arg`.0.et exists.
+/// Chakra prefix when `arg` is no file and `arg`.0.et exists. Traces whose
+/// sends alone would not fit in the memory available are refused with
+/// core::InputError before the workload is built (their sends counted by
+/// chakra::import_chakra_lazy first).
 LoadedWorkload load_workload(const std::string& arg, const ChakraOptions& chakra);
 
 /// The one-line summary of an import ("read 8 ranks, 280 nodes (...)").
