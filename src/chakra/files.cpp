@@ -134,12 +134,16 @@ std::vector<std::filesystem::path> rank_files(const std::filesystem::path& prefi
   return files;
 }
 
-ImportResult import_chakra(const std::filesystem::path& prefix, const ImportOptions& options) {
+std::vector<EtFile> read_traces(const std::filesystem::path& prefix) {
   std::vector<EtFile> traces;
   for (const std::filesystem::path& file : rank_files(prefix)) {
     traces.push_back(read_et_file(file));
   }
-  return import_traces(traces, options, prefix.filename().string());
+  return traces;
+}
+
+ImportResult import_chakra(const std::filesystem::path& prefix, const ImportOptions& options) {
+  return import_traces(read_traces(prefix), options, prefix.filename().string());
 }
 
 }  // namespace flux::chakra

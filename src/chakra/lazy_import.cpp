@@ -251,11 +251,7 @@ LazyImportResult import_traces_lazy(const std::vector<EtFile>& ranks, const Impo
 
 LazyImportResult import_chakra_lazy(const std::filesystem::path& prefix,
                                     const ImportOptions& options) {
-  std::vector<EtFile> traces;
-  for (const std::filesystem::path& file : rank_files(prefix)) {
-    traces.push_back(read_et_file(file));
-  }
-  return import_traces_lazy(traces, options, prefix.filename().string());
+  return import_traces_lazy(read_traces(prefix), options, prefix.filename().string());
 }
 
 }  // namespace flux::chakra

@@ -77,14 +77,16 @@ namespace {
 
 // Traces whose workload would not fit are refused before it is built: the
 // import with collectives kept whole (a few bytes a send, a few percent of
-// the import's time) counts its sends first. Bad traces throw here as the
-// import would; a choice of algorithms (--collective auto) is not counted.
-void refuse_if_too_large(const std::string& prefix, const chakra::ImportOptions& options) {
+// the import's time) counts its sends first, on the traces as read. Bad
+// traces throw here as the import would; a choice of algorithms
+// (--collective auto) is not counted.
+void refuse_if_too_large(const std::vector<chakra::EtFile>& traces, const std::string& prefix,
+                         const chakra::ImportOptions& options, const std::string& name) {
   const std::uint64_t have = available_memory();
   if (have == 0) return;
   std::uint64_t sends = 0;
   try {
-    sends = chakra::import_chakra_lazy(prefix, options).workload.num_tasks();
+    sends = chakra::import_traces_lazy(traces, options, name).workload.num_tasks();
   } catch (const chakra::NeedsEverySend&) {
     return;
   }
@@ -106,8 +108,12 @@ LoadedWorkload load_workload(const std::string& arg, const ChakraOptions& chakra
   if (!is_chakra_prefix(arg)) return {formats::read_workload(arg), {}};
   std::vector<std::string> notes;
   const chakra::ImportOptions options = chakra.resolve(arg, notes);
-  refuse_if_too_large(arg, options);
-  chakra::ImportResult r = chakra::import_chakra(arg, options);
+  chakra::ImportResult r = [&] {
+    const std::vector<chakra::EtFile> traces = chakra::read_traces(arg);
+    const std::string name = std::filesystem::path(arg).filename().string();  // as import_chakra
+    refuse_if_too_large(traces, arg, options, name);
+    return chakra::import_traces(traces, options, name);
+  }();
   notes.push_back(import_summary(r.stats, options));
   for (std::string& w : r.warnings) notes.push_back("flux: warning: " + std::move(w));
   LoadedWorkload out{std::move(r.workload), std::move(notes)};

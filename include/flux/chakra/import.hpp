@@ -108,11 +108,15 @@ struct ImportStats {
   std::uint64_t collectives = 0;  ///< matched collectives (one per group and call)
 };
 
-struct ImportResult {
-  core::Workload workload;
+/// What an import gives: the workload (core::Workload, or core::LazyWorkload
+/// with collectives kept whole), what was read, and the warnings.
+template <class W>
+struct ImportResultOf {
+  W workload;
   ImportStats stats;
   std::vector<std::string> warnings;
 };
+using ImportResult = ImportResultOf<core::Workload>;
 
 /// Converts the traces of ranks 0 .. n-1 (`ranks[r]` is rank r). Errors are
 /// core::InputError naming the file (EtFile::source), the node and the
@@ -130,7 +134,11 @@ ImportResult import_traces(const std::vector<EtFile>& ranks, const ImportOptions
 /// of a higher rank exists beyond the gap.
 std::vector<std::filesystem::path> rank_files(const std::filesystem::path& prefix);
 
-/// Reads every rank's file of `prefix` and converts them.
+/// Every rank's file of `prefix`, read (rank_files, read_et_file).
+std::vector<EtFile> read_traces(const std::filesystem::path& prefix);
+
+/// Reads every rank's file of `prefix` and converts them (the workload
+/// named after the prefix's file name unless the traces or options name it).
 ImportResult import_chakra(const std::filesystem::path& prefix, const ImportOptions& options);
 
 /// What import_traces_lazy throws where the import needs every send (a
@@ -141,11 +149,7 @@ class NeedsEverySend : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-struct LazyImportResult {
-  core::LazyWorkload workload;
-  ImportStats stats;
-  std::vector<std::string> warnings;
-};
+using LazyImportResult = ImportResultOf<core::LazyWorkload>;
 /// The traces with collectives kept whole (core::LazyWorkload, issue 33):
 /// the same sends in the same order as import_traces, the same warnings and
 /// errors, and the same earliest start for every send at any link rate; the
